@@ -1,0 +1,47 @@
+# Two commands: `make demo` and `make test`. Each sets up everything on a fresh Debian machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test lint typecheck unit system-deps venv bench clean
+
+demo: venv system-deps
+	$(BIN)/dealer demo
+
+test: venv system-deps lint typecheck unit
+
+lint: venv
+	$(BIN)/ruff check dealer tests benchmarks
+
+typecheck: venv
+	$(BIN)/mypy
+
+unit: venv system-deps
+	$(BIN)/pytest -n 2
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-venv; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+# WeasyPrint needs Pango; Chinese output needs a CJK font (Noto CJK, Simplified Chinese first).
+system-deps:
+	@if ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0' || ! command -v fc-list >/dev/null \
+	   || [ -z "$$(fc-list :lang=zh-cn family 2>/dev/null)" ]; then \
+	  echo "installing Pango and the Noto CJK fonts with apt-get"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
+	    fontconfig fonts-noto-cjk >/dev/null; \
+	fi
+
+bench: venv
+	$(BIN)/python benchmarks/deal.py
+
+clean:
+	rm -rf $(VENV) output .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,206 @@
+"""Fair, secret, reproducible dealing (the algorithm of ``docs/dealing.md``).
+
+Pure domain code. Every board is derived on its own from (key, event id, set, board number,
+public value, algorithm version):
+
+1. ``seed = HMAC-SHA256(key, message)`` with the message of :func:`board_message`;
+2. a stream of 32-bit big-endian words from ``SHAKE-256(STREAM_TAG || seed)``;
+3. a Fisher–Yates shuffle of the sorted pack whose index draws are unbiased by rejection
+   sampling (no modulo bias, no ``random`` module);
+4. the shuffled pack is cut into the N, E, S, W hands and the kitty; in the duplicate format
+   (计副制) the kitty goes into the declarer's hand.
+
+:mod:`dealer.batch` computes the very same boards many at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dealer.cards import SEATS, Card, Deal, Pack
+
+ALGORITHM = "shengji-deal-v1"
+KEY_BYTES = 32
+BOARD_TAG = b"shengji-dealer/board/v1\x00"
+STREAM_TAG = b"shengji-dealer/stream/v1\x00"
+COMMIT_TAG = b"shengji-dealer/commitment/v1\x00"
+KEY_ID_TAG = b"shengji-dealer/key-id/v1\x00"
+WORD_LIMIT = 1 << 32
+
+
+class KeyFormatError(ValueError):
+    """A key is malformed."""
+
+
+def new_key() -> bytes:
+    """A fresh 256-bit key from the operating system's CSPRNG."""
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def parse_key(text: str) -> bytes:
+    """A key from its 64-hex-digit text form; raises :class:`KeyFormatError`."""
+    cleaned = "".join(text.split())
+    try:
+        key = bytes.fromhex(cleaned)
+    except ValueError:
+        raise KeyFormatError("a key is 64 hexadecimal digits") from None
+    if len(key) != KEY_BYTES:
+        raise KeyFormatError(f"a key is 64 hexadecimal digits, got {len(cleaned)}")
+    return key
+
+
+def _field(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def board_message(event_id: str, set_number: int, board: int, public_value: str | None) -> bytes:
+    """The HMAC message naming one board (length-prefixed fields, see docs/dealing.md)."""
+    return (
+        BOARD_TAG
+        + _field(ALGORITHM.encode("utf-8"))
+        + _field(event_id.encode("utf-8"))
+        + set_number.to_bytes(4, "big")
+        + board.to_bytes(4, "big")
+        + _field((public_value or "").encode("utf-8"))
+    )
+
+
+def board_seed(
+    key: bytes, event_id: str, set_number: int, board: int, public_value: str | None = None
+) -> bytes:
+    return hmac.new(key, board_message(event_id, set_number, board, public_value), "sha256").digest()
+
+
+class WordStream:
+    """The 32-bit words of ``SHAKE-256(STREAM_TAG || seed)``, read in order."""
+
+    def __init__(self, seed: bytes, expected_words: int = 128) -> None:
+        self._xof = hashlib.shake_256(STREAM_TAG + seed)
+        self._buffer = self._xof.digest(4 * expected_words)
+        self._position = 0
+
+    def next_word(self) -> int:
+        if self._position + 4 > len(self._buffer):
+            # SHAKE output is prefix-stable: a longer digest extends the one already read.
+            self._buffer = self._xof.digest(2 * len(self._buffer))
+        word = int.from_bytes(self._buffer[self._position : self._position + 4], "big")
+        self._position += 4
+        return word
+
+    def below(self, bound: int) -> int:
+        """A uniform integer in ``0 … bound-1`` by rejection sampling."""
+        limit = WORD_LIMIT - WORD_LIMIT % bound
+        while True:
+            word = self.next_word()
+            if word < limit:
+                return word % bound
+
+
+def shuffle_positions(seed: bytes, size: int) -> list[int]:
+    """The shuffled order of pack positions ``0 … size-1`` (Fisher–Yates, from the top)."""
+    stream = WordStream(seed, size + 16)
+    order = list(range(size))
+    for i in range(size - 1, 0, -1):
+        j = stream.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a shuffled pack is cut: hand size, kitty size, and where the kitty goes."""
+
+    decks: int
+    hand: int
+    kitty: int
+    kitty_in_hand: bool = True
+
+    def __post_init__(self) -> None:
+        if 4 * self.hand + self.kitty != 54 * self.decks:
+            raise ValueError(f"4 hands of {self.hand} and {self.kitty} in the kitty ≠ the pack")
+
+
+def deal_from_order(order: Sequence[int], layout: Layout, declarer: str) -> Deal:
+    """Cut a shuffled order of pack positions into hands (N, E, S, W, then the kitty)."""
+    pack = Pack(layout.decks).cards()
+    cards = [pack[position] for position in order]
+    hands: dict[str, list[Card]] = {
+        seat: cards[i * layout.hand : (i + 1) * layout.hand] for i, seat in enumerate(SEATS)
+    }
+    kitty = cards[4 * layout.hand :]
+    if layout.kitty_in_hand:
+        hands[declarer] = hands[declarer] + kitty
+        kitty = []
+    return Deal.build(layout.decks, hands, kitty)
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Everything that determines one board, except the key."""
+
+    event_id: str
+    set_number: int
+    number: int
+    declarer: str
+    level: str
+    public_value: str | None = None
+
+
+@dataclass(frozen=True)
+class Board:
+    """One dealt board: its fixed conditions and its deal."""
+
+    set_number: int
+    number: int
+    declarer: str
+    level: str
+    deal: Deal
+
+    def as_dict(self) -> dict[str, Any]:
+        """The board's entry in a board set file (schema of docs/dealing.md)."""
+        return {
+            "number": self.number,
+            "declarer": self.declarer,
+            "level": self.level,
+            "hands": {seat: [c.ascii for c in self.deal.hands[seat]] for seat in SEATS},
+            "kitty": [c.ascii for c in self.deal.kitty],
+            "deal_code": self.deal.code,
+        }
+
+
+def deal_board(key: bytes, spec: BoardSpec, layout: Layout) -> Board:
+    """Deal one board on its own."""
+    seed = board_seed(key, spec.event_id, spec.set_number, spec.number, spec.public_value)
+    order = shuffle_positions(seed, 54 * layout.decks)
+    return Board(spec.set_number, spec.number, spec.declarer, spec.level,
+                 deal_from_order(order, layout, spec.declarer))
+
+
+def deal_boards(key: bytes, specs: Sequence[BoardSpec], layout: Layout) -> Iterator[Board]:
+    for spec in specs:
+        yield deal_board(key, spec, layout)
+
+
+def canonical_json(value: Any) -> bytes:
+    """Canonical JSON bytes: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def plan_digest(plan: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(plan)).hexdigest()
+
+
+def commitment(key: bytes, plan: Mapping[str, Any]) -> str:
+    """SHA-256 commitment to the key together with the canonical event plan."""
+    return hashlib.sha256(COMMIT_TAG + key + bytes.fromhex(plan_digest(plan))).hexdigest()
+
+
+def key_id(key: bytes) -> str:
+    """A short public identifier of a key, to warn on reuse; it reveals nothing of the key."""
+    return hashlib.sha256(KEY_ID_TAG + key).hexdigest()[:16]

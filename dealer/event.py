@@ -1,0 +1,342 @@
+"""The event plan: teams, rounds, matches, board sets and the board schedule.
+
+Pure domain code: :func:`parse_event` takes the parsed TOML mapping (see
+``dealer/data/demo-event.toml`` for the documented format); :mod:`dealer.files` reads the file.
+Every error names the key it is about.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dealer.cards import LEVELS, SEATS, normalize_level
+from dealer.profiles import Profile, ProfileError
+
+KITTY_MODES = ("in-hand", "separate")
+DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+class EventError(ValueError):
+    """The event file is not valid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class BoardConditions:
+    """What is fixed in advance for one board of one set (计副制)."""
+
+    set: int
+    number: int
+    declarer: str
+    level: str
+
+
+@dataclass(frozen=True)
+class Team:
+    id: str
+    name: str
+    players: tuple[str, ...] = ()
+    mixed_club: bool = False
+
+
+@dataclass(frozen=True)
+class Match:
+    """Two teams meeting at an A table (home E-W) and a B table (home N-S) on one board set."""
+
+    round: int
+    id: str
+    home: str
+    away: str
+    set: int
+
+    def seats(self, table: str) -> dict[str, str]:
+        """Team id sitting ``NS`` and ``EW`` at table ``A`` or ``B``."""
+        if table == "A":
+            return {"NS": self.away, "EW": self.home}
+        if table == "B":
+            return {"NS": self.home, "EW": self.away}
+        raise ValueError(f"table must be A or B, got {table!r}")
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    matches: tuple[Match, ...]
+
+    def match(self, match_id: str) -> Match | None:
+        return next((m for m in self.matches if m.id == match_id), None)
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    name: str
+    date: str
+    profile: Profile
+    decks: int
+    hand: int
+    kitty: int
+    kitty_mode: str
+    boards_per_set: int
+    sets: int
+    teams: tuple[Team, ...]
+    rounds: tuple[Round, ...]
+    schedule: Mapping[tuple[int, int], BoardConditions]
+    public_value_source: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return self.id
+
+    def team(self, team_id: str) -> Team:
+        for team in self.teams:
+            if team.id == team_id:
+                return team
+        raise KeyError(team_id)
+
+    def round(self, number: int) -> Round | None:
+        return next((r for r in self.rounds if r.number == number), None)
+
+    def board(self, set_number: int, number: int) -> BoardConditions:
+        return self.schedule[(set_number, number)]
+
+    def set_boards(self, set_number: int) -> list[BoardConditions]:
+        return [self.schedule[(set_number, n)] for n in range(1, self.boards_per_set + 1)]
+
+    def matches(self) -> list[Match]:
+        return [match for rnd in self.rounds for match in rnd.matches]
+
+    def copies_needed(self, set_number: int) -> int:
+        """Physical copies of a set the rounds need: one per match that plays it (at least 1)."""
+        return max(1, max(
+            (sum(1 for m in rnd.matches if m.set == set_number) for rnd in self.rounds),
+            default=0,
+        ))
+
+    def plan(self, algorithm: str) -> dict[str, Any]:
+        """The canonical plan that the commitment covers (see docs/dealing.md)."""
+        return {
+            "algorithm": algorithm,
+            "event": self.id,
+            "profile": self.profile.id,
+            "profile_version": self.profile.version,
+            "decks": self.decks,
+            "hand": self.hand,
+            "kitty": self.kitty,
+            "kitty_mode": self.kitty_mode,
+            "sets": self.sets,
+            "boards_per_set": self.boards_per_set,
+            "boards": [
+                [b.set, b.number, b.declarer, b.level]
+                for _, b in sorted(self.schedule.items())
+            ],
+            "public_value_source": self.public_value_source,
+        }
+
+
+def _require(data: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in data:
+        raise EventError(f"{where}{key}: missing (required)")
+    return data[key]
+
+
+def _int(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EventError(f"{where}: expected a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise EventError(f"{where}: expected a non-empty text, got {value!r}")
+    return value.strip()
+
+
+def _level(value: Any, where: str) -> str:
+    try:
+        return normalize_level(str(value))
+    except ValueError:
+        raise EventError(
+            f"{where}: expected a level ({', '.join(LEVELS)}), got {value!r}"
+        ) from None
+
+
+def _seat(value: Any, where: str) -> str:
+    text = str(value).strip().upper()
+    if text not in SEATS:
+        raise EventError(f"{where}: expected a seat N, E, S or W, got {value!r}")
+    return text
+
+
+def _schedule(
+    data: Mapping[str, Any], sets: int, boards: int
+) -> dict[tuple[int, int], BoardConditions]:
+    rotation_raw = data.get("declarer_rotation", list(DEFAULT_ROTATION))
+    if not isinstance(rotation_raw, list) or not rotation_raw:
+        raise EventError("schedule.declarer_rotation: expected a list of seats")
+    rotation = [_seat(s, f"schedule.declarer_rotation[{i}]") for i, s in enumerate(rotation_raw)]
+    levels_raw = data.get("levels", list(LEVELS))
+    if not isinstance(levels_raw, list) or not levels_raw:
+        raise EventError("schedule.levels: expected a list of levels")
+    levels = [_level(v, f"schedule.levels[{i}]") for i, v in enumerate(levels_raw)]
+    schedule = {
+        (s, n): BoardConditions(s, n, rotation[(n - 1) % len(rotation)], levels[(n - 1) % len(levels)])
+        for s in range(1, sets + 1)
+        for n in range(1, boards + 1)
+    }
+    overrides = data.get("overrides", [])
+    if not isinstance(overrides, list):
+        raise EventError("schedule.overrides: expected a list of tables")
+    for i, override in enumerate(overrides):
+        where = f"schedule.overrides[{i}]"
+        if not isinstance(override, Mapping):
+            raise EventError(f"{where}: expected a table like {{ board = 5, level = \"J\" }}")
+        unknown = set(override) - {"set", "board", "declarer", "level"}
+        if unknown:
+            raise EventError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        number = _int(_require(override, "board", f"{where}."), f"{where}.board", 1, boards)
+        targets = (
+            [_int(override["set"], f"{where}.set", 1, sets)] if "set" in override
+            else list(range(1, sets + 1))
+        )
+        for s in targets:
+            old = schedule[(s, number)]
+            schedule[(s, number)] = BoardConditions(
+                s,
+                number,
+                _seat(override["declarer"], f"{where}.declarer") if "declarer" in override
+                else old.declarer,
+                _level(override["level"], f"{where}.level") if "level" in override else old.level,
+            )
+    return schedule
+
+
+def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile]) -> Event:
+    """Build an :class:`Event` from the parsed event file; raises :class:`EventError`."""
+    head = _require(data, "event", "")
+    if not isinstance(head, Mapping):
+        raise EventError("event: expected a table [event]")
+    event_id = _str(_require(head, "id", "event."), "event.id")
+    if not _SLUG.match(event_id):
+        raise EventError(
+            f"event.id: {event_id!r} must be lower-case letters, digits and '-' "
+            "(it names the folder boards/<id>/)"
+        )
+    name = _str(_require(head, "name", "event."), "event.name")
+    date_value = head.get("date", "")
+    if isinstance(date_value, dt.date):
+        date = date_value.isoformat()
+    else:
+        date = str(date_value)
+        if date:
+            try:
+                dt.date.fromisoformat(date)
+            except ValueError:
+                raise EventError(f"event.date: expected YYYY-MM-DD, got {date!r}") from None
+    profile_id = _str(_require(head, "profile", "event."), "event.profile")
+    try:
+        profile = find_profile(profile_id)
+    except (KeyError, ProfileError) as error:
+        raise EventError(f"event.profile: {error}") from None
+    decks = _int(head.get("decks", 2), "event.decks", 1, 4)
+    if decks not in profile.supported_decks:
+        raise EventError(
+            f"event.decks: profile {profile.id} supports "
+            f"{', '.join(map(str, profile.supported_decks))} deck(s), not {decks}"
+        )
+    rules = profile.rules_for(decks)
+    kitty = _int(head.get("kitty", rules.kitty), "event.kitty", 0, 54 * decks)
+    try:
+        hand = rules.hand_for_kitty(kitty)
+    except ProfileError as error:
+        raise EventError(f"event.kitty: {error}") from None
+    kitty_mode = head.get("kitty_mode", "in-hand")
+    if kitty_mode not in KITTY_MODES:
+        raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {kitty_mode!r}")
+    boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
+    sets = _int(head.get("sets", 1), "event.sets", 1, 999)
+    public_source = head.get("public_value_source")
+    if public_source is not None:
+        public_source = _str(public_source, "event.public_value_source")
+
+    schedule_data = data.get("schedule", {})
+    if not isinstance(schedule_data, Mapping):
+        raise EventError("schedule: expected a table [schedule]")
+    unknown = set(schedule_data) - {"declarer_rotation", "levels", "overrides"}
+    if unknown:
+        raise EventError(f"schedule: unknown key(s) {', '.join(sorted(unknown))}")
+    schedule = _schedule(schedule_data, sets, boards)
+
+    teams_raw = data.get("teams", [])
+    if not isinstance(teams_raw, list):
+        raise EventError("teams: expected [[teams]] tables")
+    teams: list[Team] = []
+    for i, raw in enumerate(teams_raw):
+        where = f"teams[{i}]"
+        team_id = _str(_require(raw, "id", f"{where}."), f"{where}.id")
+        if any(t.id == team_id for t in teams):
+            raise EventError(f"{where}.id: team id {team_id!r} is used twice")
+        players = raw.get("players", [])
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise EventError(f"{where}.players: expected a list of names")
+        teams.append(Team(
+            team_id,
+            _str(raw.get("name", team_id), f"{where}.name"),
+            tuple(players),
+            bool(raw.get("mixed_club", False)),
+        ))
+    team_ids = {t.id for t in teams}
+
+    rounds_raw = data.get("rounds", [])
+    if not isinstance(rounds_raw, list):
+        raise EventError("rounds: expected [[rounds]] tables")
+    rounds: list[Round] = []
+    for i, raw in enumerate(rounds_raw):
+        where = f"rounds[{i}]"
+        number = _int(raw.get("number", i + 1), f"{where}.number", 1, 999)
+        if any(r.number == number for r in rounds):
+            raise EventError(f"{where}.number: round {number} appears twice")
+        matches: list[Match] = []
+        busy: set[str] = set()
+        for j, m in enumerate(raw.get("matches", [])):
+            mwhere = f"{where}.matches[{j}]"
+            match_id = _str(str(m.get("id", j + 1)), f"{mwhere}.id")
+            if any(x.id == match_id for x in matches):
+                raise EventError(f"{mwhere}.id: match {match_id!r} appears twice in round {number}")
+            home = _str(_require(m, "home", f"{mwhere}."), f"{mwhere}.home")
+            away = _str(_require(m, "away", f"{mwhere}."), f"{mwhere}.away")
+            for key, team_id in (("home", home), ("away", away)):
+                if team_id not in team_ids:
+                    raise EventError(
+                        f"{mwhere}.{key}: team {team_id!r} is not among the teams "
+                        f"({', '.join(sorted(team_ids))})"
+                    )
+                if team_id in busy:
+                    raise EventError(f"{mwhere}.{key}: team {team_id!r} plays twice in round {number}")
+                busy.add(team_id)
+            if home == away:
+                raise EventError(f"{mwhere}: a team cannot play itself ({home!r})")
+            set_number = _int(m.get("set", 1), f"{mwhere}.set", 1, sets)
+            matches.append(Match(number, match_id, home, away, set_number))
+        rounds.append(Round(number, tuple(matches)))
+
+    return Event(
+        id=event_id,
+        name=name,
+        date=date,
+        profile=profile,
+        decks=decks,
+        hand=hand,
+        kitty=kitty,
+        kitty_mode=kitty_mode,
+        boards_per_set=boards,
+        sets=sets,
+        teams=tuple(teams),
+        rounds=tuple(sorted(rounds, key=lambda r: r.number)),
+        schedule=schedule,
+        public_value_source=public_source,
+    )

@@ -1,0 +1,115 @@
+"""Plain-text explanation of a rule profile (``dealer rules explain``)."""
+
+from __future__ import annotations
+
+from dealer.profiles import Profile
+
+_TEXT = {
+    "zh": {
+        "title": "规则配置",
+        "interpretation": "注意：以下数字是对抓取规则文本的解释，并非官方原表。",
+        "decks": "副牌",
+        "hand": "每家",
+        "kitty": "底牌",
+        "declarer_hand": "计副制庄家手牌（含底牌）",
+        "alt_kitty": "可选底牌张数",
+        "bands": "防守方得分 → 级分",
+        "declarer": "庄家方 +{n}",
+        "declarer_more": "庄家方 +{base}，再每 {per} 分加 1 级（从 {anchor} 分起）",
+        "tai": "上台（防守方上台，不升级）",
+        "tai_level": "上台，防守方 +{n}",
+        "defenders": "防守方上台 +{base}，每再多 {per} 分加 1 级",
+        "cap": "，最多 {cap} 级",
+        "kitty_mult": "扣底倍数",
+        "match_points": "比赛分：胜 {win}，平 {draw}，负 {loss}",
+        "tie_breaks": "名次相同依次比较",
+        "tai_option": "上台计一级（tai_counts_as_level）",
+        "on": "开",
+        "off": "关",
+        "source": "来源",
+    },
+    "en": {
+        "title": "Rule profile",
+        "interpretation": "Note: these numbers interpret a scraped rules text; they are not an official table.",
+        "decks": "decks",
+        "hand": "hand",
+        "kitty": "kitty",
+        "declarer_hand": "declarer's hand in duplicate (kitty mixed in)",
+        "alt_kitty": "alternative kitty sizes",
+        "bands": "defenders' points → level points",
+        "declarer": "declarer side +{n}",
+        "declarer_more": "declarer side +{base}, plus 1 per {per} points (from {anchor})",
+        "tai": "上台: defenders take over, no levels",
+        "tai_level": "上台, defenders +{n}",
+        "defenders": "上台, defenders +{base}, plus 1 per further {per} points",
+        "cap": ", at most {cap}",
+        "kitty_mult": "kitty multipliers",
+        "match_points": "match points: win {win}, draw {draw}, loss {loss}",
+        "tie_breaks": "tie-breaks, in order",
+        "tai_option": "上台 counts as a level (tai_counts_as_level)",
+        "on": "on",
+        "off": "off",
+        "source": "source",
+    },
+}
+
+TIE_BREAK_NAMES = {
+    "net_level_points": ("小分（净级分）", "net level points"),
+    "level_points_for": ("总级分", "level points won"),
+    "head_to_head": ("胜负关系（相互间比赛）", "head-to-head"),
+    "opponents_match_points": ("对手分", "opponents' match points"),
+    "mixed_club": ("混合俱乐部队靠后", "mixed-club teams placed after"),
+    "game_ratio": ("得失局率（级分比）", "game ratio (level points for / against)"),
+}
+
+
+def tie_break_name(key: str, lang: str) -> str:
+    zh, en = TIE_BREAK_NAMES.get(key, (key, key))
+    return zh if lang == "zh" else en
+
+
+def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
+    t = _TEXT[lang]
+    name = profile.name_zh if lang == "zh" else profile.name_en
+    note = profile.note_zh if lang == "zh" else profile.note_en
+    lines = [f"{t['title']} {profile.id} v{profile.version}: {name}", f"{t['source']}: {profile.source}"]
+    if profile.interpretation:
+        lines.append(t["interpretation"])
+    if note:
+        lines.append(note)
+    deck_counts = [decks] if decks is not None else list(profile.supported_decks)
+    for count in deck_counts:
+        rules = profile.rules_for(count)
+        lines.append("")
+        lines.append(
+            f"{count} {t['decks']}: {t['hand']} {rules.hand}, {t['kitty']} {rules.kitty}, "
+            f"{t['declarer_hand']} {rules.hand + rules.kitty}"
+        )
+        if rules.alternative_kitty:
+            lines.append(f"  {t['alt_kitty']}: {', '.join(map(str, rules.alternative_kitty))}")
+        lines.append(f"  {t['bands']}:")
+        for band in rules.bands:
+            bonus = 1 if profile.tai_counts_as_level and band.side != "declarer" else 0
+            if band.side == "declarer":
+                text = (t["declarer_more"].format(base=band.base, per=band.per, anchor=band.anchor)
+                        if band.per else t["declarer"].format(n=band.base))
+                if band.per and band.min is None:
+                    sample = [band.max, (band.max or 0) - band.per]
+                    text += " (" + ", ".join(
+                        f"{p} → +{band.levels(p)}" for p in sample if p is not None) + ")"
+            elif band.side == "tai":
+                text = t["tai_level"].format(n=band.base + bonus) if bonus else t["tai"]
+            else:
+                text = t["defenders"].format(base=band.base + bonus, per=band.per)
+            if band.cap is not None:
+                text += t["cap"].format(cap=band.cap + bonus)
+            lines.append(f"    {band.describe():>12}  {text}")
+        if rules.kitty_multipliers:
+            pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
+            lines.append(f"  {t['kitty_mult']}: {pairs}")
+    lines.append("")
+    lines.append(t["match_points"].format(**profile.match_points))
+    chain = " → ".join(tie_break_name(k, lang) for k in profile.tie_breaks)
+    lines.append(f"{t['tie_breaks']}: {chain}")
+    lines.append(f"{t['tai_option']}: {t['on'] if profile.tai_counts_as_level else t['off']}")
+    return "\n".join(lines)

@@ -1,0 +1,247 @@
+"""Rule profiles: the numbers of a rule set, read from data, and the conversion of a board's
+defenders' points into level points.
+
+Pure domain code: a profile is built from a plain mapping (the parsed TOML of
+``dealer/data/profiles/*.toml``; :mod:`dealer.resources` loads those files).
+
+A level band covers the defenders' points ``min``…``max`` (inclusive, either bound open) and
+credits ``side`` ("declarer", "tai" or "defenders") with ``base`` levels plus, when ``per`` is
+set, ``ceil((anchor - P) / per)`` ("down") or ``floor((P - anchor) / per)`` ("up") more, capped at
+``cap``. The profile option ``tai_counts_as_level`` credits the 上台 band with one level to the
+defenders and every defenders' band with one more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Side = Literal["declarer", "tai", "defenders"]
+_SIDES: tuple[Side, ...] = ("declarer", "tai", "defenders")
+
+
+class ProfileError(ValueError):
+    """A rule profile or a request against it is not valid."""
+
+
+@dataclass(frozen=True)
+class LevelBand:
+    side: Side
+    base: int
+    min: int | None = None
+    max: int | None = None
+    per: int | None = None
+    anchor: int = 0
+    count: Literal["up", "down"] = "up"
+    cap: int | None = None
+
+    def contains(self, points: int) -> bool:
+        return (self.min is None or points >= self.min) and (self.max is None or points <= self.max)
+
+    def levels(self, points: int) -> int:
+        levels = self.base
+        if self.per is not None:
+            if self.count == "down":
+                levels += -((points - self.anchor) // self.per)  # ceil((anchor - P) / per)
+            else:
+                levels += (points - self.anchor) // self.per
+        if self.cap is not None:
+            levels = min(levels, self.cap)
+        return levels
+
+    def describe(self) -> str:
+        """Range text like ``80…115`` or ``≤ -5`` or ``≥ 120``."""
+        if self.min is None and self.max is None:
+            return "any"
+        if self.min is None:
+            return f"≤ {self.max}"
+        if self.max is None:
+            return f"≥ {self.min}"
+        if self.min == self.max:
+            return str(self.min)
+        return f"{self.min}…{self.max}"
+
+
+@dataclass(frozen=True)
+class DeckRules:
+    decks: int
+    hand: int
+    kitty: int
+    bands: tuple[LevelBand, ...]
+    alternative_kitty: tuple[int, ...] = ()
+    kitty_multipliers: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def total_points(self) -> int:
+        return 100 * self.decks
+
+    def hand_for_kitty(self, kitty: int) -> int:
+        """Hand size when the kitty has ``kitty`` cards (the pack is shared out evenly)."""
+        cards = 54 * self.decks - kitty
+        if kitty not in (self.kitty, *self.alternative_kitty) or cards % 4:
+            allowed = ", ".join(str(k) for k in (self.kitty, *self.alternative_kitty))
+            raise ProfileError(f"kitty of {kitty} cards not allowed with {self.decks} decks ({allowed})")
+        return cards // 4
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    """A board's result converted into level points."""
+
+    profile: str
+    decks: int
+    defenders_points: int
+    declarer_levels: int
+    defenders_levels: int
+    outcome: Side
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "decks": self.decks,
+            "defenders_points": self.defenders_points,
+            "declarer_levels": self.declarer_levels,
+            "defenders_levels": self.defenders_levels,
+            "outcome": self.outcome,
+        }
+
+
+@dataclass(frozen=True)
+class Profile:
+    id: str
+    version: int
+    name_zh: str
+    name_en: str
+    note_zh: str
+    note_en: str
+    source: str
+    interpretation: bool
+    deck_rules: Mapping[int, DeckRules]
+    match_points: Mapping[str, int]
+    tie_breaks: tuple[str, ...]
+    tai_counts_as_level: bool = False
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def supported_decks(self) -> tuple[int, ...]:
+        return tuple(sorted(self.deck_rules))
+
+    def rules_for(self, decks: int) -> DeckRules:
+        try:
+            return self.deck_rules[decks]
+        except KeyError:
+            supported = ", ".join(str(d) for d in self.supported_decks)
+            raise ProfileError(
+                f"profile {self.id} has no rules for {decks} decks (supported: {supported})"
+            ) from None
+
+    def level_points(self, decks: int, defenders_points: int) -> LevelResult:
+        """Convert the defenders' points of one board into level points.
+
+        Raises :class:`ProfileError` when the points are not a multiple of 5 or the deck
+        count is not supported.
+        """
+        rules = self.rules_for(decks)
+        if defenders_points % 5:
+            raise ProfileError(f"defenders' points must be a multiple of 5, got {defenders_points}")
+        for band in rules.bands:
+            if band.contains(defenders_points):
+                levels = band.levels(defenders_points)
+                bonus = 1 if self.tai_counts_as_level and band.side != "declarer" else 0
+                declarer = levels if band.side == "declarer" else 0
+                defenders = levels + bonus if band.side != "declarer" else 0
+                return LevelResult(
+                    self.id, decks, defenders_points, declarer, defenders, band.side
+                )
+        raise ProfileError(  # pragma: no cover - profiles are checked to cover every value
+            f"profile {self.id} has no band for {defenders_points} points"
+        )
+
+    def match_points_for(self, own: int, other: int) -> int:
+        """Match points for a team that scored ``own`` level points against ``other``."""
+        if own > other:
+            return self.match_points["win"]
+        if own < other:
+            return self.match_points["loss"]
+        return self.match_points["draw"]
+
+
+def _band(data: Mapping[str, Any], where: str) -> LevelBand:
+    side = data.get("side")
+    if side not in _SIDES:
+        raise ProfileError(f"{where}: side must be one of {', '.join(_SIDES)}, got {side!r}")
+    count = data.get("count", "up")
+    if count not in ("up", "down"):
+        raise ProfileError(f"{where}: count must be 'up' or 'down', got {count!r}")
+    unknown = set(data) - {"side", "base", "min", "max", "per", "anchor", "count", "cap"}
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    return LevelBand(
+        side=side,
+        base=int(data.get("base", 0)),
+        min=data.get("min"),
+        max=data.get("max"),
+        per=data.get("per"),
+        anchor=int(data.get("anchor", 0)),
+        count=count,
+        cap=data.get("cap"),
+    )
+
+
+def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
+    """Bands must be sorted, cover every multiple of 5 exactly once, open at both ends."""
+    if bands[0].min is not None or bands[-1].max is not None:
+        raise ProfileError(f"{where}: the first band must be open below and the last open above")
+    for lower, upper in zip(bands, bands[1:], strict=False):
+        if lower.max is None or upper.min is None or upper.min != lower.max + 5:
+            raise ProfileError(
+                f"{where}: bands must follow each other in steps of 5 points "
+                f"(after {lower.describe()} comes {upper.describe()})"
+            )
+
+
+def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
+    """Build a profile from its parsed data file; raises :class:`ProfileError`."""
+    name = str(data.get("id", "?"))
+    deck_rules: dict[int, DeckRules] = {}
+    for key, rules in dict(data.get("decks", {})).items():
+        decks = int(key)
+        where = f"profile {name}, decks.{key}"
+        bands = tuple(_band(band, f"{where}.bands[{i}]") for i, band in enumerate(rules["bands"]))
+        _check_bands(bands, where)
+        hand, kitty = int(rules["hand"]), int(rules["kitty"])
+        if 4 * hand + kitty != 54 * decks:
+            raise ProfileError(f"{where}: 4 hands of {hand} and a kitty of {kitty} ≠ {54 * decks}")
+        deck_rules[decks] = DeckRules(
+            decks=decks,
+            hand=hand,
+            kitty=kitty,
+            bands=bands,
+            alternative_kitty=tuple(int(k) for k in rules.get("alternative_kitty", [])),
+            kitty_multipliers=dict(rules.get("kitty_multipliers", {})),
+        )
+    if not deck_rules:
+        raise ProfileError(f"profile {name} defines no deck rules")
+    match_points = {k: int(v) for k, v in dict(data["match_points"]).items()}
+    if set(match_points) != {"win", "draw", "loss"}:
+        raise ProfileError(f"profile {name}: match_points needs win, draw and loss")
+    known = {
+        "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
+        "decks", "match_points", "tie_breaks", "tai_counts_as_level",
+    }
+    return Profile(
+        id=name,
+        version=int(data.get("version", 1)),
+        name_zh=str(data.get("name_zh", name)),
+        name_en=str(data.get("name_en", name)),
+        note_zh=str(data.get("note_zh", "")),
+        note_en=str(data.get("note_en", "")),
+        source=str(data.get("source", "")),
+        interpretation=bool(data.get("interpretation", True)),
+        deck_rules=deck_rules,
+        match_points=match_points,
+        tie_breaks=tuple(str(t) for t in data.get("tie_breaks", [])),
+        tai_counts_as_level=bool(data.get("tai_counts_as_level", False)),
+        extras={k: v for k, v in data.items() if k not in known},
+    )

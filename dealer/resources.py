@@ -1,0 +1,57 @@
+"""Package data: rule profiles, label layouts, the demo event, and the templates folder."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from dealer.profiles import Profile, ProfileError, profile_from_mapping
+
+_DATA = resources.files("dealer") / "data"
+
+
+def _read_toml(*parts: str) -> dict[str, Any]:
+    node = _DATA
+    for part in parts:
+        node = node / part
+    return tomllib.loads(node.read_text(encoding="utf-8"))
+
+
+def profile_ids() -> list[str]:
+    return sorted(
+        entry.name.removesuffix(".toml")
+        for entry in (_DATA / "profiles").iterdir()
+        if entry.name.endswith(".toml")
+    )
+
+
+@functools.cache
+def load_profile(profile_id: str) -> Profile:
+    """The rule profile ``profile_id``; raises :class:`ProfileError` when unknown."""
+    if profile_id not in profile_ids():
+        raise ProfileError(
+            f"unknown rule profile {profile_id!r} (known: {', '.join(profile_ids())})"
+        )
+    return profile_from_mapping(_read_toml("profiles", f"{profile_id}.toml"))
+
+
+def label_layouts() -> dict[str, dict[str, Any]]:
+    """Label sheet geometries, by id (``dealer/data/labels/*.toml``)."""
+    folder = _DATA / "labels"
+    return {
+        entry.name.removesuffix(".toml"): _read_toml("labels", entry.name)
+        for entry in folder.iterdir()
+        if entry.name.endswith(".toml")
+    }
+
+
+def demo_event_text() -> str:
+    return (_DATA / "demo-event.toml").read_text(encoding="utf-8")
+
+
+def templates_dir() -> Path:
+    """The Jinja2 templates (``templates/`` at the top of the source tree)."""
+    return Path(__file__).resolve().parent.parent / "templates"
