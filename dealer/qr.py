@@ -1,0 +1,116 @@
+"""QR payloads printed on wallet labels, travellers and score sheets (spec: ``docs/qr.md``).
+
+Pure domain code. Payloads are short ASCII texts, fields separated by ``:``:
+
+* wallet label ``SJD1:L:<event>:<set>:<board>:<copy>:<tag>`` — ``tag`` is 8 base32 characters of
+  ``HMAC-SHA256(key, LABEL_TAG || event NUL set NUL board NUL copy)``: only the key holder can make
+  it, and it depends on nothing but the identity of the wallet, so it tells nothing of the cards;
+* traveller ``SJD1:T:<event>:<round>:<match>:<board>`` (no secret needed);
+* table score sheet ``SJD1:S:<event>:<round>:<match>:<table>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import re
+from dataclasses import dataclass
+
+PREFIX = "SJD1"
+LABEL_TAG = b"shengji-dealer/label-tag/v1\x00"
+TAG_LENGTH = 8
+_EVENT = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_MATCH = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+
+class PayloadError(ValueError):
+    """A QR payload does not follow the spec."""
+
+
+@dataclass(frozen=True)
+class LabelId:
+    event: str
+    set: int
+    board: int
+    copy: int
+    tag: str
+
+
+@dataclass(frozen=True)
+class TravellerId:
+    event: str
+    round: int
+    match: str
+    board: int
+
+
+@dataclass(frozen=True)
+class ScoreSheetId:
+    event: str
+    round: int
+    match: str
+    table: str
+
+
+def label_tag(key: bytes, event: str, set_number: int, board: int, copy: int) -> str:
+    message = LABEL_TAG + f"{event}\x00{set_number}\x00{board}\x00{copy}".encode()
+    digest = hmac.new(key, message, "sha256").digest()
+    return base64.b32encode(digest).decode("ascii")[:TAG_LENGTH]
+
+
+def label_payload(key: bytes, event: str, set_number: int, board: int, copy: int) -> str:
+    tag = label_tag(key, event, set_number, board, copy)
+    return f"{PREFIX}:L:{event}:{set_number}:{board}:{copy}:{tag}"
+
+
+def traveller_payload(event: str, round_number: int, match: str, board: int) -> str:
+    return f"{PREFIX}:T:{event}:{round_number}:{match}:{board}"
+
+
+def score_sheet_payload(event: str, round_number: int, match: str, table: str) -> str:
+    return f"{PREFIX}:S:{event}:{round_number}:{match}:{table}"
+
+
+def _positive(text: str, name: str, payload: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise PayloadError(f"QR payload {payload!r}: {name} must be a positive number")
+    return int(text)
+
+
+def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
+    """Parse any payload of the spec; raises :class:`PayloadError`."""
+    parts = payload.strip().split(":")
+    if len(parts) < 2 or parts[0] != PREFIX:
+        raise PayloadError(f"QR payload {payload!r}: not a {PREFIX} payload")
+    kind, fields = parts[1], parts[2:]
+    expected = {"L": 5, "T": 4, "S": 4}
+    if kind not in expected:
+        raise PayloadError(f"QR payload {payload!r}: unknown kind {kind!r} (L, T or S)")
+    if len(fields) != expected[kind]:
+        raise PayloadError(f"QR payload {payload!r}: {kind} payloads have {expected[kind]} fields")
+    event = fields[0]
+    if not _EVENT.match(event):
+        raise PayloadError(f"QR payload {payload!r}: bad event id {event!r}")
+    if kind == "L":
+        tag = fields[4]
+        if len(tag) != TAG_LENGTH or not re.fullmatch(r"[A-Z2-7]+", tag):
+            raise PayloadError(f"QR payload {payload!r}: bad check tag {tag!r}")
+        return LabelId(event, _positive(fields[1], "set", payload),
+                       _positive(fields[2], "board", payload),
+                       _positive(fields[3], "copy", payload), tag)
+    round_number = _positive(fields[1], "round", payload)
+    match = fields[2]
+    if not _MATCH.match(match):
+        raise PayloadError(f"QR payload {payload!r}: bad match id {match!r}")
+    if kind == "T":
+        return TravellerId(event, round_number, match, _positive(fields[3], "board", payload))
+    table = fields[3]
+    if table not in ("A", "B"):
+        raise PayloadError(f"QR payload {payload!r}: table must be A or B")
+    return ScoreSheetId(event, round_number, match, table)
+
+
+def check_label(key: bytes, label: LabelId) -> bool:
+    """Whether a label's check tag was made with ``key`` (constant-time comparison)."""
+    expected = label_tag(key, label.event, label.set, label.board, label.copy)
+    return hmac.compare_digest(expected, label.tag)
