@@ -136,14 +136,15 @@ def commit_event(
     root = Path(root)
     key, path, created = _key(event, key_file, root)
     plan = event.plan(ALGORITHM)
+    committed = commitment(key, plan)
     document = {
         "schema": "shengji-dealer/commitment/1",
-        "commitment": commitment(key, plan),
+        "commitment": committed,
         "plan_sha256": plan_digest(plan),
         "plan": plan,
     }
     target = boards_dir(event, root) / COMMITMENT_FILE
-    report = DealReport(target.parent, document["commitment"], path, created)
+    report = DealReport(target.parent, committed, path, created)
     if target.exists():
         existing = read_json(target, "commitment")
         if existing.get("commitment") != document["commitment"]:

@@ -339,7 +339,7 @@ _PLACES = (*SEATS, KITTY)
 
 def _code_length(decks: int, radix: int) -> int:
     copies = 54 * decks
-    return ((radix**copies - 1).bit_length() + 7) // 8
+    return (int(radix**copies - 1).bit_length() + 7) // 8
 
 
 def encode_deal(deal: Deal) -> str:

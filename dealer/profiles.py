@@ -13,6 +13,7 @@ defenders and every defenders' band with one more.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -193,7 +194,7 @@ def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
     """Bands must be sorted, cover every multiple of 5 exactly once, open at both ends."""
     if bands[0].min is not None or bands[-1].max is not None:
         raise ProfileError(f"{where}: the first band must be open below and the last open above")
-    for lower, upper in zip(bands, bands[1:], strict=False):
+    for lower, upper in itertools.pairwise(bands):
         if lower.max is None or upper.min is None or upper.min != lower.max + 5:
             raise ProfileError(
                 f"{where}: bands must follow each other in steps of 5 points "
