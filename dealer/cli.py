@@ -199,5 +199,231 @@ def demo(boards_dir: str, out_dir: str) -> None:
         click.echo(line)
 
 
+# --- results and reports -------------------------------------------------------------------
+
+BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=True,
+                                 help="Where board sets and results.sqlite live.")
+EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+
+
+def _identity_options(function: F) -> F:
+    for option in reversed([
+        click.option("--round", "round_", help="Round number."),
+        click.option("--match", help="Match id in the round."),
+        click.option("--table", help="Table A or B."),
+        click.option("--board", help="Board number."),
+    ]):
+        function = option(function)
+    return function
+
+
+def _rejected(function: F) -> F:
+    """Print a rejection (every problem) on stderr and exit with status 2."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from dealer.results.importer import Rejected
+
+        try:
+            return function(*args, **kwargs)
+        except Rejected as error:
+            click.echo(str(error), err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@main.group()
+def results() -> None:
+    """Results: import travellers, add, correct, history, missing (boards/<event>/results.sqlite)."""
+
+
+@results.command("import")
+@EVENT_ARGUMENT
+@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--by", "entered_by", help="Who enters these results (记分员).")
+@BOARDS_DIR_OPTION
+@user_errors
+def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, boards_dir: str) -> None:
+    """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
+    from dealer.files import FileProblem, load_event
+    from dealer.results.importer import Rejected, import_file
+    from dealer.results.manage import open_results
+
+    event = load_event(event_file)
+    conn = open_results(event, boards_dir)
+    failed = 0
+    with conn:
+        for path in files:
+            try:
+                click.echo(import_file(conn, event, path, entered_by).summary())
+            except (Rejected, FileProblem) as error:
+                click.echo(str(error), err=True)
+                failed += 1
+    conn.close()
+    if failed:
+        click.echo(f"{failed} of {len(files)} file(s) rejected", err=True)
+        sys.exit(2)
+
+
+@results.command("add")
+@EVENT_ARGUMENT
+@_identity_options
+@click.option("--qr", "qr_payload", help="Traveller or score-sheet QR payload instead of the identity flags.")
+@click.option("--points", required=True, help="Defenders' points (防守方得分).")
+@click.option("--trump", help="Trump suit as played: S H C D NT (♠ ♥ ♣ ♦ 无主).")
+@click.option("--declarer", help="Declarer seat as played (checked against the schedule).")
+@click.option("--level", help="Level as played (checked against the schedule).")
+@click.option("--ns-team", help="Team sitting N-S (checked against home/away).")
+@click.option("--ew-team", help="Team sitting E-W (checked against home/away).")
+@click.option("--note", help="Free note.")
+@click.option("--by", "entered_by", help="Who enters it.")
+@BOARDS_DIR_OPTION
+@user_errors
+@_rejected
+def results_add(event_file: str, qr_payload: str | None, boards_dir: str, **values: Any) -> None:
+    """Enter one table's result of one board."""
+    from dealer.files import load_event
+    from dealer.results.manage import add_result, apply_qr, open_results
+
+    event = load_event(event_file)
+    fields = _result_fields(values)
+    if qr_payload:
+        apply_qr(event, fields, qr_payload)
+    conn = open_results(event, boards_dir)
+    try:
+        click.echo(add_result(conn, event, fields))
+    finally:
+        conn.close()
+
+
+def _result_fields(values: dict[str, Any]) -> dict[str, str | None]:
+    names = {"round_": "round", "points": "defenders_points"}
+    return {names.get(k, k): v for k, v in values.items()}
+
+
+@results.command("correct")
+@EVENT_ARGUMENT
+@_identity_options
+@click.option("--qr", "qr_payload", help="Traveller or score-sheet QR payload instead of the identity flags.")
+@click.option("--points", help="The right defenders' points.")
+@click.option("--withdraw", is_flag=True, help="Withdraw the result (entered for the wrong slot).")
+@click.option("--reason", required=True, help="Why (kept in the audit trail).")
+@click.option("--trump", help="Trump suit as played.")
+@click.option("--declarer", help="Declarer seat as played.")
+@click.option("--level", help="Level as played.")
+@click.option("--note", help="Free note.")
+@click.option("--by", "entered_by", help="Who makes the correction.")
+@BOARDS_DIR_OPTION
+@user_errors
+@_rejected
+def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
+                    boards_dir: str, **values: Any) -> None:
+    """Replace a stored result by a new value (the old one stays in the history)."""
+    from dealer.files import load_event
+    from dealer.results.manage import apply_qr, correct_result, open_results
+
+    if withdraw == (values.get("points") is not None):
+        fail("give either --points or --withdraw")
+    event = load_event(event_file)
+    fields = _result_fields(values)
+    if qr_payload:
+        apply_qr(event, fields, qr_payload)
+    conn = open_results(event, boards_dir)
+    try:
+        click.echo(correct_result(conn, event, fields, reason, withdraw))
+    finally:
+        conn.close()
+
+
+@results.command("history")
+@EVENT_ARGUMENT
+@_identity_options
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
+@BOARDS_DIR_OPTION
+@user_errors
+def results_history(event_file: str, round_: str | None, match: str | None, table: str | None,
+                    board: str | None, as_json: bool, boards_dir: str) -> None:
+    """The audit trail: every stored row, superseded ones included, with who, when and why."""
+    import dataclasses
+
+    from dealer.files import load_event
+    from dealer.results.db import history
+    from dealer.results.manage import open_results
+
+    event = load_event(event_file)
+    conn = open_results(event, boards_dir)
+    try:
+        rows = history(conn, int(round_) if round_ else None, match,
+                       table.upper() if table else None, int(board) if board else None)
+    except ValueError:
+        fail("--round and --board take whole numbers")
+    finally:
+        conn.close()
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(dataclasses.asdict(row), ensure_ascii=False))
+            continue
+        value = "withdrawn" if row.withdrawn else f"{row.defenders_points:>4}"
+        state = "current" if row.current else "superseded"
+        source = row.source + (f" row {row.source_row}" if row.source_row else "")
+        line = (f"#{row.id} R{row.round} M{row.match} {row.table} board {row.board:>2}: {value}  "
+                f"[{state}] {row.entered_at[:19]} by {row.entered_by or '-'} from {source}")
+        if row.supersedes is not None:
+            line += f"; supersedes #{row.supersedes}, reason: {row.reason}"
+        click.echo(line)
+
+
+@results.command("missing")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=int, help="Only this round.")
+@BOARDS_DIR_OPTION
+@user_errors
+def results_missing(event_file: str, round_: int | None, boards_dir: str) -> None:
+    """Per match, the boards and tables that still have no result."""
+    from dealer.files import load_event
+    from dealer.results.manage import missing, open_results
+
+    event = load_event(event_file)
+    conn = open_results(event, boards_dir)
+    try:
+        reports = missing(conn, event, round_)
+    finally:
+        conn.close()
+    for report in reports:
+        click.echo(report.text())
+    gaps = sum(len(r.gaps) for r in reports)
+    click.echo(f"{gaps} table result(s) missing" if gaps else "nothing missing")
+
+
+@main.command()
+@EVENT_ARGUMENT
+@click.option("--format", "formats", default="html,pdf,csv,xlsx", show_default=True,
+              help="Comma-separated: html, pdf, csv, xlsx.")
+@click.option("--out", "out_dir", help="Folder (default: output/<event>/reports).")
+@click.option("--json", "as_json", is_flag=True, help="Print standings and matches as JSON instead.")
+@LANG_OPTION
+@BOARDS_DIR_OPTION
+@user_errors
+def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, lang: str,
+           boards_dir: str) -> None:
+    """Match sheets, cross-table and standings from the results database."""
+    from dealer.files import load_event
+    from dealer.report import build_report, report_json, write_reports
+
+    event = load_event(event_file)
+    data = build_report(event, boards_dir)
+    if as_json:
+        click.echo(json.dumps(report_json(data), ensure_ascii=False, indent=1))
+        return
+    chosen = [f.strip().lower() for f in formats.split(",") if f.strip()]
+    unknown = set(chosen) - {"html", "pdf", "csv", "xlsx"}
+    if unknown:
+        fail(f"--format: unknown {', '.join(sorted(unknown))}; expected html, pdf, csv, xlsx")
+    folder = Path(out_dir) if out_dir else Path("output") / event.slug / "reports"
+    for path in write_reports(data, folder, chosen, lang):
+        click.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,267 @@
+"""Result reports: per-match board-by-board sheets, the cross-table and the standings.
+
+:func:`build_report` scores the event from its results database; :func:`write_reports` writes
+HTML (Jinja2, ``templates/report_event.html``), PDF (WeasyPrint, from the same HTML), CSV (UTF-8
+with BOM so Excel shows Chinese) and XLSX; :func:`report_json` gives the JSON of
+``dealer report --json``. Every report can be rebuilt from the database at any moment.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dealer.event import Event
+from dealer.explain import tie_break_name
+from dealer.files import write_atomic
+from dealer.results.db import scoring_rows
+from dealer.results.manage import open_results
+from dealer.scoring import ResultColumns, ScoredEvent, Standing, score_event
+
+LABELS = {
+    "zh": {
+        "title": "成绩", "standings": "名次表", "cross": "交叉表", "matches": "各场比赛",
+        "rank": "名次", "team": "队", "mp": "比赛分", "lp_for": "得级分", "lp_against": "失级分",
+        "net": "小分", "played": "场数", "round": "轮", "match": "场", "home": "主队",
+        "away": "客队", "margin": "差", "complete": "完成", "board": "牌号", "declarer": "庄家",
+        "level": "级", "points": "防守方得分", "ns": "南北", "ew": "东西", "running": "累计",
+        "table_a": "A桌（主队东西）", "table_b": "B桌（主队南北）", "chain": "名次相同依次比较",
+        "profile": "规则", "generated": "生成时间", "sample": "样例数据：仅供演示，并非真实比赛成绩",
+        "incomplete": "未完成（只计两桌都有成绩的牌）", "yes": "是", "no": "否",
+        "boards_counted": "计入牌数", "total": "合计", "provisional": "（暂定）",
+    },
+    "en": {
+        "title": "Results", "standings": "Standings", "cross": "Cross-table", "matches": "Matches",
+        "rank": "Rank", "team": "Team", "mp": "MP", "lp_for": "LP for", "lp_against": "LP against",
+        "net": "Net LP", "played": "Played", "round": "Round", "match": "Match", "home": "Home",
+        "away": "Away", "margin": "Margin", "complete": "Complete", "board": "Board",
+        "declarer": "Decl.", "level": "Level", "points": "Def. points", "ns": "NS", "ew": "EW",
+        "running": "Running", "table_a": "Table A (home E-W)", "table_b": "Table B (home N-S)",
+        "chain": "Ties broken by", "profile": "Profile", "generated": "Generated",
+        "sample": "SAMPLE DATA: for the demo only, not real results",
+        "incomplete": "incomplete (only boards with both tables count)", "yes": "yes", "no": "no",
+        "boards_counted": "boards counted", "total": "Total", "provisional": " (provisional)",
+    },
+}
+
+
+@dataclass
+class ReportData:
+    event: Event
+    scored: ScoredEvent
+    standings: list[Standing]
+    sample: bool
+    generated: str
+
+
+def build_report(event: Event, boards_root: str | Path = "boards") -> ReportData:
+    conn = open_results(event, boards_root)
+    try:
+        rows = scoring_rows(conn)
+        sample = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM current_results WHERE note LIKE '%sample%' "
+            "OR note LIKE '%样例%')"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    scored = score_event(event, ResultColumns.from_rows(rows))
+    return ReportData(event, scored, scored.standings(), bool(sample),
+                      dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+
+
+def report_json(data: ReportData) -> dict[str, Any]:
+    return {
+        "event": data.event.id,
+        "profile": data.event.profile.id,
+        "tie_breaks": list(data.event.profile.tie_breaks),
+        "sample_data": data.sample,
+        "standings": [s.as_dict() for s in data.standings],
+        "matches": [
+            {
+                "round": s.round, "match": s.match, "home": s.home, "away": s.away,
+                "home_level_points": s.home_levels, "away_level_points": s.away_levels,
+                "margin": s.margin, "complete": s.complete,
+                "boards_counted": s.boards_counted,
+                "home_match_points": s.home_match_points, "away_match_points": s.away_match_points,
+            }
+            for s in data.scored.scores
+        ],
+    }
+
+
+# --- tables shared by every format ---------------------------------------------------------
+
+
+def _num(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+    t = LABELS[lang]
+    names = {team.id: team.name for team in data.event.teams}
+    chain = list(data.event.profile.tie_breaks)
+    head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"], t["net"], t["played"],
+            *(tie_break_name(k, lang) for k in chain if k not in ("net_level_points", "level_points_for"))]
+    rows = []
+    for s in data.standings:
+        extra = []
+        for key in chain:
+            if key in ("net_level_points", "level_points_for"):
+                continue
+            value = s.tie_values.get(key)
+            extra.append("" if value is None else (f"{value:g}" if value != float("inf") else "∞"))
+        rows.append([f"{s.rank}{'=' if s.shared else ''}", s.team, names.get(s.team, s.team),
+                     str(s.match_points), str(s.level_points_for), str(s.level_points_against),
+                     str(s.net_level_points), str(s.played), *extra])
+    return head, rows
+
+
+def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
+    order = [s.team for s in data.standings]
+    cells = data.scored.cross_table()
+    head = ["", *order]
+    rows = []
+    for team in order:
+        row = [team]
+        for other in order:
+            if team == other:
+                row.append("—")
+                continue
+            meetings = cells.get((team, other), [])
+            row.append(" / ".join(
+                f"{c.own}:{c.other} ({c.match_points}){'' if c.complete else '*'}" for c in meetings))
+        rows.append(row)
+    return head, rows
+
+
+def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+    t = LABELS[lang]
+    head = [t["round"], t["match"], t["home"], t["away"], t["home"] + " LP", t["away"] + " LP",
+            t["margin"], t["home"] + " " + t["mp"], t["away"] + " " + t["mp"], t["boards_counted"],
+            t["complete"]]
+    rows = [
+        [str(s.round), s.match, s.home, s.away, str(s.home_levels), str(s.away_levels), str(s.margin),
+         str(s.home_match_points), str(s.away_match_points), str(s.boards_counted),
+         t["yes"] if s.complete else t["no"]]
+        for s in data.scored.scores
+    ]
+    return head, rows
+
+
+SHEET_HEAD = ["round", "match", "board", "declarer", "level",
+              "A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels", "B_ew_levels",
+              "home_levels", "away_levels", "home_running", "away_running", "counted"]
+
+
+def sheet_rows(data: ReportData, round_number: int, match: str) -> list[list[str]]:
+    return [
+        [str(round_number), match, str(b.board), b.declarer, b.level,
+         _num(b.points[0]), _num(b.ns_levels[0]), _num(b.ew_levels[0]),
+         _num(b.points[1]), _num(b.ns_levels[1]), _num(b.ew_levels[1]),
+         _num(b.home_levels), _num(b.away_levels), str(b.home_running), str(b.away_running),
+         "1" if b.counted else "0"]
+        for b in data.scored.sheet(round_number, match)
+    ]
+
+
+# --- writers -------------------------------------------------------------------------------
+
+
+def _csv_bytes(head: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(head)
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def write_csv(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
+    files = {
+        "standings.csv": standings_table(data, lang),
+        "crosstable.csv": cross_table(data),
+        "matches.csv": matches_table(data, lang),
+        "boards.csv": (SHEET_HEAD, boards),
+    }
+    out = []
+    for name, (head, rows) in files.items():
+        path = folder / name
+        write_atomic(path, _csv_bytes(head, rows), replace=True)
+        out.append(path)
+    return out
+
+
+def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    first = book.active
+    assert first is not None
+    book.remove(first)
+    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
+    for title, (head, rows) in (
+        ("standings", standings_table(data, lang)),
+        ("crosstable", cross_table(data)),
+        ("matches", matches_table(data, lang)),
+        ("boards", (SHEET_HEAD, boards)),
+    ):
+        sheet = book.create_sheet(title)
+        sheet.append(list(head))
+        for row in rows:
+            sheet.append([int(v) if v.lstrip("-").isdigit() else v for v in row])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    path = folder / f"{data.event.slug}-results.xlsx"
+    write_atomic(path, buffer.getvalue(), replace=True)
+    return path
+
+
+def html_text(data: ReportData, lang: str) -> str:
+    import jinja2
+
+    from dealer.resources import templates_dir
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(["html"]),
+    )
+    names = {team.id: team.name for team in data.event.teams}
+    sheets = []
+    for s in data.scored.scores:
+        sheets.append({"score": s, "boards": data.scored.sheet(s.round, s.match),
+                       "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
+    return env.get_template("report_event.html").render(
+        t=LABELS[lang], lang=lang, event=data.event, generated=data.generated, sample=data.sample,
+        standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
+        chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
+        profile=data.event.profile,
+    )
+
+
+def write_reports(data: ReportData, folder: Path, formats: Sequence[str], lang: str = "zh") -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    html = html_text(data, lang) if {"html", "pdf"} & set(formats) else ""
+    if "html" in formats:
+        path = folder / f"{data.event.slug}-results.html"
+        write_atomic(path, html.encode("utf-8"), replace=True)
+        out.append(path)
+    if "pdf" in formats:
+        import weasyprint
+
+        from dealer.resources import templates_dir
+
+        pdf = weasyprint.HTML(string=html, base_url=str(templates_dir())).write_pdf()
+        path = folder / f"{data.event.slug}-results.pdf"
+        write_atomic(path, pdf, replace=True)
+        out.append(path)
+    if "csv" in formats:
+        out.extend(write_csv(data, folder, lang))
+    if "xlsx" in formats:
+        out.append(write_xlsx(data, folder, lang))
+    return out

@@ -1,0 +1,417 @@
+"""Scoring (计副制): traveller results → level points per side → match totals → standings.
+
+Pure domain code, no I/O. The whole event is scored in one vectorized pass (NumPy): every
+result row is placed in a grid ``[match, board, table]``; level points come from a lookup
+built once per distinct defenders' points value with :meth:`Profile.level_points`, so the
+profile stays the single source of the conversion.
+
+Rules applied (DESIGN §2, §8):
+
+* the declarer seat of a board is fixed by the schedule, so the declarer side (NS or EW) is
+  known; the profile credits level points to the declarer side or to the defenders;
+* table A: home sits E-W; table B: home sits N-S. A team's match total is its E-W level points at
+  A plus its N-S level points at B; the margin is home total − away total;
+* a board counts only when both tables have a result; incomplete boards are shown, not guessed;
+* a match with at least one counted board enters the standings (``complete`` says whether
+  every board counted); match points follow the profile (win / draw / loss);
+* standings sort by match points, then the profile's tie-break chain; teams still level
+  share a rank.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer.cards import side_of
+from dealer.event import Event, Match
+from dealer.profiles import Profile
+
+TABLES = ("A", "B")
+
+#: Tie-break keys this module knows (``profile.tie_breaks`` entries).
+TIE_BREAKS = (
+    "net_level_points",
+    "level_points_for",
+    "head_to_head",
+    "opponents_match_points",
+    "mixed_club",
+    "game_ratio",
+)
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class ScoringError(ValueError):
+    """The results cannot be scored against the event (e.g. a row for an unknown match)."""
+
+
+@dataclass(frozen=True)
+class BoardLine:
+    """One board of one match: both tables side by side."""
+
+    board: int
+    declarer: str
+    level: str
+    declarer_side: str  # "NS" or "EW"
+    points: tuple[int | None, int | None]  # defenders' points at A, B
+    ns_levels: tuple[int | None, int | None]  # level points of the N-S pair at A, B
+    ew_levels: tuple[int | None, int | None]
+    home_levels: int | None  # counted boards only
+    away_levels: int | None
+    home_running: int
+    away_running: int
+    counted: bool
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    round: int
+    match: str
+    home: str
+    away: str
+    set: int
+    home_levels: int
+    away_levels: int
+    boards_counted: int
+    boards_total: int
+    home_match_points: int
+    away_match_points: int
+
+    @property
+    def margin(self) -> int:
+        return self.home_levels - self.away_levels
+
+    @property
+    def complete(self) -> bool:
+        return self.boards_counted == self.boards_total
+
+    @property
+    def played(self) -> bool:
+        return self.boards_counted > 0
+
+    @property
+    def winner(self) -> str | None:
+        if not self.played or self.home_levels == self.away_levels:
+            return None
+        return self.home if self.home_levels > self.away_levels else self.away
+
+    def side(self, team: str) -> tuple[int, int, int]:
+        """(own level points, opponent's level points, own match points) of ``team``."""
+        if team == self.home:
+            return self.home_levels, self.away_levels, self.home_match_points
+        return self.away_levels, self.home_levels, self.away_match_points
+
+    def opponent(self, team: str) -> str:
+        return self.away if team == self.home else self.home
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    team: str
+    match_points: int
+    level_points_for: int
+    level_points_against: int
+    played: int
+    tie_values: Mapping[str, float] = field(default_factory=dict)
+    shared: bool = False  # rank shared with another team after the whole chain
+
+    @property
+    def net_level_points(self) -> int:
+        return self.level_points_for - self.level_points_against
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "team": self.team,
+            "match_points": self.match_points,
+            "level_points_for": self.level_points_for,
+            "level_points_against": self.level_points_against,
+            "net_level_points": self.net_level_points,
+            "played": self.played,
+        }
+
+
+@dataclass(frozen=True)
+class CrossCell:
+    """One meeting seen from ``team``: its level points, the opponent's, its match points."""
+
+    round: int
+    match: str
+    own: int
+    other: int
+    match_points: int
+    complete: bool
+
+
+@dataclass(frozen=True)
+class ResultColumns:
+    """Result rows as parallel sequences: round, match id, table ("A"/"B"), board, points."""
+
+    round: Sequence[int]
+    match: Sequence[str]
+    table: Sequence[str]
+    board: Sequence[int]
+    points: Sequence[int]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[int, str, str, int, int]]) -> ResultColumns:
+        materialized = list(rows)
+        if not materialized:
+            return cls((), (), (), (), ())
+        rounds, matches, tables, boards, points = zip(*materialized, strict=True)
+        return cls(rounds, matches, tables, boards, points)
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+
+def table_levels(profile: Profile, decks: int, declarer_seat: str, points: int) -> tuple[int, int]:
+    """Level points (N-S, E-W) of one table's result."""
+    result = profile.level_points(decks, points)
+    if side_of(declarer_seat) == "NS":
+        return result.declarer_levels, result.defenders_levels
+    return result.defenders_levels, result.declarer_levels
+
+
+class ScoredEvent:
+    """Every match of an event scored from its current results (see module docstring)."""
+
+    def __init__(self, event: Event, results: ResultColumns) -> None:
+        self.event = event
+        self.profile = event.profile
+        matches = event.matches()
+        self.matches: list[Match] = matches
+        self._index = {(m.round, m.id): i for i, m in enumerate(matches)}
+        n, boards = len(matches), event.boards_per_set
+        self.present: BoolArray = np.zeros((n, boards, 2), dtype=np.bool_)
+        self.points: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
+        self.ns_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
+        self.ew_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
+        if len(results):
+            self._fill(results)
+        self._score()
+
+    def _fill(self, results: ResultColumns) -> None:
+        index = self._index
+        try:
+            rows = np.fromiter(
+                (index[(r, m)] for r, m in zip(results.round, results.match, strict=True)),
+                dtype=np.int64, count=len(results),
+            )
+        except KeyError as error:
+            raise ScoringError(f"result for round/match {error.args[0]} not in the event") from None
+        tables = np.fromiter((t == "B" for t in results.table), dtype=np.bool_, count=len(results))
+        boards = np.asarray(results.board, dtype=np.int64) - 1
+        points = np.asarray(results.points, dtype=np.int64)
+        if boards.size and (boards.min() < 0 or boards.max() >= self.event.boards_per_set):
+            raise ScoringError("a result names a board outside the set")
+        column = tables.astype(np.int64)
+        self.present[rows, boards, column] = True
+        self.points[rows, boards, column] = points
+        declarer_lv, defenders_lv = self._level_lookup(points)
+        # Declarer side of each row's board.
+        sets = np.array([m.set for m in self.matches], dtype=np.int64)[rows]
+        ns_table = np.zeros((self.event.sets + 1, self.event.boards_per_set), dtype=np.bool_)
+        for (set_number, number), cond in self.event.schedule.items():
+            ns_table[set_number, number - 1] = side_of(cond.declarer) == "NS"
+        ns_decl = ns_table[sets, boards]
+        self.ns_levels[rows, boards, column] = np.where(ns_decl, declarer_lv, defenders_lv)
+        self.ew_levels[rows, boards, column] = np.where(ns_decl, defenders_lv, declarer_lv)
+
+    def _level_lookup(self, points: IntArray) -> tuple[IntArray, IntArray]:
+        values, inverse = np.unique(points, return_inverse=True)
+        declarer = np.empty(values.size, dtype=np.int64)
+        defenders = np.empty(values.size, dtype=np.int64)
+        for i, value in enumerate(values.tolist()):
+            result = self.profile.level_points(self.event.decks, int(value))
+            declarer[i], defenders[i] = result.declarer_levels, result.defenders_levels
+        return declarer[inverse], defenders[inverse]
+
+    def _score(self) -> None:
+        counted = self.present[:, :, 0] & self.present[:, :, 1]
+        self.counted: BoolArray = counted
+        # home: E-W at A, N-S at B; away: N-S at A, E-W at B.
+        home = self.ew_levels[:, :, 0] + self.ns_levels[:, :, 1]
+        away = self.ns_levels[:, :, 0] + self.ew_levels[:, :, 1]
+        self.home_board: IntArray = np.where(counted, home, 0)
+        self.away_board: IntArray = np.where(counted, away, 0)
+        home_total = self.home_board.sum(axis=1)
+        away_total = self.away_board.sum(axis=1)
+        n_counted = counted.sum(axis=1)
+        scores: list[MatchScore] = []
+        for i, m in enumerate(self.matches):
+            h, a, c = int(home_total[i]), int(away_total[i]), int(n_counted[i])
+            if c:
+                hmp, amp = self.profile.match_points_for(h, a), self.profile.match_points_for(a, h)
+            else:
+                hmp = amp = 0
+            scores.append(MatchScore(
+                m.round, m.id, m.home, m.away, m.set, h, a, c, self.event.boards_per_set, hmp, amp,
+            ))
+        self.scores = scores
+
+    # --- per match ---------------------------------------------------------------------
+
+    def score(self, round_number: int, match_id: str) -> MatchScore:
+        return self.scores[self._index[(round_number, match_id)]]
+
+    def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
+        """The board-by-board sheet of one match with home/away running totals."""
+        i = self._index[(round_number, match_id)]
+        match = self.matches[i]
+        lines: list[BoardLine] = []
+        home_running = away_running = 0
+        for b, cond in enumerate(self.event.set_boards(match.set)):
+            present = (bool(self.present[i, b, 0]), bool(self.present[i, b, 1]))
+
+            def cell(grid: IntArray, t: int, b: int = b, present: tuple[bool, bool] = present) -> int | None:
+                return int(grid[i, b, t]) if present[t] else None
+
+            counted = bool(self.counted[i, b])
+            home = int(self.home_board[i, b]) if counted else None
+            away = int(self.away_board[i, b]) if counted else None
+            home_running += home or 0
+            away_running += away or 0
+            lines.append(BoardLine(
+                board=cond.number,
+                declarer=cond.declarer,
+                level=cond.level,
+                declarer_side=side_of(cond.declarer),
+                points=(cell(self.points, 0), cell(self.points, 1)),
+                ns_levels=(cell(self.ns_levels, 0), cell(self.ns_levels, 1)),
+                ew_levels=(cell(self.ew_levels, 0), cell(self.ew_levels, 1)),
+                home_levels=home,
+                away_levels=away,
+                home_running=home_running,
+                away_running=away_running,
+                counted=counted,
+            ))
+        return lines
+
+    def missing(self, round_number: int | None = None) -> list[tuple[Match, list[tuple[int, str]]]]:
+        """Per match (of one round or all), the (board, table) pairs that have no result."""
+        out: list[tuple[Match, list[tuple[int, str]]]] = []
+        for i, m in enumerate(self.matches):
+            if round_number is not None and m.round != round_number:
+                continue
+            gaps = [
+                (b + 1, TABLES[t])
+                for b in range(self.event.boards_per_set)
+                for t in (0, 1)
+                if not self.present[i, b, t]
+            ]
+            out.append((m, gaps))
+        return out
+
+    # --- event ---------------------------------------------------------------------------
+
+    def played_scores(self) -> list[MatchScore]:
+        return [s for s in self.scores if s.played]
+
+    def cross_table(self) -> dict[tuple[str, str], list[CrossCell]]:
+        """(team, opponent) → the meetings, each seen from ``team``."""
+        cells: dict[tuple[str, str], list[CrossCell]] = defaultdict(list)
+        for s in self.played_scores():
+            for team in (s.home, s.away):
+                own, other, mp = s.side(team)
+                cells[(team, s.opponent(team))].append(
+                    CrossCell(s.round, s.match, own, other, mp, s.complete)
+                )
+        return dict(cells)
+
+    def standings(self) -> list[Standing]:
+        return standings(self.event, self.played_scores())
+
+
+# --- standings -----------------------------------------------------------------------------
+
+
+def standings(event: Event, scores: Sequence[MatchScore]) -> list[Standing]:
+    """Rank every team of the event: match points, then ``profile.tie_breaks`` in order."""
+    teams = [t.id for t in event.teams]
+    mp: dict[str, int] = dict.fromkeys(teams, 0)
+    lp_for: dict[str, int] = dict.fromkeys(teams, 0)
+    lp_against: dict[str, int] = dict.fromkeys(teams, 0)
+    played: dict[str, int] = dict.fromkeys(teams, 0)
+    opponents: dict[str, list[str]] = {t: [] for t in teams}
+    for s in scores:
+        for team in (s.home, s.away):
+            own, other, points = s.side(team)
+            mp[team] += points
+            lp_for[team] += own
+            lp_against[team] += other
+            played[team] += 1
+            opponents[team].append(s.opponent(team))
+    mixed = {t.id: t.mixed_club for t in event.teams}
+
+    def head_to_head(group: Sequence[str]) -> dict[str, float]:
+        members = set(group)
+        own: dict[str, float] = dict.fromkeys(group, 0.0)
+        for s in scores:
+            if s.home in members and s.away in members:
+                own[s.home] += s.home_match_points
+                own[s.away] += s.away_match_points
+        return own
+
+    def per_team(function: Callable[[str], float]) -> Callable[[Sequence[str]], dict[str, float]]:
+        return lambda group: {t: function(t) for t in group}
+
+    def ratio(t: str) -> float:
+        if lp_against[t] == 0:
+            return float("inf") if lp_for[t] else 0.0
+        return lp_for[t] / lp_against[t]
+
+    keys: dict[str, Callable[[Sequence[str]], dict[str, float]]] = {
+        "net_level_points": per_team(lambda t: lp_for[t] - lp_against[t]),
+        "level_points_for": per_team(lambda t: lp_for[t]),
+        "head_to_head": head_to_head,
+        "opponents_match_points": per_team(lambda t: sum(mp[o] for o in opponents[t])),
+        "mixed_club": per_team(lambda t: 0.0 if mixed[t] else 1.0),  # mixed-club teams after
+        "game_ratio": per_team(ratio),
+    }
+    chain = [k for k in event.profile.tie_breaks if k in keys]
+    tie_values: dict[str, dict[str, float]] = {t: {} for t in teams}
+
+    def order(group: list[str], depth: int) -> list[list[str]]:
+        """Split a group of teams level so far by the next keys of the chain."""
+        if len(group) == 1 or depth == len(chain):
+            return [sorted(group)]
+        name = chain[depth]
+        values = keys[name](group)
+        for t in group:
+            tie_values[t][name] = values[t]
+        buckets: dict[float, list[str]] = defaultdict(list)
+        for t in group:
+            buckets[values[t]].append(t)
+        out: list[list[str]] = []
+        for value in sorted(buckets, reverse=True):
+            out.extend(order(buckets[value], depth + 1))
+        return out
+
+    by_mp: dict[int, list[str]] = defaultdict(list)
+    for t in teams:
+        by_mp[mp[t]].append(t)
+    result: list[Standing] = []
+    position = 1
+    for points in sorted(by_mp, reverse=True):
+        for tied in order(by_mp[points], 0):
+            for t in tied:
+                result.append(Standing(
+                    position, t, mp[t], lp_for[t], lp_against[t], played[t],
+                    dict(tie_values[t]), len(tied) > 1,
+                ))
+            position += len(tied)
+    return result
+
+
+def score_event(event: Event, results: ResultColumns) -> ScoredEvent:
+    """Score every match of ``event`` from its current result rows."""
+    return ScoredEvent(event, results)

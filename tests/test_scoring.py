@@ -1,0 +1,134 @@
+"""Scoring: the hand-worked 16-board match through CSV import, incomplete boards, standings."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from test_results_support import (
+    AWAY_TOTAL,
+    EVENT_TOML,
+    HAND,
+    HEADER,
+    HOME_TOTAL,
+    MARGIN,
+    hand_rows,
+    run,
+    write_csv,
+    write_event,
+)
+
+from dealer.event import Event
+from dealer.files import load_event, load_event_text
+from dealer.report import build_report
+from dealer.resources import load_profile
+from dealer.scoring import MatchScore, ResultColumns, score_event, standings, table_levels
+
+
+def _import(tmp_path: Path, rows: list[list[object]]) -> Path:
+    event_path = write_event(tmp_path)
+    csv_path = write_csv(tmp_path / "travellers.csv", HEADER, rows)
+    result = run("results", "import", str(event_path), str(csv_path), "--boards-dir", str(tmp_path / "boards"))
+    assert result.exit_code == 0, result.output
+    return event_path
+
+
+def test_hand_worked_match_through_csv_import(tmp_path: Path) -> None:
+    event_path = _import(tmp_path, hand_rows())
+    event = load_event(event_path)
+    data = build_report(event, tmp_path / "boards")
+    sheet = data.scored.sheet(1, "1")
+    assert len(sheet) == 16
+    home_running = away_running = 0
+    for line in sheet:
+        a, b, a_lv, b_lv, home, away = HAND[line.board]
+        assert line.points == (a, b)
+        assert (line.ns_levels[0], line.ew_levels[0]) == a_lv, line.board
+        assert (line.ns_levels[1], line.ew_levels[1]) == b_lv, line.board
+        assert (line.home_levels, line.away_levels) == (home, away), line.board
+        home_running += home
+        away_running += away
+        assert (line.home_running, line.away_running) == (home_running, away_running)
+        assert line.counted
+    score = data.scored.score(1, "1")
+    assert (score.home_levels, score.away_levels, score.margin) == (HOME_TOTAL, AWAY_TOTAL, MARGIN)
+    assert score.complete and score.winner == "H"
+    assert (score.home_match_points, score.away_match_points) == (2, 0)
+
+    out = run("report", str(event_path), "--json", "--boards-dir", str(tmp_path / "boards"))
+    payload = json.loads(out.output)
+    match = next(m for m in payload["matches"] if m["match"] == "1")
+    assert match == {**match, "home": "H", "away": "V", "home_level_points": 33,
+                     "away_level_points": 27, "margin": 6, "complete": True}
+    first = payload["standings"][0]
+    assert first == {"rank": 1, "team": "H", "match_points": 2, "level_points_for": 33,
+                     "level_points_against": 27, "net_level_points": 6, "played": 1}
+
+
+def test_board_counts_only_when_both_tables_have_it(tmp_path: Path) -> None:
+    rows = [r for r in hand_rows() if not (r[3] == 16 and r[2] == "B")]
+    event_path = _import(tmp_path, rows)
+    data = build_report(load_event(event_path), tmp_path / "boards")
+    score = data.scored.score(1, "1")
+    assert (score.home_levels, score.away_levels) == (HOME_TOTAL - 3, AWAY_TOTAL - 1)
+    assert score.boards_counted == 15 and not score.complete
+    last = data.scored.sheet(1, "1")[-1]
+    assert last.points == (125, None) and not last.counted and last.home_levels is None
+
+
+def test_table_levels_credit_the_right_side() -> None:
+    event = load_event_text(EVENT_TOML, "hand")
+    assert table_levels(event.profile, 2, "N", 0) == (3, 0)
+    assert table_levels(event.profile, 2, "E", 0) == (0, 3)
+    assert table_levels(event.profile, 2, "E", 160) == (2, 0)
+    assert table_levels(event.profile, 2, "S", 100) == (0, 0)
+
+
+def _event(tie_breaks: list[str], mixed: tuple[str, ...] = ()) -> Event:
+    event = load_event_text(EVENT_TOML, "hand")
+    profile = dataclasses.replace(load_profile("official-2002"), tie_breaks=tuple(tie_breaks))
+    teams = tuple(dataclasses.replace(t, mixed_club=t.id in mixed) for t in event.teams)
+    return dataclasses.replace(event, profile=profile, teams=teams)
+
+
+def _score(rnd: int, home: str, away: str, h: int, a: int) -> MatchScore:
+    mp = {True: 2, False: 0}
+    return MatchScore(rnd, "1", home, away, 1, h, a, 16, 16,
+                      mp[h > a] if h != a else 1, mp[a > h] if h != a else 1)
+
+
+def test_standings_tie_break_chain() -> None:
+    # H and V both win once and lose once with the same net level points; X beat Y.
+    scores = [
+        _score(1, "H", "V", 30, 20),   # H beats V
+        _score(2, "V", "X", 40, 30),   # V beats X
+        _score(3, "X", "H", 30, 20),   # X beats H
+        _score(4, "Y", "H", 10, 30),   # H beats Y
+        _score(5, "Y", "V", 10, 30),   # V beats Y
+        _score(6, "X", "Y", 30, 10),   # X beats Y
+    ]
+    # MP: H 4, V 4, X 4, Y 0; net +20 each; level points for: H 80, V 90, X 90.
+    event = _event(["net_level_points", "level_points_for", "head_to_head"])
+    table = standings(event, scores)
+    assert [s.team for s in table] == ["V", "X", "H", "Y"]
+    # V and X are still level after level points for; head-to-head: V beat X.
+    assert table[0].tie_values["head_to_head"] == 2 and table[1].tie_values["head_to_head"] == 0
+    assert [s.rank for s in table] == [1, 2, 3, 4]
+
+    event = _event(["mixed_club", "net_level_points"], mixed=("V",))
+    table = standings(event, scores)
+    assert [s.team for s in table][:3] == ["H", "X", "V"]  # mixed-club V placed after
+    assert table[0].shared and table[0].rank == table[1].rank == 1 and table[2].rank == 3
+
+    event = _event(["opponents_match_points", "game_ratio"])
+    table = standings(event, scores)
+    assert {s.team: s.tie_values["opponents_match_points"] for s in table[:3]} == {"H": 8, "V": 8, "X": 8}
+    assert [s.team for s in table][:3] == ["H", "V", "X"]  # game ratio 80/60 > 90/70 = 90/70, then id
+
+
+def test_empty_results_score_to_nothing(tmp_path: Path) -> None:
+    event = load_event(write_event(tmp_path))
+    scored = score_event(event, ResultColumns.from_rows([]))
+    assert all(not s.played for s in scored.scores)
+    assert [s.played for s in scored.standings()] == [0, 0, 0, 0]
