@@ -29,6 +29,7 @@ BUSY_TIMEOUT_S = 60.0
 #: Test hook: when set to a path, an import writes that file after inserting its rows and then
 #: waits before committing (the kill test stops the process there).
 PAUSE_ENV = "SHENGJI_DEALER_TEST_PAUSE_BEFORE_COMMIT"
+PAUSE_SECONDS_ENV = "SHENGJI_DEALER_TEST_PAUSE_SECONDS"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: imports, results (append-only, corrections by supersession), event identity.
@@ -275,7 +276,7 @@ def _pause_hook() -> None:
     marker = os.environ.get(PAUSE_ENV)
     if marker:
         Path(marker).write_text(str(os.getpid()), encoding="ascii")
-        time.sleep(600)
+        time.sleep(float(os.environ.get(PAUSE_SECONDS_ENV, "600")))
 
 
 def insert_batch(

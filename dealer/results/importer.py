@@ -83,12 +83,12 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        parts = [self.source]
+        parts = []
         if self.row is not None:
             parts.append(f"row {self.row}")
         if self.column is not None:
             parts.append(f"column {self.column}")
-        where = ", ".join(parts)
+        where = ": ".join([self.source, ", ".join(parts)]) if parts else self.source
         value = f" value {self.value!r}:" if self.value is not None else ""
         return f"{where}:{value} {self.message}"
 

@@ -127,17 +127,20 @@ def correct_result(
 class MissingReport:
     match: Match
     gaps: list[tuple[int, str]]  # (board, table)
+    match_boards: int
 
     def text(self) -> str:
         head = f"round {self.match.round} match {self.match.id} ({self.match.home} v {self.match.away})"
         if not self.gaps:
             return f"{head}: complete"
-        by_board: dict[int, list[str]] = {}
-        for board, table in self.gaps:
-            by_board.setdefault(board, []).append(table)
-        parts = [f"{b}{'' if len(t) == 2 else t[0]}" for b, t in sorted(by_board.items())]
-        return f"{head}: {len(self.gaps)} missing: boards " + " ".join(
-            p if not p.isdigit() else f"{p}(A+B)" for p in parts)
+        boards = self.match_boards
+        a = [b for b, t in self.gaps if t == "A"]
+        b = [b for b, t in self.gaps if t == "B"]
+        if len(a) == len(b) == boards:
+            detail = "all boards at both tables"
+        else:
+            detail = "; ".join(f"table {t} boards {' '.join(map(str, bs))}" for t, bs in (("A", a), ("B", b)) if bs)
+        return f"{head}: {len(self.gaps)} missing: {detail}"
 
 
 def missing(conn: sqlite3.Connection, event: Event, round_number: int | None = None) -> list[MissingReport]:
@@ -146,4 +149,4 @@ def missing(conn: sqlite3.Connection, event: Event, round_number: int | None = N
     if round_number is not None and event.round(round_number) is None:
         raise FileProblem(f"--round: round {round_number} is not in the event")
     scored = score_event(event, ResultColumns.from_rows(scoring_rows(conn)))
-    return [MissingReport(m, gaps) for m, gaps in scored.missing(round_number)]
+    return [MissingReport(m, gaps, event.boards_per_set) for m, gaps in scored.missing(round_number)]

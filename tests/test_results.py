@@ -1,0 +1,224 @@
+"""Results database and import: every validation class, re-import, encodings, corrections."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
+
+from dealer.files import load_event
+from dealer.qr import score_sheet_payload, traveller_payload
+from dealer.report import build_report
+from dealer.results.db import SCHEMA_VERSION, history
+from dealer.results.manage import open_results
+
+FULL_HEADER = [*HEADER, "trump", "declarer", "level", "ns_team", "ew_team", "note", "entered_by"]
+GOOD = [1, "1", "A", 1, 30, "S", "N", "2", "V", "H", "", "lee"]  # board 1: N declares, level 2
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Path:
+    """The hand event with round 1 match 1 table A boards 1-4 already stored."""
+    event_path = write_event(tmp_path)
+    seed = write_csv(tmp_path / "seed.csv", HEADER, [r for r in hand_rows() if r[2] == "A" and r[3] <= 4])
+    result = run("results", "import", str(event_path), str(seed), "--boards-dir", str(tmp_path / "boards"))
+    assert result.exit_code == 0, result.output
+    return event_path
+
+
+def _import(tmp_path: Path, event_path: Path, *files: Path):  # type: ignore[no-untyped-def]
+    return run("results", "import", str(event_path), *map(str, files), "--boards-dir", str(tmp_path / "boards"))
+
+
+# (what is wrong, the row after GOOD, the column letter and header, the value, expected text)
+CASES = [
+    ("points not a multiple of 5", [1, "1", "B", 1, 37, "", "", "", "", "", "", ""],
+     'E "defenders_points"', "'37'", "multiple of 5"),
+    ("implausible points", [1, "1", "B", 1, 905, "", "", "", "", "", "", ""],
+     'E "defenders_points"', "'905'", "expected -200 to 400"),
+    ("board not in the set", [1, "1", "B", 17, 30, "", "", "", "", "", "", ""],
+     'D "board"', "'17'", "expected 1 to 16"),
+    ("table not A/B", [1, "1", "C", 2, 30, "", "", "", "", "", "", ""],
+     'C "table"', "'C'", "table must be A or B"),
+    ("match not in the round", [1, "9", "B", 2, 30, "", "", "", "", "", "", ""],
+     'B "match"', "'9'", "not in round 1 (matches: 1, 2)"),
+    ("round not in the event", [4, "1", "B", 2, 30, "", "", "", "", "", "", ""],
+     'A "round"', "'4'", "round 4 is not in the event (rounds: 1)"),
+    ("declarer differs from the schedule", [1, "1", "B", 2, 30, "", "N", "", "", "", "", ""],
+     'G "declarer"', "'N'", "the schedule has declarer E for set 1 board 2"),
+    ("level differs from the schedule", [1, "1", "B", 2, 30, "", "", "K", "", "", "", ""],
+     'H "level"', "'K'", "the schedule has level 3 for set 1 board 2"),
+    ("seating disagrees with home/away", [1, "1", "B", 2, 30, "", "", "", "V", "H", "", ""],
+     'I "ns_team"', "'V'", "at table B of round 1 match 1 N-S is H (the home team"),
+    ("unknown trump", [1, "1", "B", 2, 30, "X", "", "", "", "", "", ""],
+     'F "trump"', "'X'", "expected S H C D NT"),
+    ("not a number", [1, "1", "B", "two", 30, "", "", "", "", "", "", ""],
+     'D "board"', "'two'", "expected the board number as a whole number"),
+]
+
+
+@pytest.mark.parametrize(("what", "bad", "column", "value", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_validation_class_rejects_the_whole_file(
+    tmp_path: Path, seeded: Path, what: str, bad: list[object], column: str, value: str, expected: str
+) -> None:
+    before = db_state(tmp_path)
+    path = write_csv(tmp_path / "slips.csv", FULL_HEADER, [GOOD, bad])
+    result = _import(tmp_path, seeded, path)
+    assert result.exit_code == 2, what
+    message = result.output
+    assert f"{path}: row 3, column {column}: value {value}:" in message, message
+    assert expected in message, message
+    assert "rejected, nothing imported (1 of 2 row(s) with problems" in message
+    assert db_state(tmp_path) == before  # the good row did not go in either
+
+
+def test_duplicate_rows_in_file_and_against_database(tmp_path: Path, seeded: Path) -> None:
+    before = db_state(tmp_path)
+    twice = write_csv(tmp_path / "twice.csv", HEADER, [[1, "1", "B", 5, 30], [1, "1", "B", 5, 35]])
+    result = _import(tmp_path, seeded, twice)
+    assert result.exit_code == 2
+    assert f"{twice}: row 3: duplicate row: round 1 match 1 table B board 5 is already in row 2" in result.output
+    # Board 1 at A is stored with 0 points; a different value is a duplicate, not an overwrite.
+    clash = write_csv(tmp_path / "clash.csv", HEADER, [[1, "1", "B", 6, 30], [1, "1", "A", 1, 10]])
+    result = _import(tmp_path, seeded, clash)
+    assert result.exit_code == 2
+    assert (f"{clash}: row 3: duplicate: round 1 match 1 table A board 1 already has 0 points"
+            in result.output)
+    assert "dealer results correct" in result.output
+    assert db_state(tmp_path) == before
+
+
+def test_header_problems(tmp_path: Path, seeded: Path) -> None:
+    before = db_state(tmp_path)
+    header = ["round", "match", "table", "board", "defender_points"]
+    path = write_csv(tmp_path / "h.csv", header, [[1, "1", "B", 5, 30]])
+    result = _import(tmp_path, seeded, path)
+    assert result.exit_code == 2
+    assert f'{path}: row 1, column E "defender_points": unknown column name' in result.output
+    assert "required column defenders_points (防守方得分) is missing" in result.output
+    assert db_state(tmp_path) == before
+
+
+def test_reimport_is_a_no_op_that_says_so(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    path = write_csv(tmp_path / "all.csv", HEADER, hand_rows())
+    assert _import(tmp_path, event_path, path).exit_code == 0
+    before = db_state(tmp_path)
+    result = _import(tmp_path, event_path, path)
+    assert result.exit_code == 0
+    assert "nothing changed: all 32 row(s) are already recorded" in result.output
+    assert db_state(tmp_path) == before
+    # A longer file with the same rows adds only the new ones.
+    more = write_csv(tmp_path / "more.csv", HEADER, [*hand_rows(), [1, "2", "A", 1, 50]])
+    result = _import(tmp_path, event_path, more)
+    assert "imported 1 row(s), 32 already recorded (skipped)" in result.output
+
+
+def test_gbk_chinese_headers_and_xlsx_import_the_same_rows(tmp_path: Path) -> None:
+    import pandas as pd
+
+    rows = [[r[0], r[1], r[2], r[3], r[4], "无主" if r[3] % 2 else "黑桃", "", "", "", "", "样例", "张伟"]
+            for r in hand_rows()]
+    zh_header = ["轮次", "场次", "桌", "牌号", "防守方得分", "将牌", "庄家", "级数", "南北", "东西", "备注", "记分员"]
+    variants = {
+        "utf8": write_csv(tmp_path / "utf8.csv", FULL_HEADER, rows),
+        "utf8-bom": write_csv(tmp_path / "bom.csv", FULL_HEADER, rows, encoding="utf-8-sig"),
+        "gbk": write_csv(tmp_path / "gbk.csv", zh_header, rows, encoding="gbk"),
+    }
+    xlsx = tmp_path / "slips.xlsx"
+    pd.DataFrame(rows, columns=zh_header).to_excel(xlsx, index=False, engine="openpyxl")
+    variants["xlsx"] = xlsx
+    assert "无主".encode("gbk") in variants["gbk"].read_bytes()
+
+    stored = {}
+    for name, path in variants.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        event_path = write_event(folder)
+        result = _import(folder, event_path, path)
+        assert result.exit_code == 0, (name, result.output)
+        conn = sqlite3.connect(db_path(folder))
+        stored[name] = conn.execute(
+            "SELECT round, match, tbl, board, defenders_points, trump, note, entered_by FROM results"
+            " ORDER BY round, match, tbl, board").fetchall()
+        conn.close()
+    assert len(stored["utf8"]) == 32
+    assert stored["utf8"][0][5:] == ("NT", "样例", "张伟")
+    assert stored["utf8"] == stored["utf8-bom"] == stored["gbk"] == stored["xlsx"]
+
+
+def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    boards = str(tmp_path / "boards")
+    path = write_csv(tmp_path / "all.csv", HEADER, hand_rows())
+    assert _import(tmp_path, event_path, path).exit_code == 0
+    event = load_event(event_path)
+    assert build_report(event, boards).scored.score(1, "1").home_levels == 33
+
+    # Entering board 1 at table A again with another value is refused.
+    result = run("results", "add", str(event_path), "--qr", traveller_payload("hand", 1, "1", 1),
+                 "--table", "A", "--points", "160", "--boards-dir", boards)
+    assert result.exit_code == 2 and "already has 0 points" in result.output
+    # A correction: board 1 at A was 160, not 0 (defenders N-S... the declarer N-S side fails).
+    result = run("results", "correct", str(event_path), "--round", "1", "--match", "1", "--table", "A",
+                 "--board", "1", "--points", "160", "--reason", "slip misread", "--by", "王芳",
+                 "--boards-dir", boards)
+    assert result.exit_code == 0, result.output
+    assert "0 points → 160 points" in result.output
+    score = build_report(event, boards).scored.score(1, "1")
+    # Board 1: A 160 → defenders E-W (home) +2; B 80 上台. Home 33 + 2, away 27 - 3.
+    assert (score.home_levels, score.away_levels) == (35, 24)
+
+    hist = run("results", "history", str(event_path), "--round", "1", "--match", "1", "--table", "A",
+               "--board", "1", "--boards-dir", boards)
+    lines = hist.output.strip().splitlines()
+    assert len(lines) == 2
+    assert "[superseded]" in lines[0] and "   0" in lines[0]
+    assert "[current]" in lines[1] and "160" in lines[1] and "reason: slip misread" in lines[1]
+    assert "by 王芳" in lines[1]
+    conn = open_results(event, boards)
+    rows = history(conn, 1, "1", "A", 1)
+    assert [r.defenders_points for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("UPDATE results SET defenders_points = 5")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM results")
+    conn.close()
+
+    # Adding through a score-sheet QR (table from the payload) to match 2.
+    result = run("results", "add", str(event_path), "--qr", score_sheet_payload("hand", 1, "2", "B"),
+                 "--board", "3", "--points", "45", "--trump", "红桃", "--boards-dir", boards)
+    assert result.exit_code == 0 and "added round 1 match 2 table B board 3" in result.output
+    result = run("results", "add", str(event_path), "--qr", score_sheet_payload("other", 1, "2", "B"),
+                 "--board", "3", "--points", "45", "--boards-dir", boards)
+    assert result.exit_code == 2 and "belongs to event 'other'" in result.output
+    # Withdraw, then correct again.
+    result = run("results", "correct", str(event_path), "--round", "1", "--match", "2", "--table", "B",
+                 "--board", "3", "--withdraw", "--reason", "wrong match", "--boards-dir", boards)
+    assert result.exit_code == 0 and "→ withdrawn" in result.output
+    result = run("results", "correct", str(event_path), "--round", "1", "--match", "2", "--table", "B",
+                 "--board", "9", "--points", "45", "--reason", "x", "--boards-dir", boards)
+    assert result.exit_code == 2 and "has no result to correct" in result.output
+
+
+def test_missing_lists_boards_and_tables_per_match(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    rows = [r for r in hand_rows() if not (r[3] in (3, 4) and r[2] == "B")]
+    assert _import(tmp_path, event_path, write_csv(tmp_path / "a.csv", HEADER, rows)).exit_code == 0
+    result = run("results", "missing", str(event_path), "--round", "1", "--boards-dir", str(tmp_path / "boards"))
+    assert "round 1 match 1 (H v V): 2 missing: table B boards 3 4" in result.output
+    assert "round 1 match 2 (X v Y): 32 missing: all boards at both tables" in result.output
+
+
+def test_schema_version_and_newer_database_refused(tmp_path: Path) -> None:
+    event = load_event(write_event(tmp_path))
+    conn = open_results(event, tmp_path / "boards")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    result = run("results", "missing", str(write_event(tmp_path)), "--boards-dir", str(tmp_path / "boards"))
+    assert result.exit_code == 2 and "newer than this program" in result.output
