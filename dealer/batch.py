@@ -1,68 +1,69 @@
 """The batch dealing path: many boards at once with NumPy, giving the very same boards as
-:func:`dealer.deal.deal_board` (tests check this board for board).
+:func:`dealer.deal.shuffle_positions` (tests check this board for board).
 
-Used for fairness audits and statistics. Per board only the seed and the SHAKE-256 stream are
-computed in Python; the Fisher–Yates steps run across all boards together. A board whose
-stream needs more words than were drawn ahead (rejections are rare: below 108 / 2**32 per
-draw) is redone by the single-board path.
+Used for fairness audits and statistics. Per board only the keyed SHAKE-256 stream is computed in
+Python (one hash call); every index draw and every Fisher–Yates swap runs across a chunk of boards
+at once. A draw is rejected (docs/dealing.md §4) with probability below 108·107 / 2**32, so the
+vectorized steps assume none and the rare board that had one is redone by the single-board path.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
-from dealer.deal import STREAM_TAG, WORD_LIMIT, board_message, shuffle_positions
+from dealer.deal import WORD_LIMIT, board_input_parts, draw_bounds, shuffle_positions
 
-#: Words drawn ahead per board beyond the size - 1 that a shuffle needs without rejections.
-SPARE_WORDS = 8
+#: Boards shuffled together: small enough for the working arrays to stay in the CPU cache.
+CHUNK = 4096
+
+
+def _shuffle_chunk(inputs: list[bytes], size: int) -> npt.NDArray[np.int16]:
+    count = len(inputs)
+    pairs = draw_bounds(size)
+    shake = hashlib.shake_256
+    raw = b"".join([shake(material).digest(4 * len(pairs)) for material in inputs])
+    # words[k, b]: the k-th word of board b's stream, drawn below the product of pairs[k].
+    words = np.ascontiguousarray(np.frombuffer(raw, dtype=">u4").reshape(count, len(pairs)).T)
+    words = words.astype(np.uint32)
+    products = np.array([np.prod(p) for p in pairs], dtype=np.uint64)[:, np.newaxis]
+    had_rejection = (words >= WORD_LIMIT - WORD_LIMIT % products).any(axis=0)
+    draws = words % products.astype(np.uint32)
+    columns = np.arange(count, dtype=np.intp)
+    order = np.repeat(np.arange(size, dtype=np.int16), count).reshape(size, count)
+    flat = order.reshape(-1)  # flat index of order[j, b] is j * count + b
+    i = size - 1
+    for k, pair in enumerate(pairs):
+        remaining = draws[k]
+        for bound in pair:
+            picked = (remaining % bound).astype(np.intp) * count + columns
+            remaining = remaining // bound
+            held = flat[picked]
+            flat[picked] = order[i]
+            order[i] = held
+            i -= 1
+    result = np.ascontiguousarray(order.T)
+    for row in np.flatnonzero(had_rejection):
+        result[row] = shuffle_positions(inputs[row], size)
+    return result
 
 
 def shuffle_many(
     key: bytes,
     event_id: str,
     set_number: int,
-    boards: Sequence[int],
+    boards: Iterable[int],
     size: int,
     public_value: str | None = None,
 ) -> npt.NDArray[np.int16]:
     """Shuffled pack orders for many boards of one set: an array (len(boards), size)."""
-    count = len(boards)
-    needed = size - 1 + SPARE_WORDS
-    raw = bytearray()
-    seeds: list[bytes] = []
-    for board in boards:
-        seed = hmac.new(key, board_message(event_id, set_number, board, public_value),
-                        "sha256").digest()
-        seeds.append(seed)
-        raw += hashlib.shake_256(STREAM_TAG + seed).digest(4 * needed)
-    words = np.frombuffer(bytes(raw), dtype=">u4").reshape(count, needed).astype(np.uint64)
-    order = np.tile(np.arange(size, dtype=np.int16), (count, 1))
-    pointer = np.zeros(count, dtype=np.intp)
-    rows = np.arange(count)
-    overflow = np.zeros(count, dtype=bool)
-    for i in range(size - 1, 0, -1):
-        bound = i + 1
-        limit = WORD_LIMIT - WORD_LIMIT % bound
-        word = words[rows, pointer]
-        rejected = word >= limit
-        while rejected.any():
-            pointer[rejected] += 1
-            overflow |= pointer >= needed
-            np.minimum(pointer, needed - 1, out=pointer)
-            word = words[rows, pointer]
-            rejected = (word >= limit) & ~overflow
-        j = (word % bound).astype(np.intp)
-        pointer += 1
-        overflow |= pointer >= needed
-        np.minimum(pointer, needed - 1, out=pointer)
-        held = order[rows, j]
-        order[rows, j] = order[:, i]
-        order[:, i] = held
-    for row in np.flatnonzero(overflow):
-        order[row] = shuffle_positions(seeds[row], size)
-    return order
+    head, tail = board_input_parts(key, event_id, set_number, public_value)
+    inputs = [head + board.to_bytes(4, "big") + tail for board in boards]
+    if not inputs:
+        return np.zeros((0, size), dtype=np.int16)
+    return np.concatenate(
+        [_shuffle_chunk(inputs[start : start + CHUNK], size) for start in range(0, len(inputs), CHUNK)]
+    )

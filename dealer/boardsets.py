@@ -235,6 +235,16 @@ def read_commitment(event: Event, root: str | Path = "boards") -> str | None:
     return str(read_json(path, "commitment")["commitment"]) if path.exists() else None
 
 
+def _same_board(entry: Mapping[str, Any], expected: Mapping[str, Any], set_number: int, decks: int) -> bool:
+    """Same conditions, same deal code, and hands that are exactly the expected multisets."""
+    if any(entry.get(k) != expected[k] for k in ("declarer", "level", "deal_code")):
+        return False
+    try:
+        return bool(board_from_dict(entry, set_number, decks).deal.code == expected["deal_code"])
+    except (KeyError, ValueError, TypeError):
+        return False  # not even a pack: certainly not the dealt board
+
+
 @dataclass
 class VerifyReport:
     commitment_ok: bool
@@ -282,7 +292,7 @@ def verify_boardset(
             key, BoardSpec(str(plan["event"]), set_number, number, declarer, level, public_value),
             layout,
         ).as_dict()
-        if {k: entry.get(k) for k in expected} != expected:
+        if not _same_board(entry, expected, set_number, layout.decks):
             differing.append(number)
     for (s, n) in conditions:
         if s == set_number and n not in seen:

@@ -3,11 +3,11 @@
 Pure domain code. Every board is derived on its own from (key, event id, set, board number,
 public value, algorithm version):
 
-1. ``seed = HMAC-SHA256(key, message)`` with the message of :func:`board_message`;
-2. a stream of 32-bit big-endian words from ``SHAKE-256(STREAM_TAG || seed)``;
-3. a Fisher–Yates shuffle of the sorted pack whose index draws are unbiased by rejection
+1. a stream of 32-bit big-endian words from ``SHAKE-256(STREAM_TAG || key || message)`` with the
+   message of :func:`board_message` (the key is 32 bytes, so the input is unambiguous);
+2. a Fisher–Yates shuffle of the sorted pack whose index draws are unbiased by rejection
    sampling (no modulo bias, no ``random`` module);
-4. the shuffled pack is cut into the N, E, S, W hands and the kitty; in the duplicate format
+3. the shuffled pack is cut into the N, E, S, W hands and the kitty; in the duplicate format
    (计副制) the kitty goes into the declarer's hand.
 
 :mod:`dealer.batch` computes the very same boards many at a time.
@@ -16,18 +16,17 @@ public value, algorithm version):
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 from dealer.cards import SEATS, Card, Deal, Pack
 
 ALGORITHM = "shengji-deal-v1"
 KEY_BYTES = 32
-BOARD_TAG = b"shengji-dealer/board/v1\x00"
 STREAM_TAG = b"shengji-dealer/stream/v1\x00"
 COMMIT_TAG = b"shengji-dealer/commitment/v1\x00"
 KEY_ID_TAG = b"shengji-dealer/key-id/v1\x00"
@@ -59,29 +58,41 @@ def _field(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
-def board_message(event_id: str, set_number: int, board: int, public_value: str | None) -> bytes:
-    """The HMAC message naming one board (length-prefixed fields, see docs/dealing.md)."""
-    return (
-        BOARD_TAG
+def board_input_parts(
+    key: bytes, event_id: str, set_number: int, public_value: str | None
+) -> tuple[bytes, bytes]:
+    """The parts of :func:`board_input` before and after the board number."""
+    if len(key) != KEY_BYTES:
+        raise KeyFormatError(f"a key is {KEY_BYTES} bytes")
+    head = (
+        STREAM_TAG
+        + key
         + _field(ALGORITHM.encode("utf-8"))
         + _field(event_id.encode("utf-8"))
         + set_number.to_bytes(4, "big")
-        + board.to_bytes(4, "big")
-        + _field((public_value or "").encode("utf-8"))
     )
+    return head, _field((public_value or "").encode("utf-8"))
 
 
-def board_seed(
+def board_input(
     key: bytes, event_id: str, set_number: int, board: int, public_value: str | None = None
 ) -> bytes:
-    return hmac.new(key, board_message(event_id, set_number, board, public_value), "sha256").digest()
+    """The SHAKE-256 input of one board (docs/dealing.md §2):
+    ``STREAM_TAG || key || str(algorithm) || str(event) || u32(set) || u32(board) || str(public)``.
+
+    Keccak has no length-extension weakness, so a fixed-length secret key in front of the
+    message makes SHAKE-256 a pseudorandom function (the keyed sponge that KMAC standardizes);
+    one hash call per board keeps the batch path fast.
+    """
+    head, tail = board_input_parts(key, event_id, set_number, public_value)
+    return head + board.to_bytes(4, "big") + tail
 
 
 class WordStream:
-    """The 32-bit words of ``SHAKE-256(STREAM_TAG || seed)``, read in order."""
+    """The 32-bit big-endian words of ``SHAKE-256(material)``, read in order."""
 
-    def __init__(self, seed: bytes, expected_words: int = 128) -> None:
-        self._xof = hashlib.shake_256(STREAM_TAG + seed)
+    def __init__(self, material: bytes, expected_words: int = 128) -> None:
+        self._xof = hashlib.shake_256(material)
         self._buffer = self._xof.digest(4 * expected_words)
         self._position = 0
 
@@ -102,13 +113,34 @@ class WordStream:
                 return word % bound
 
 
-def shuffle_positions(seed: bytes, size: int) -> list[int]:
-    """The shuffled order of pack positions ``0 … size-1`` (Fisher–Yates, from the top)."""
-    stream = WordStream(seed, size + 16)
+def draw_bounds(size: int) -> list[tuple[int, ...]]:
+    """The bounds of the shuffle's draws, two Fisher–Yates steps per draw (docs/dealing.md §5).
+
+    Steps ``i = size-1 … 1`` need uniform indexes below ``i + 1``; consecutive steps are paired,
+    ``(size, size-1), (size-2, size-3), …``, with a single last step when their number is odd.
+    """
+    bounds = list(range(size, 1, -1))
+    return [tuple(bounds[k : k + 2]) for k in range(0, len(bounds), 2)]
+
+
+def shuffle_positions(material: bytes, size: int) -> list[int]:
+    """The shuffled order of pack positions ``0 … size-1`` (Fisher–Yates, from the top), drawn
+    from the stream of ``material`` (:func:`board_input`).
+
+    One word serves two steps: a uniform ``r`` below ``a·b`` gives ``r mod a`` (uniform below
+    ``a``) and ``r div a`` (uniform below ``b``, independent of the first).
+    """
+    pairs = draw_bounds(size)
+    stream = WordStream(material, len(pairs) + 8)
     order = list(range(size))
-    for i in range(size - 1, 0, -1):
-        j = stream.below(i + 1)
-        order[i], order[j] = order[j], order[i]
+    i = size - 1
+    for pair in pairs:
+        r = stream.below(prod(pair))
+        for bound in pair:
+            j = r % bound
+            r //= bound
+            order[i], order[j] = order[j], order[i]
+            i -= 1
     return order
 
 
@@ -176,8 +208,8 @@ class Board:
 
 def deal_board(key: bytes, spec: BoardSpec, layout: Layout) -> Board:
     """Deal one board on its own."""
-    seed = board_seed(key, spec.event_id, spec.set_number, spec.number, spec.public_value)
-    order = shuffle_positions(seed, 54 * layout.decks)
+    material = board_input(key, spec.event_id, spec.set_number, spec.number, spec.public_value)
+    order = shuffle_positions(material, 54 * layout.decks)
     return Board(spec.set_number, spec.number, spec.declarer, spec.level,
                  deal_from_order(order, layout, spec.declarer))
 

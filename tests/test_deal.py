@@ -1,0 +1,304 @@
+"""Dealing: known-answer vectors of docs/dealing.md, reproducibility, board files, verify, secrecy."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections import Counter
+from math import prod
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dealer.batch import shuffle_many
+from dealer.boardsets import boardset_document, deal_event, load_boards
+from dealer.cards import SEATS, Pack
+from dealer.cli import main
+from dealer.deal import (
+    WORD_LIMIT,
+    BoardSpec,
+    Layout,
+    WordStream,
+    board_input,
+    commitment,
+    deal_board,
+    draw_bounds,
+    key_id,
+    shuffle_positions,
+)
+from dealer.event import Event
+from dealer.files import FileProblem, boardset_path, read_key
+
+KAT_KEY = bytes(range(32))
+
+# (set, board, public value, decks, hand, kitty, kitty in hand, declarer, words, order[:10], code)
+VECTORS = [
+    (1, 1, None, 2, 25, 8, True, "N", [0x2F6E5743, 0x1CAAB349, 0x90AA5139],
+     [14, 24, 45, 102, 1, 6, 27, 103, 26, 89], "2HMNZSGE5TPMPQUGVXNJTCCMTVDNLLAJZCGYZDAFZAG5JQ"),
+    (1, 2, None, 2, 25, 8, True, "E", [0x01B2B4D1, 0xF00EC31D, 0x748B5EFF],
+     [98, 62, 107, 3, 76, 65, 61, 2, 10, 44], "2HNMARPIBWEFNQVNVWNMLHPN3BWETRENPXNJZACX77OFIA"),
+    (2, 1, None, 2, 25, 8, True, "N", [0xCD66A7DA, 0x4F9CFE90, 0x373BE931],
+     [52, 104, 86, 19, 37, 1, 9, 69, 61, 67], "2HUA3TDIPRPJJ3EO5TC622EITHO4AXGYI3O6RDAWZCAADQ"),
+    (1, 1, "12345", 2, 25, 8, True, "N", [0xDE80E5BD, 0xAA710630, 0x0EA0D6C6],
+     [22, 33, 96, 0, 1, 31, 88, 76, 5, 15], "2HGJTWGJTLFMYRGIVTG4DDOZRBGMZQEZLREEFXGVZKMG7Q"),
+    (1, 1, None, 1, 12, 6, False, "N", [0x2F6E5743, 0x1CAAB349, 0x90AA5139],
+     [2, 45, 38, 8, 14, 3, 20, 0, 22, 47], "1KAG2LWT7YNKPD2BM4WG6VE5GSBA"),
+]
+
+
+@pytest.mark.parametrize("vector", VECTORS)
+def test_known_answer_vectors(vector: tuple) -> None:  # type: ignore[type-arg]
+    set_number, board, public, decks, hand, kitty, in_hand, declarer, words, order, code = vector
+    material = board_input(KAT_KEY, "kat", set_number, board, public)
+    stream = WordStream(material)
+    assert [stream.next_word() for _ in words] == words
+    assert shuffle_positions(material, 54 * decks)[:10] == order
+    spec = BoardSpec("kat", set_number, board, declarer, "2", public)
+    assert deal_board(KAT_KEY, spec, Layout(decks, hand, kitty, in_hand)).deal.code == code
+
+
+def test_known_answer_input_and_commitment() -> None:
+    assert board_input(KAT_KEY, "kat", 1, 1).hex() == (
+        "7368656e676a692d6465616c65722f73747265616d2f76310000"
+        "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+        "0000000f7368656e676a692d6465616c2d7631000000036b6174000000010000000100000000")
+    assert commitment(KAT_KEY, {"a": 1}) == (
+        "56acd3e9d3db8e463301c109886ffb233614f0e6d73790113f0e90952b9c4dfa")
+    assert key_id(KAT_KEY) == "7ff71f8e4a53cc7b"
+
+
+def test_first_vector_north_hand() -> None:
+    spec = BoardSpec("kat", 1, 1, "N", "2")
+    north = deal_board(KAT_KEY, spec, Layout(2, 25, 8)).deal.hands["N"]
+    assert " ".join(c.ascii for c in north) == (
+        "BJ SA SJ S9 S8 S7 S6 S5 S3 HA HK H5 H3 H3 CA CQ CJ CJ C6 C3 C2 DK DQ DQ DJ D9 D8 D8 D7 D6 D5 D3 D2")
+
+
+def test_a_rejected_word_is_skipped_by_both_paths() -> None:
+    """docs/dealing.md §9: board 33748 draws a word at or above the limit for (86, 85)."""
+    material = board_input(KAT_KEY, "kat", 1, 33748)
+    stream = WordStream(material)
+    words = [stream.next_word() for _ in range(12)]
+    assert draw_bounds(108)[11] == (86, 85)
+    assert words[11] >= WORD_LIMIT - WORD_LIMIT % (86 * 85)
+    single = shuffle_positions(material, 108)
+    assert shuffle_many(KAT_KEY, "kat", 1, [33747, 33748, 33749], 108)[1].tolist() == single
+    # the draw that skipped the word used word 12 instead
+    assert single == _shuffle_with_words(words[:11] + _words(material)[12:], 108)
+
+
+def _words(material: bytes, count: int = 80) -> list[int]:
+    stream = WordStream(material)
+    return [stream.next_word() for _ in range(count)]
+
+
+def _shuffle_with_words(words: list[int], size: int) -> list[int]:
+    """A plain re-implementation of docs/dealing.md §4–5 over given words (none rejected)."""
+    order = list(range(size))
+    i = size - 1
+    for word, pair in zip(words, draw_bounds(size), strict=False):
+        r = word % prod(pair)
+        for bound in pair:
+            j, r = r % bound, r // bound
+            order[i], order[j] = order[j], order[i]
+            i -= 1
+    return order
+
+
+def test_same_key_and_event_give_byte_identical_files(tmp_path: Path, event: Event) -> None:
+    key_file = tmp_path / "k.key"
+    key_file.write_text(KAT_KEY.hex() + "\n")
+    deal_event(event, key_file, root=tmp_path / "one")
+    deal_event(event, key_file, root=tmp_path / "two")
+    for name in ["set-01.json", "set-02.json", "set-03.json", "commitment.json", "manifest.json"]:
+        assert (tmp_path / "one/demo" / name).read_bytes() == (tmp_path / "two/demo" / name).read_bytes()
+
+
+def test_every_board_differs_across_event_set_and_board(event: Event) -> None:
+    layout = Layout(2, 25, 8)
+    codes = set()
+    for event_id in ("demo", "demo-2"):
+        for set_number in (1, 2):
+            for board in range(1, 17):
+                spec = BoardSpec(event_id, set_number, board, "N", "2")
+                codes.add(deal_board(KAT_KEY, spec, layout).deal.code)
+    assert len(codes) == 2 * 2 * 16
+    other_key = deal_board(bytes(32), BoardSpec("demo", 1, 1, "N", "2"), layout).deal.code
+    assert other_key not in codes
+
+
+def test_hand_sizes_and_the_whole_pack(dealt: tuple[Event, Path]) -> None:
+    event, root = dealt
+    for set_number in range(1, event.sets + 1):
+        for board in load_boards(event, set_number, root):
+            sizes = board.deal.sizes()
+            for seat in SEATS:
+                assert sizes[seat] == (33 if seat == board.declarer else 25)
+            assert board.deal.kitty == ()
+            together = Counter(c for seat in SEATS for c in board.deal.hands[seat])
+            assert together == Pack(2).counter()
+
+
+def test_board_set_file_schema(dealt: tuple[Event, Path]) -> None:
+    event, root = dealt
+    data = json.loads(boardset_path(event, 1, root).read_text())
+    for key in ("schema", "event", "set", "algorithm", "commitment", "boards"):
+        assert key in data
+    board = data["boards"][1]
+    assert set(board) == {"number", "declarer", "level", "hands", "kitty", "deal_code"}
+    assert (board["number"], board["declarer"], board["level"]) == (2, "E", "3")
+    assert set(board["hands"]) == {"N", "E", "S", "W"} and board["kitty"] == []
+
+
+@pytest.mark.parametrize(("decks", "hand", "kitty", "in_hand"), [
+    (1, 12, 6, False), (2, 25, 8, True), (2, 26, 4, False), (3, 39, 6, True), (4, 52, 8, True)])
+def test_every_layout_has_its_hand_sizes(decks: int, hand: int, kitty: int, in_hand: bool) -> None:
+    deal = deal_board(KAT_KEY, BoardSpec("x", 1, 3, "S", "2"), Layout(decks, hand, kitty, in_hand)).deal
+    expected = {seat: hand for seat in SEATS}
+    if in_hand:
+        expected["S"] += kitty
+    assert deal.sizes() == expected
+    assert len(deal.kitty) == (0 if in_hand else kitty)
+
+
+def test_batch_path_gives_the_very_same_boards() -> None:
+    boards = list(range(1, 401))
+    orders = shuffle_many(KAT_KEY, "demo", 1, boards, 108, None)
+    for row, board in enumerate(boards):
+        assert orders[row].tolist() == shuffle_positions(board_input(KAT_KEY, "demo", 1, board), 108)
+    one_deck = shuffle_many(KAT_KEY, "demo", 2, boards, 54, "pv")
+    for row, board in enumerate(boards):
+        assert one_deck[row].tolist() == shuffle_positions(board_input(KAT_KEY, "demo", 2, board, "pv"), 54)
+
+
+def test_a_plain_reimplementation_agrees() -> None:
+    for board in range(1, 50):
+        material = board_input(KAT_KEY, "kat", 1, board)
+        assert shuffle_positions(material, 108) == _shuffle_with_words(_words(material), 108)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_verify_accepts_an_untouched_set_and_names_a_tampered_board(dealt: tuple[Event, Path]) -> None:
+    event, root = dealt
+    path = boardset_path(event, 2, root)
+    key_file = root / "demo" / "deal.key"
+    code, out, _ = run("verify", path, "--key-file", key_file)
+    assert code == 0 and "verified" in out
+    data = json.loads(path.read_text())
+    hands = data["boards"][6]["hands"]  # board 7
+    hands["W"].append(hands["E"].pop(3))  # one card moved between two hands
+    tampered = path.with_name("tampered.json")
+    tampered.write_text(json.dumps(data))
+    code, _, err = run("verify", tampered, "--key-file", key_file)
+    assert code == 1
+    assert "board 7 differs" in err
+    assert "board 6 " not in err and "board 8 " not in err
+
+
+def test_verify_rejects_another_key(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    event, root = dealt
+    other = tmp_path / "other.key"
+    other.write_text("ab" * 32)
+    code, _, err = run("verify", boardset_path(event, 1, root), "--key-file", other)
+    assert code == 1
+    assert "commitment does not match" in err
+    assert "board 1 differs" in err
+
+
+def test_deal_refuses_to_overwrite_a_board_set(dealt: tuple[Event, Path]) -> None:
+    event, root = dealt
+    before = boardset_path(event, 1, root).read_bytes()
+    with pytest.raises(FileProblem, match="already dealt"):
+        deal_event(event, root=root)
+    assert boardset_path(event, 1, root).read_bytes() == before
+
+
+def test_key_file_is_private_and_never_in_outputs(tmp_path: Path) -> None:
+    event_file = tmp_path / "event.toml"
+    from dealer.resources import demo_event_text
+
+    event_file.write_text(demo_event_text())
+    code, out, err = run("deal", event_file, "--boards-dir", tmp_path / "boards")
+    assert code == 0, err
+    key_path = tmp_path / "boards/demo/deal.key"
+    assert stat.S_IMODE(os.stat(key_path).st_mode) == 0o600
+    key_hex = read_key(key_path).hex()
+    assert key_hex not in out + err
+    assert "commitment:" in out
+    for path in (tmp_path / "boards/demo").iterdir():
+        if path.name != "deal.key":
+            assert key_hex not in path.read_text().lower()
+    code, out, err = run("verify", tmp_path / "boards/demo/set-01.json", "--key-file", key_path)
+    assert code == 0 and key_hex not in out + err
+
+
+def test_deal_never_prints_a_hand(tmp_path: Path) -> None:
+    from dealer.resources import demo_event_text
+
+    event_file = tmp_path / "event.toml"
+    event_file.write_text(demo_event_text())
+    code, out, _ = run("deal", event_file, "--boards-dir", tmp_path / "b")
+    assert code == 0
+    assert "BJ" not in out and "♠" not in out and "deal_code" not in out
+
+
+def test_warns_when_a_key_is_reused_for_another_event(tmp_path: Path) -> None:
+    from dealer.resources import demo_event_text
+
+    key_file = tmp_path / "shared.key"
+    key_file.write_text(KAT_KEY.hex())
+    first = tmp_path / "first.toml"
+    first.write_text(demo_event_text())
+    second = tmp_path / "second.toml"
+    second.write_text(demo_event_text().replace('id = "demo"', 'id = "demo-2"'))
+    assert run("deal", first, "--key-file", key_file, "--boards-dir", tmp_path / "b")[0] == 0
+    code, _, err = run("deal", second, "--key-file", key_file, "--boards-dir", tmp_path / "b")
+    assert code == 0
+    assert "already used for event(s) demo" in err
+
+
+def test_public_value_enters_every_board_and_must_be_named(event: Event, tmp_path: Path) -> None:
+    with pytest.raises(FileProblem, match="does not name its source"):
+        deal_event(event, public_value="123", root=tmp_path)
+    from dataclasses import replace
+
+    named = replace(event, public_value_source="lottery draw of 2026-12-04")
+    with pytest.raises(FileProblem, match="give it with --public-value"):
+        deal_event(named, root=tmp_path)
+    with_value = boardset_document(named, 1, KAT_KEY, "123")
+    without = boardset_document(event, 1, KAT_KEY, None)
+    assert with_value["commitment"] != without["commitment"]  # the source is in the plan
+    assert all(a["deal_code"] != b["deal_code"] for a, b in
+               zip(with_value["boards"], without["boards"], strict=True))
+
+
+def test_commit_then_deal_keeps_the_published_commitment(tmp_path: Path) -> None:
+    from dealer.resources import demo_event_text
+
+    event_file = tmp_path / "event.toml"
+    event_file.write_text(demo_event_text())
+    code, out, _ = run("commit", event_file, "--boards-dir", tmp_path / "b")
+    assert code == 0
+    published = out.split("commitment: ")[1].split()[0]
+    code, out, _ = run("deal", event_file, "--boards-dir", tmp_path / "b")
+    assert code == 0 and f"commitment: {published}" in out
+
+
+def test_deal_errors_are_one_line_with_status_2(tmp_path: Path) -> None:
+    code, _, err = run("deal", tmp_path / "absent.toml")
+    assert code == 2 and "cannot read the event file" in err
+    bad_key = tmp_path / "bad.key"
+    bad_key.write_text("not hex")
+    event_file = tmp_path / "event.toml"
+    from dealer.resources import demo_event_text
+
+    event_file.write_text(demo_event_text())
+    code, _, err = run("deal", event_file, "--key-file", bad_key, "--boards-dir", tmp_path / "b")
+    assert code == 2 and "bad.key: a key is 64 hexadecimal digits" in err
+    assert not (tmp_path / "b/demo/set-01.json").exists()
