@@ -1,0 +1,152 @@
+"""Scoring benchmark: a synthetic league of 2,000 teams × 20 rounds × 16 boards at two tables.
+
+    .venv/bin/python benchmarks/score.py [--teams 2000] [--rounds 20] [--keep DIR]
+
+1. writes an event file (round-robin by the circle method, one board set per round) and one
+   traveller CSV per round (32,000 rows each at full size: 640,000 in all) into a temporary folder;
+2. imports the CSV files through the real importer (validation, one transaction per file);
+3. in a fresh process, reads the current results from SQLite, scores every match and computes the
+   standings with the profile's tie-break chain; prints rows/s and the peak memory (max RSS) of
+   that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BOARDS = 16
+
+
+def pairings(teams: int, rounds: int) -> list[list[tuple[int, int]]]:
+    """Circle-method round robin: ``rounds`` rounds of teams/2 matches (team indexes)."""
+    ids = list(range(teams))
+    out = []
+    for r in range(rounds):
+        matches = []
+        for i in range(teams // 2):
+            a, b = ids[i], ids[teams - 1 - i]
+            matches.append((a, b) if (r + i) % 2 == 0 else (b, a))
+        out.append(matches)
+        ids = [ids[0], ids[-1], *ids[1:-1]]
+    return out
+
+
+def write_event(folder: Path, teams: int, rounds: int) -> Path:
+    lines = [
+        "[event]", 'id = "bench"', 'name = "Synthetic league"', 'profile = "official-2002"',
+        "decks = 2", f"boards_per_set = {BOARDS}", f"sets = {rounds}", "",
+    ]
+    for t in range(teams):
+        lines += ["[[teams]]", f'id = "T{t + 1:04d}"', f'name = "Team {t + 1}"',
+                  f"mixed_club = {'true' if t % 7 == 0 else 'false'}", ""]
+    for r, matches in enumerate(pairings(teams, rounds), start=1):
+        lines += ["[[rounds]]", f"number = {r}", "matches = ["]
+        lines += [f'  {{ id = "{m}", home = "T{a + 1:04d}", away = "T{b + 1:04d}", set = {r} }},'
+                  for m, (a, b) in enumerate(matches, start=1)]
+        lines += ["]", ""]
+    path = folder / "bench.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def write_travellers(folder: Path, teams: int, rounds: int, seed: int = 1) -> list[Path]:
+    rng = random.Random(seed)  # synthetic results only; nothing here is dealt
+    values = list(range(-40, 241, 5))
+    weights = [1 if p < 0 else 4 if p < 80 else 3 if p < 120 else 1 for p in values]
+    paths = []
+    for r in range(1, rounds + 1):
+        path = folder / f"round-{r:02d}.csv"
+        points = rng.choices(values, weights, k=teams // 2 * BOARDS * 2)
+        with path.open("w", encoding="utf-8", newline="") as stream:
+            writer = csv.writer(stream)
+            writer.writerow(["round", "match", "table", "board", "defenders_points"])
+            k = 0
+            for m in range(1, teams // 2 + 1):
+                for b in range(1, BOARDS + 1):
+                    for table in ("A", "B"):
+                        writer.writerow((r, m, table, b, points[k]))
+                        k += 1
+        paths.append(path)
+    return paths
+
+
+def score_only(event_file: str, boards_root: str) -> None:
+    """Child process: read the results, score every match, compute standings; print figures."""
+    from dealer.files import load_event
+    from dealer.results.db import scoring_rows
+    from dealer.results.manage import open_results
+    from dealer.scoring import ResultColumns, score_event
+
+    event = load_event(event_file)
+    start = time.perf_counter()
+    conn = open_results(event, boards_root)
+    rows = scoring_rows(conn)
+    conn.close()
+    read = time.perf_counter()
+    scored = score_event(event, ResultColumns.from_rows(rows))
+    table = scored.standings()
+    end = time.perf_counter()
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{len(rows)} {read - start:.3f} {end - read:.3f} {peak_mb:.0f} {table[0].team} "
+          f"{sum(s.played for s in scored.scores)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser.add_argument("--teams", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--keep", help="Folder to keep the generated files in (default: temporary).")
+    parser.add_argument("--score-only", nargs=2, metavar=("EVENT", "BOARDS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.score_only:
+        score_only(*args.score_only)
+        return
+
+    from dealer.files import load_event
+    from dealer.results.importer import import_file
+    from dealer.results.manage import open_results
+
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(args.keep or temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        event_path = write_event(folder, args.teams, args.rounds)
+        files = write_travellers(folder, args.teams, args.rounds)
+        t1 = time.perf_counter()
+        event = load_event(event_path)
+        boards_root = folder / "boards"
+        conn = open_results(event, boards_root)
+        t2 = time.perf_counter()
+        added = 0
+        for path in files:
+            added += import_file(conn, event, path).added
+        conn.close()
+        t3 = time.perf_counter()
+        size_mb = (boards_root / event.slug / "results.sqlite").stat().st_size / 2**20
+        print(f"league: {args.teams} teams × {args.rounds} rounds × {BOARDS} boards × 2 tables "
+              f"= {added:,} traveller rows (files written in {t1 - t0:.1f} s, event loaded in {t2 - t1:.1f} s)")
+        print(f"import:  {added:,} rows in {t3 - t2:.2f} s = {added / (t3 - t2):,.0f} rows/s "
+              f"({len(files)} files, one transaction each; database {size_mb:.0f} MB)")
+        child = subprocess.run(
+            [sys.executable, __file__, "--score-only", str(event_path), str(boards_root)],
+            capture_output=True, text=True, check=True,
+        )
+        rows, read_s, score_s, peak_mb, leader, played = child.stdout.split()
+        total = float(read_s) + float(score_s)
+        print(f"scoring: {int(rows):,} rows in {total:.2f} s = {int(rows) / total:,.0f} rows/s "
+              f"(read from SQLite {float(read_s):.2f} s, score {played} matches + standings {float(score_s):.2f} s)")
+        print(f"peak memory of the scoring process (max RSS): {peak_mb} MB; leader {leader}")
+        parent_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak memory of the generating/importing process (max RSS): {parent_peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
