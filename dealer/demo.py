@@ -36,3 +36,6 @@ def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         f"(declarer {event.hand + event.kitty})"
     )
     yield f"event file: {event_path}"
+    from dealer.report.demo import score_demo
+
+    yield from score_demo(event, boards_root, output_root)
