@@ -274,14 +274,17 @@ def verify_boardset(
         problems.append("the commitment does not match this key and plan")
     if public_value is None:
         public_value = data.get("public_value")
-    set_number = int(data["set"])
-    layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
-                    plan["kitty_mode"] == "in-hand")
-    conditions = {(s, n): (d, lvl) for s, n, d, lvl in plan["boards"]}
+    try:
+        set_number = int(data["set"])
+        layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
+                        plan["kitty_mode"] == "in-hand")
+        conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
+        entries = [(int(entry["number"]), entry) for entry in data["boards"]]
+    except (KeyError, TypeError, ValueError) as error:
+        raise FileProblem(f"damaged board set: cannot read {error}") from None
     differing: list[int] = []
     seen: set[int] = set()
-    for entry in data.get("boards", []):
-        number = int(entry.get("number", 0))
+    for number, entry in entries:
         seen.add(number)
         if (set_number, number) not in conditions:
             problems.append(f"board {number} is not in the plan")

@@ -171,10 +171,13 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, boards
 def verify(boardset: str, key_file: str, public_value: str | None) -> None:
     """Re-derive every board and the commitment from the key; exit 1 on any difference."""
     from dealer.boardsets import verify_boardset
-    from dealer.files import read_boardset, read_key
+    from dealer.files import FileProblem, read_boardset, read_key
 
     data = read_boardset(boardset)
-    report = verify_boardset(data, read_key(key_file), public_value)
+    try:
+        report = verify_boardset(data, read_key(key_file), public_value)
+    except FileProblem as error:
+        fail(f"{boardset}: {error}")
     for problem in report.problems:
         click.echo(f"{boardset}: {problem}", err=True)
     for number in report.differing_boards:

@@ -302,3 +302,17 @@ def test_deal_errors_are_one_line_with_status_2(tmp_path: Path) -> None:
     code, _, err = run("deal", event_file, "--key-file", bad_key, "--boards-dir", tmp_path / "b")
     assert code == 2 and "bad.key: a key is 64 hexadecimal digits" in err
     assert not (tmp_path / "b/demo/set-01.json").exists()
+
+
+def test_verify_reports_a_damaged_file_with_status_2(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    event, root = dealt
+    data = json.loads(boardset_path(event, 1, root).read_text())
+    del data["plan"]["decks"]
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(data))
+    code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
+    assert code == 2
+    assert "damaged.json: damaged board set: cannot read 'decks'" in err
+    damaged.write_text("[1]")
+    code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
+    assert code == 2 and "not a board set file" in err
