@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dealer.profiles import Profile
+from dealer.profiles import LevelBand, Profile
 
 _TEXT = {
     "zh": {
@@ -15,10 +15,10 @@ _TEXT = {
         "alt_kitty": "可选底牌张数",
         "bands": "防守方得分 → 级分",
         "declarer": "庄家方 +{n}",
-        "declarer_more": "庄家方 +{base}，再每 {per} 分加 1 级（从 {anchor} 分起）",
+        "declarer_more": "庄家方 +({base} + ⌈({anchor} − 得分) / {per}⌉)",
         "tai": "上台（防守方上台，不升级）",
         "tai_level": "上台，防守方 +{n}",
-        "defenders": "防守方上台 +{base}，每再多 {per} 分加 1 级",
+        "defenders": "防守方上台 +({base} + ⌊(得分 − {anchor}) / {per}⌋)",
         "cap": "，最多 {cap} 级",
         "kitty_mult": "扣底倍数",
         "match_points": "比赛分：胜 {win}，平 {draw}，负 {loss}",
@@ -27,6 +27,11 @@ _TEXT = {
         "on": "开",
         "off": "关",
         "source": "来源",
+        "draw_points_assumed": "原文未规定平局得分：此处为假定值。",
+        "kitty_size_assumed": "原文未给底牌张数：此处为假定值。",
+        "tie_breaks_decided": "原文缺名次相同的处理：此顺序为本软件的决定。",
+        "must_play_levels": "必打级：{value}",
+        "final_place_points": "决赛名次分：{value}",
     },
     "en": {
         "title": "Rule profile",
@@ -38,10 +43,10 @@ _TEXT = {
         "alt_kitty": "alternative kitty sizes",
         "bands": "defenders' points → level points",
         "declarer": "declarer side +{n}",
-        "declarer_more": "declarer side +{base}, plus 1 per {per} points (from {anchor})",
+        "declarer_more": "declarer side +({base} + ceil(({anchor} − P) / {per}))",
         "tai": "上台: defenders take over, no levels",
         "tai_level": "上台, defenders +{n}",
-        "defenders": "上台, defenders +{base}, plus 1 per further {per} points",
+        "defenders": "上台, defenders +({base} + floor((P − {anchor}) / {per}))",
         "cap": ", at most {cap}",
         "kitty_mult": "kitty multipliers",
         "match_points": "match points: win {win}, draw {draw}, loss {loss}",
@@ -50,6 +55,11 @@ _TEXT = {
         "on": "on",
         "off": "off",
         "source": "source",
+        "draw_points_assumed": "The text gives no points for a draw: the value above is assumed.",
+        "kitty_size_assumed": "The text gives no kitty size: the value above is assumed.",
+        "tie_breaks_decided": "The text breaks off before its tie-breaks: this chain is our decision.",
+        "must_play_levels": "levels that must be played: {value}",
+        "final_place_points": "final place points: {value}",
     },
 }
 
@@ -66,6 +76,20 @@ TIE_BREAK_NAMES = {
 def tie_break_name(key: str, lang: str) -> str:
     zh, en = TIE_BREAK_NAMES.get(key, (key, key))
     return zh if lang == "zh" else en
+
+
+def _examples(profile: Profile, decks: int, band: LevelBand) -> list[str]:
+    """Sample conversions at the band's edge and one step further out."""
+    assert band.per is not None
+    edge = band.max if band.min is None else band.min
+    assert edge is not None
+    step = -band.per if band.min is None else band.per
+    samples = []
+    for points in (edge, edge + step, edge + 2 * step):
+        result = profile.level_points(decks, points)
+        levels = result.declarer_levels if band.side == "declarer" else result.defenders_levels
+        samples.append(f"{points} → +{levels}")
+    return samples
 
 
 def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
@@ -93,14 +117,13 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
             if band.side == "declarer":
                 text = (t["declarer_more"].format(base=band.base, per=band.per, anchor=band.anchor)
                         if band.per else t["declarer"].format(n=band.base))
-                if band.per and band.min is None:
-                    sample = [band.max, (band.max or 0) - band.per]
-                    text += " (" + ", ".join(
-                        f"{p} → +{band.levels(p)}" for p in sample if p is not None) + ")"
             elif band.side == "tai":
                 text = t["tai_level"].format(n=band.base + bonus) if bonus else t["tai"]
             else:
-                text = t["defenders"].format(base=band.base + bonus, per=band.per)
+                text = (t["defenders"].format(base=band.base + bonus, per=band.per, anchor=band.anchor)
+                        if band.per else t["tai_level"].format(n=band.base + bonus))
+            if band.per:
+                text += " (" + ", ".join(_examples(profile, count, band)) + ")"
             if band.cap is not None:
                 text += t["cap"].format(cap=band.cap + bonus)
             lines.append(f"    {band.describe():>12}  {text}")
@@ -112,4 +135,8 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
     chain = " → ".join(tie_break_name(k, lang) for k in profile.tie_breaks)
     lines.append(f"{t['tie_breaks']}: {chain}")
     lines.append(f"{t['tai_option']}: {t['on'] if profile.tai_counts_as_level else t['off']}")
+    for key, value in profile.extras.items():
+        if key in t and value is not False:
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+            lines.append(t[key].format(value=shown))
     return "\n".join(lines)
