@@ -281,10 +281,13 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
 @click.option("--ew-team", help="Team sitting E-W (checked against home/away).")
 @click.option("--note", help="Free note.")
 @click.option("--by", "entered_by", help="Who enters it.")
+@click.option("--accept-implausible", is_flag=True,
+              help="Admit points outside the plausible range (a real, extraordinary result).")
 @BOARDS_DIR_OPTION
 @user_errors
 @_rejected
-def results_add(event_file: str, qr_payload: str | None, boards_dir: str, **values: Any) -> None:
+def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
+                **values: Any) -> None:
     """Enter one table's result of one board."""
     from dealer.files import load_event
     from dealer.results.manage import add_result, apply_qr, open_results
@@ -295,7 +298,7 @@ def results_add(event_file: str, qr_payload: str | None, boards_dir: str, **valu
         apply_qr(event, fields, qr_payload)
     conn = open_results(event, boards_dir)
     try:
-        click.echo(add_result(conn, event, fields))
+        click.echo(add_result(conn, event, fields, not accept_implausible))
     finally:
         conn.close()
 
@@ -317,11 +320,13 @@ def _result_fields(values: dict[str, Any]) -> dict[str, str | None]:
 @click.option("--level", help="Level as played.")
 @click.option("--note", help="Free note.")
 @click.option("--by", "entered_by", help="Who makes the correction.")
+@click.option("--accept-implausible", is_flag=True,
+              help="Admit points outside the plausible range (a real, extraordinary result).")
 @BOARDS_DIR_OPTION
 @user_errors
 @_rejected
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
-                    boards_dir: str, **values: Any) -> None:
+                    accept_implausible: bool, boards_dir: str, **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
     from dealer.files import load_event
     from dealer.results.manage import apply_qr, correct_result, open_results
@@ -334,7 +339,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
         apply_qr(event, fields, qr_payload)
     conn = open_results(event, boards_dir)
     try:
-        click.echo(correct_result(conn, event, fields, reason, withdraw))
+        click.echo(correct_result(conn, event, fields, reason, withdraw, not accept_implausible))
     finally:
         conn.close()
 
@@ -426,6 +431,68 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
     folder = Path(out_dir) if out_dir else Path("output") / event.slug / "reports"
     for path in write_reports(data, folder, chosen, lang):
         click.echo(f"wrote {path}")
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+@main.command("print")
+@click.argument("kind", type=click.Choice(["hand-records", "labels", "curtain-cards", "dealing-guide",
+                                           "travellers", "score-sheets", "all"]))
+@click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+@click.option("--set", "sets", type=int, multiple=True, help="Only this set (repeatable; default: all).")
+@click.option("--copies", type=int, default=None,
+              help="Copies of each board (labels, curtain cards; default: one per match playing the set).")
+@LANG_OPTION
+@click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default: output/<event>/).")
+@click.option("--boards-dir", default="boards", show_default=True, help="Where board sets live.")
+@click.option("--key-file", type=click.Path(dir_okay=False), default=None,
+              help="Key for the labels' check tag (default: boards/<event>/deal.key).")
+@click.option("--per-page", type=click.Choice(["1", "2", "4"]), default="2", show_default=True,
+              help="Hand records: boards per page.")
+@click.option("--layout", default="a4-3x8", show_default=True,
+              help="Label sheet layout (dealer/data/labels/*.toml), e.g. a4-3x8 or a4-half.")
+@click.option("--jobs", type=int, default=None, help="Worker processes (default: CPU count; 1 = serial).")
+@user_errors
+def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
+                  fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
+                  layout: str, jobs: int | None) -> None:
+    """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
+    travellers and table score sheets (PDF or HTML)."""
+    from dealer.files import load_event
+    from dealer.render import PrintOptions, build_documents, render_documents
+
+    options = PrintOptions(
+        lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
+        copies=copies, boards_root=Path(boards_dir), key_file=Path(key_file) if key_file else None,
+        per_page=int(per_page), layout=layout,
+    )
+    documents = build_documents(load_event(event_file), kind, options)
+    total = sum(len(doc.pages) for doc in documents)
+    if total > 12:
+        with click.progressbar(length=total, label=f"rendering {total} pages", file=sys.stderr) as bar:
+            written = render_documents(documents, fmt, jobs, bar.update)
+    else:
+        written = render_documents(documents, fmt, jobs)
+    for item in written:
+        units = ", ".join(f"{n} {name}" for name, n in item.units.items())
+        click.echo(f"{item.path}  {item.pages} pages  {item.size / 1024:.0f} KiB  ({units})")
+    size = sum(item.size for item in written)
+    click.echo(f"{len(written)} files, {total} pages, {size / 1024 / 1024:.1f} MiB")
+
+
+@main.command()
+def doctor() -> None:
+    """Check that this machine can print, and which font Chinese text will use."""
+    from dealer.render.doctor import run_checks
+
+    checks = run_checks()
+    for check in checks:
+        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -222,3 +222,15 @@ def test_schema_version_and_newer_database_refused(tmp_path: Path) -> None:
     conn.close()
     result = run("results", "missing", str(write_event(tmp_path)), "--boards-dir", str(tmp_path / "boards"))
     assert result.exit_code == 2 and "newer than this program" in result.output
+
+
+def test_implausible_value_needs_explicit_acceptance(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    args = ["results", "add", str(event_path), "--round", "1", "--match", "2", "--table", "A",
+            "--board", "2", "--points", "480", "--boards-dir", str(tmp_path / "boards")]
+    result = run(*args)
+    assert result.exit_code == 2
+    assert "command line: column --points: value '480': implausible" in result.output
+    assert db_state(tmp_path) == [r for r in db_state(tmp_path) if r[0] == "meta"]
+    result = run(*args, "--accept-implausible")
+    assert result.exit_code == 0 and "480 points" in result.output

@@ -276,8 +276,14 @@ def _int(text: str) -> int | None:
         return int(number) if number.is_integer() else None
 
 
-def validate_row(event: Event, source: str, row: RawRow) -> tuple[Entry | None, list[Problem]]:
-    """Check one row against the event; the entry to store, or the problems."""
+def validate_row(
+    event: Event, source: str, row: RawRow, check_plausible: bool = True
+) -> tuple[Entry | None, list[Problem]]:
+    """Check one row against the event; the entry to store, or the problems.
+
+    ``check_plausible=False`` admits points outside :func:`plausible_range` (an extraordinary
+    result the scorer confirms explicitly with ``--accept-implausible``).
+    """
     problems: list[Problem] = []
     cells = row.cells
 
@@ -330,10 +336,11 @@ def validate_row(event: Event, source: str, row: RawRow) -> tuple[Entry | None, 
         if points % 5:
             problem("defenders_points", "defenders' points must be a multiple of 5")
             points = None
-        elif not low <= points <= high:
+        elif check_plausible and not low <= points <= high:
             problem("defenders_points",
                     f"implausible for profile {event.profile.id} with {event.decks} decks; "
-                    f"expected {low} to {high}")
+                    f"expected {low} to {high} (a real result beyond: `dealer results add` or "
+                    "`correct` with --accept-implausible)")
             points = None
 
     trump = None

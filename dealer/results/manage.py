@@ -65,18 +65,20 @@ def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
     values.update(found)
 
 
-def _entry(event: Event, values: Mapping[str, str | None]) -> Entry:
+def _entry(event: Event, values: Mapping[str, str | None], check_plausible: bool = True) -> Entry:
     row = RawRow(0, {key: Cell(str(v).strip() if v is not None else "", _FLAGS[key])
                      for key, v in values.items() if key in _FLAGS})
-    entry, problems = validate_row(event, COMMAND_LINE, row)
+    entry, problems = validate_row(event, COMMAND_LINE, row, check_plausible)
     if entry is None:
         raise Rejected(COMMAND_LINE, problems, 1)
     return entry
 
 
-def add_result(conn: sqlite3.Connection, event: Event, values: Mapping[str, str | None]) -> str:
+def add_result(
+    conn: sqlite3.Connection, event: Event, values: Mapping[str, str | None], check_plausible: bool = True
+) -> str:
     """Store one new result; a different value for a filled slot needs a correction."""
-    entry = _entry(event, values)
+    entry = _entry(event, values, check_plausible)
     with transaction(conn):
         old = current_row(conn, entry.slot)
         if old is not None:
@@ -96,6 +98,7 @@ def correct_result(
     values: Mapping[str, str | None],
     reason: str,
     withdraw: bool = False,
+    check_plausible: bool = True,
 ) -> str:
     """Supersede the current result of a slot with a new value (or withdraw it), with a reason."""
     if not reason.strip():
@@ -103,7 +106,7 @@ def correct_result(
                                               "a correction needs a reason")], 1)
     if withdraw:
         values = {**values, "defenders_points": "0"}  # placeholder to pass the identity checks
-    entry = _entry(event, values)
+    entry = _entry(event, values, check_plausible)
     if withdraw:
         entry = Entry(entry.round, entry.match, entry.table, entry.board, None,
                       note=entry.note, entered_by=entry.entered_by, withdrawn=True)
