@@ -32,7 +32,8 @@ $(STAMP): pyproject.toml
 
 # WeasyPrint needs Pango; Chinese output needs a CJK font (Noto CJK, Simplified Chinese first).
 system-deps:
-	@if ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0' || ! command -v fc-list >/dev/null \
+	@if ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0' || ! ldconfig -p | grep -q 'libharfbuzz-subset.so.0' \
+	   || ! command -v fc-list >/dev/null \
 	   || [ -z "$$(fc-list :lang=zh-cn family 2>/dev/null)" ]; then \
 	  echo "installing Pango and the Noto CJK fonts with apt-get"; \
 	  $(SUDO) apt-get update -qq && \

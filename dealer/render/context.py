@@ -1,0 +1,286 @@
+"""Page contexts: plain dicts (picklable, so pages can be rendered in worker processes).
+
+Builders take the event, the boards and the print options, and never print a card where the
+page must not show one: labels, travellers and score sheets are built from the board
+*conditions* (number, declarer, level) only, never from a deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dealer.analysis import CANDIDATES, analyse_hand, jokers, level_cards
+from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
+from dealer.deal import Board
+from dealer.event import BoardConditions, Event, Match
+from dealer.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.render.strings import Strings
+
+#: Compass order of the hand-record and curtain-card pages.
+COMPASS = ("N", "W", "E", "S")
+RED_SUITS = (Suit.HEARTS, Suit.DIAMONDS)
+
+
+def chunked(items: Sequence[Any], size: int) -> list[list[Any]]:
+    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def card_text(card: Card, t: Strings) -> str:
+    if card.is_joker:
+        return str(t.big_joker if card.is_big_joker else t.small_joker)
+    return card.display_rank
+
+
+def card_classes(card: Card, level: str) -> str:
+    classes = []
+    if card.is_joker:
+        classes.append("joker big" if card.is_big_joker else "joker small")
+    elif card.rank == level_rank(level):
+        classes.append("lvl")
+    if card.points:
+        classes.append("pt")
+    return " ".join(classes)
+
+
+def suit_class(suit: Suit) -> str:
+    return "red" if suit in RED_SUITS else "black"
+
+
+def hand_view(cards: Sequence[Card], level: str, t: Strings) -> dict[str, Any]:
+    """A hand for printing: jokers, then one line per suit from A down; marks points and levels."""
+    ordered = sort_cards(cards)
+    lines = []
+    jokers_held = [c for c in ordered if c.is_joker]
+    lines.append({
+        "symbol": "", "cls": "jokers",
+        "cards": [{"text": card_text(c, t), "cls": card_classes(c, level)} for c in jokers_held],
+    })
+    for suit in SUITS:
+        held = [c for c in ordered if c.suit == suit]
+        lines.append({
+            "symbol": suit.symbol, "cls": suit_class(suit),
+            "cards": [{"text": card_text(c, t), "cls": card_classes(c, level)} for c in held],
+        })
+    point_cards = [c for c in ordered if c.points]
+    return {
+        "lines": lines,
+        "count": len(ordered),
+        "points": points_of(ordered),
+        "point_cards": " ".join(c.display() for c in point_cards),
+    }
+
+
+def _seat(seat: str, t: Strings) -> str:
+    return str(t.seat[seat])
+
+
+def _tractor_text(tractor: Iterable[Card], t: Strings) -> str:
+    return "·".join(c.display() if not c.is_joker else card_text(c, t) for c in tractor)
+
+
+def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
+    if trump is None:
+        return {"text": str(t.no_trump), "cls": "nt"}
+    return {"text": trump.symbol, "cls": suit_class(trump)}
+
+
+def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
+    hands = {seat: board.deal.hands[seat] for seat in SEATS}
+    analysis = {seat: analyse_hand(hands[seat], board.level) for seat in SEATS}
+    rows = []
+    for index, trump in enumerate(CANDIDATES):
+        cells = []
+        for seat in SEATS:
+            result = analysis[seat][index]
+            cells.append({
+                "trumps": result.trumps,
+                "pairs": result.pairs,
+                "tractors": len(result.tractors),
+                "tractor_text": ", ".join(_tractor_text(x, t) for x in result.tractors),
+            })
+        rows.append({"candidate": _candidate_label(trump, t), "cells": cells})
+    seats = {}
+    for seat in SEATS:
+        view = hand_view(hands[seat], board.level, t)
+        big, small = jokers(hands[seat])
+        declare = [f"{suit.symbol}{board.level}×{n}" if n > 1 else f"{suit.symbol}{board.level}"
+                   for suit, n in level_cards(hands[seat], board.level).items()]
+        view.update({
+            "seat": seat,
+            "name": _seat(seat, t),
+            "is_declarer": seat == board.declarer,
+            "level_cards": " ".join(declare) or str(t.none),
+            "jokers": f"{t.big_joker}×{big} {t.small_joker}×{small}",
+        })
+        seats[seat] = view
+    kitty = hand_view(board.deal.kitty, board.level, t) if board.deal.kitty else None
+    return {
+        "number": board.number,
+        "declarer": board.declarer,
+        "declarer_name": _seat(board.declarer, t),
+        "level": board.level,
+        "hands": seats,
+        "kitty": kitty,
+        "kitty_label": KITTY,
+        "seat_order": list(SEATS),
+        "seat_names": [_seat(s, t) for s in SEATS],
+        "analysis": rows,
+    }
+
+
+def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings) -> list[dict[str, Any]]:
+    return [{"boards": group, "per_page": per_page}
+            for group in chunked([hand_record_board(b, t) for b in boards], per_page)]
+
+
+def pocket_count(event: Event, board: BoardConditions, seat: str) -> int:
+    """Cards in a pocket, from the event's layout (not from the deal)."""
+    extra = event.kitty if event.kitty_mode == "in-hand" and seat == board.declarer else 0
+    return event.hand + extra
+
+
+POCKET_ORDER = ("E", "N", "W", "S")  # as printed on the wallet: 东 北 西 南
+
+
+def label_items(
+    event: Event, set_number: int, copies: int, key: bytes, layout: dict[str, Any], t: Strings
+) -> tuple[list[dict[str, Any]], int]:
+    """Wallet labels (each with its pocket labels) of every copy of every board of a set.
+
+    Built from the board conditions and the key only. Returns the cells and the wallet count.
+    """
+    cells: list[dict[str, Any]] = []
+    wallets = 0
+    inline = layout.get("pocket_labels") == "inline"
+    for copy in range(1, copies + 1):
+        for board in event.set_boards(set_number):
+            pockets = [
+                {"kind": "pocket", "board": board.number, "set": set_number, "copy_no": copy,
+                 "seat": seat, "name": _seat(seat, t), "count": pocket_count(event, board, seat),
+                 "declarer": seat == board.declarer}
+                for seat in POCKET_ORDER
+            ]
+            wallets += 1
+            cells.append({
+                "kind": "wallet",
+                "board": board.number,
+                "set": set_number,
+                "copy_no": copy,
+                "copies": copies,
+                "declarer": board.declarer,
+                "declarer_name": _seat(board.declarer, t),
+                "level": board.level,
+                "payload": label_payload(key, event.id, set_number, board.number, copy),
+                "pockets": pockets if inline else [],
+            })
+            if not inline:
+                cells.extend(pockets)
+    return cells, wallets
+
+
+def label_pages(cells: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[str, Any]]:
+    per_sheet = int(layout["columns"]) * int(layout["rows"])
+    return [{"cells": group} for group in chunked(cells, per_sheet)]
+
+
+CURTAIN_SLIPS_PER_PAGE = 8
+
+
+def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict[str, Any]]:
+    slips = []
+    for copy in range(1, copies + 1):
+        for board in boards:
+            for seat in COMPASS:
+                view = hand_view(board.deal.hands[seat], board.level, t)
+                view.update({
+                    "board": board.number, "copy_no": copy, "seat": seat, "name": _seat(seat, t),
+                    "declarer": seat == board.declarer, "level": board.level,
+                    "declarer_name": _seat(board.declarer, t),
+                })
+                slips.append(view)
+    return [{"slips": group} for group in chunked(slips, CURTAIN_SLIPS_PER_PAGE)]
+
+
+GUIDE_PLACES = ("N", "E", "S", "W", KITTY)
+
+
+def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
+    holders = board.deal.holder_counts()
+    rows = []
+    ranks = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
+    for suit in SUITS:
+        cells = []
+        for rank in ranks:
+            card = Card.suited(suit, rank)
+            cells.append({"text": card.display_rank, "pockets": _pockets(holders[card], t),
+                          "cls": card_classes(card, board.level)})
+        rows.append({"symbol": suit.symbol, "cls": suit_class(suit), "cells": cells})
+    joker_cells = [
+        {"text": card_text(card, t), "pockets": _pockets(holders[card], t), "cls": card_classes(card, board.level)}
+        for card in (Card(53), Card(52))
+    ]
+    totals = [{"seat": s, "name": _seat(s, t), "count": len(board.deal.hands[s]),
+               "points": points_of(board.deal.hands[s]), "declarer": s == board.declarer}
+              for s in POCKET_ORDER]
+    if board.deal.kitty:
+        totals.append({"seat": KITTY, "name": "K", "count": len(board.deal.kitty),
+                       "points": points_of(board.deal.kitty), "declarer": False})
+    return {
+        "board": board.number, "declarer_name": _seat(board.declarer, t), "level": board.level,
+        "rows": rows, "jokers": joker_cells, "totals": totals, "decks": decks,
+    }
+
+
+def _pockets(counts: dict[str, int], t: Strings) -> list[str]:
+    names = []
+    for place in GUIDE_PLACES:
+        names.extend([_seat(place, t) if place != KITTY else "K"] * counts.get(place, 0))
+    return names
+
+
+def _teams(event: Event, match: Match, table: str) -> dict[str, str]:
+    seats = match.seats(table)
+    return {side: event.team(team_id).name for side, team_id in seats.items()}
+
+
+def _home_side(match: Match, table: str) -> str:
+    return "EW" if table == "A" else "NS"
+
+
+def matches_of_set(event: Event, set_number: int) -> list[Match]:
+    return [m for m in event.matches() if m.set == set_number]
+
+
+TRAVELLERS_PER_PAGE = 2
+
+
+def traveller_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
+    slips = []
+    for match in matches_of_set(event, set_number):
+        for board in event.set_boards(set_number):
+            tables = [{"table": table, "teams": _teams(event, match, table),
+                       "home_side": _home_side(match, table)} for table in ("A", "B")]
+            slips.append({
+                "round": match.round, "match": match.id, "board": board.number,
+                "declarer": board.declarer, "declarer_name": _seat(board.declarer, t),
+                "level": board.level, "tables": tables,
+                "home": event.team(match.home).name, "away": event.team(match.away).name,
+                "payload": traveller_payload(event.id, match.round, match.id, board.number),
+            })
+    return [{"slips": group} for group in chunked(slips, TRAVELLERS_PER_PAGE)]
+
+
+def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
+    pages = []
+    for match in matches_of_set(event, set_number):
+        for table in ("A", "B"):
+            pages.append({
+                "round": match.round, "match": match.id, "table": table,
+                "teams": _teams(event, match, table), "home_side": _home_side(match, table),
+                "home": event.team(match.home).name, "away": event.team(match.away).name,
+                "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
+                           for b in event.set_boards(set_number)],
+                "payload": score_sheet_payload(event.id, match.round, match.id, table),
+            })
+    return pages
