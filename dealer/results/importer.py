@@ -101,10 +101,13 @@ class Rejected(Exception):
         self.problems = list(problems)
         self.rows = rows
         bad_rows = {p.row for p in problems if p.row is not None}
-        head = (
-            f"{source}: rejected, nothing imported ({len(bad_rows)} of {rows} row(s) with problems,"
-            f" {len(problems)} problem(s))"
-        )
+        if bad_rows:
+            head = (
+                f"{source}: rejected, nothing imported ({len(bad_rows)} of {rows} row(s) with problems,"
+                f" {len(problems)} problem(s))"
+            )
+        else:
+            head = f"{source}: rejected, nothing stored ({len(problems)} problem(s))"
         super().__init__("\n".join([head, *(f"  {p}" for p in problems)]))
 
 
