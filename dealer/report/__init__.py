@@ -34,6 +34,7 @@ LABELS = {
         "profile": "规则", "generated": "生成时间", "sample": "样例数据：仅供演示，并非真实比赛成绩",
         "incomplete": "未完成（只计两桌都有成绩的牌）", "yes": "是", "no": "否",
         "boards_counted": "计入牌数", "total": "合计", "provisional": "（暂定）",
+        "cross_note": "本队级分 : 对手级分（比赛分）",
     },
     "en": {
         "title": "Results", "standings": "Standings", "cross": "Cross-table", "matches": "Matches",
@@ -46,6 +47,7 @@ LABELS = {
         "sample": "SAMPLE DATA: for the demo only, not real results",
         "incomplete": "incomplete (only boards with both tables count)", "yes": "yes", "no": "no",
         "boards_counted": "boards counted", "total": "Total", "provisional": " (provisional)",
+        "cross_note": "own level points : opponent's (match points)",
     },
 }
 
