@@ -1,0 +1,216 @@
+"""The print pack rendered for real: WeasyPrint PDFs, pages rasterized at 150 dpi by pypdfium2,
+QR codes decoded by zxing-cpp. Expected counts come from the event, never from the output."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from print_support import decode_qr_codes, font_coverage, page_count, page_texts
+
+from dealer.boardsets import KEY_FILE, deal_event, load_boards
+from dealer.cards import SEATS, SUITS, Card, parse_card
+from dealer.event import Event
+from dealer.files import boards_dir, boardset_path, load_event_text, read_key
+from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
+from dealer.render import KINDS, PrintOptions, build_documents, render_documents
+from dealer.render.context import CURTAIN_SLIPS_PER_PAGE, TRAVELLERS_PER_PAGE, matches_of_set
+from dealer.render.strings import strings
+from dealer.resources import demo_event_text, label_layouts
+
+PER_PAGE = 2
+
+
+def expected_pages(event: Event, kind: str, set_number: int, layout: dict[str, Any]) -> int:
+    boards = event.boards_per_set
+    copies = event.copies_needed(set_number)
+    matches = len(matches_of_set(event, set_number))
+    per_sheet = int(layout["columns"]) * int(layout["rows"])
+    labels_per_wallet = 1 if layout["pocket_labels"] == "inline" else 5
+    return {
+        "hand-records": math.ceil(boards / PER_PAGE),
+        "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet),
+        "curtain-cards": math.ceil(boards * copies * 4 / CURTAIN_SLIPS_PER_PAGE),
+        "dealing-guide": boards,
+        "travellers": math.ceil(boards * matches / TRAVELLERS_PER_PAGE),
+        "score-sheets": 2 * matches,
+    }[kind]
+
+
+class Pack:
+    def __init__(self, root: Path) -> None:
+        self.event = load_event_text(demo_event_text(), "demo-event.toml")
+        self.boards_root = root / "boards"
+        deal_event(self.event, root=self.boards_root)
+        self.key = read_key(boards_dir(self.event, self.boards_root) / KEY_FILE)
+        self.out = root / "output"
+        self.files: dict[tuple[str, str, int], Path] = {}
+
+    def render(self, lang: str, kinds: tuple[str, ...], sets: tuple[int, ...], jobs: int) -> None:
+        options = PrintOptions(lang=lang, out_dir=self.out, sets=sets, boards_root=self.boards_root,
+                               per_page=PER_PAGE)
+        documents = [doc for kind in kinds for doc in build_documents(self.event, kind, options)]
+        for written in render_documents(documents, "pdf", jobs):
+            kind, set_part = written.path.name.split("-set-")
+            self.files[(lang, kind, int(set_part[:2]))] = written.path
+
+
+@pytest.fixture(scope="session")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
+    """The demo event dealt and printed once per test process: every kind of set 1 in Chinese
+    (through the parallel path) and in English (serial); the match-dependent kinds of the other
+    sets too (the rest is the same size for every set)."""
+    result = Pack(tmp_path_factory.mktemp("print"))
+    result.render("zh", KINDS, (1,), jobs=2)
+    result.render("zh", MATCH_KINDS, tuple(range(2, result.event.sets + 1)), jobs=1)
+    result.render("en", KINDS, (1,), jobs=1)
+    return result
+
+
+MATCH_KINDS = ("travellers", "score-sheets")
+CASES = ([("zh", kind, 1) for kind in KINDS] + [("zh", kind, s) for kind in MATCH_KINDS for s in (2, 3)]
+         + [("en", kind, 1) for kind in KINDS])
+
+
+@pytest.mark.parametrize(("lang", "kind", "set_number"), CASES)
+def test_page_counts_match_the_event(pack: Pack, lang: str, kind: str, set_number: int) -> None:
+    path = pack.files[(lang, kind, set_number)]
+    layout = label_layouts()["a4-3x8"]
+    assert page_count(path) == expected_pages(pack.event, kind, set_number, layout)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_label_qr_codes_name_every_wallet_copy_and_check_with_the_key(pack: Pack, lang: str) -> None:
+    payloads = decode_qr_codes(pack.files[(lang, "labels", 1)])
+    labels = [parse_payload(p) for p in payloads]
+    assert all(isinstance(label, LabelId) for label in labels)
+    copies = pack.event.copies_needed(1)
+    expected = {(pack.event.id, 1, b, c) for b in range(1, pack.event.boards_per_set + 1)
+                for c in range(1, copies + 1)}
+    assert len(labels) == pack.event.boards_per_set * copies
+    assert {(x.event, x.set, x.board, x.copy) for x in labels if isinstance(x, LabelId)} == expected
+    assert all(check_label(pack.key, x) for x in labels if isinstance(x, LabelId))
+
+
+def test_traveller_and_score_sheet_qr_codes(pack: Pack) -> None:
+    event = pack.event
+    for set_number in range(1, event.sets + 1):
+        matches = matches_of_set(event, set_number)
+        travellers = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "travellers", set_number)])]
+        assert len(travellers) == event.boards_per_set * len(matches)
+        assert all(isinstance(t, TravellerId) for t in travellers)
+        assert {(t.event, t.round, t.match, t.board) for t in travellers if isinstance(t, TravellerId)} == {
+            (event.id, m.round, m.id, b) for m in matches for b in range(1, event.boards_per_set + 1)
+        }
+        sheets = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "score-sheets", set_number)])]
+        assert len(sheets) == 2 * len(matches)
+        assert all(isinstance(s, ScoreSheetId) for s in sheets)
+        assert {(s.round, s.match, s.table) for s in sheets if isinstance(s, ScoreSheetId)} == {
+            (m.round, m.id, table) for m in matches for table in ("A", "B")
+        }
+
+
+def test_forged_label_fails_the_check(pack: Pack) -> None:
+    forged = parse_payload(label_payload(bytes(32), pack.event.id, 1, 1, 1))
+    assert isinstance(forged, LabelId)
+    assert not check_label(pack.key, forged)
+    genuine = parse_payload(decode_qr_codes(pack.files[("zh", "labels", 1)])[0])
+    assert isinstance(genuine, LabelId)
+    tampered = LabelId(genuine.event, genuine.set, genuine.board + 1, genuine.copy, genuine.tag)
+    assert not check_label(pack.key, tampered)
+
+
+def test_tampering_with_a_board_leaves_its_label_payload_unchanged(pack: Pack, tmp_path: Path) -> None:
+    root = tmp_path / "boards"
+    shutil.copytree(pack.boards_root, root)
+    path = boardset_path(pack.event, 1, root)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hands = data["boards"][0]["hands"]
+    hands["N"][0], hands["E"][0] = hands["E"][0], hands["N"][0]  # still one pack, other hands
+    data["boards"][0]["deal_code"] = "changed"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_boards(pack.event, 1, root)[0].deal.hands != load_boards(pack.event, 1, pack.boards_root)[0].deal.hands
+    options = PrintOptions(lang="zh", out_dir=tmp_path / "out", sets=(1,), boards_root=root)
+    [written] = render_documents(build_documents(pack.event, "labels", options), "pdf", 1)
+    assert decode_qr_codes(written.path) == decode_qr_codes(pack.files[("zh", "labels", 1)])
+
+
+CARD_TEXT = re.compile(r"[♠♥♣♦]|大王|小王")
+
+
+@pytest.mark.parametrize("kind", ["labels", "travellers", "score-sheets"])
+def test_table_papers_never_show_a_card_or_the_key(pack: Pack, kind: str) -> None:
+    for lang in ("zh", "en"):
+        text = "\n".join(page_texts(pack.files[(lang, kind, 1)]))
+        assert not CARD_TEXT.search(text)
+        assert pack.key.hex() not in text
+    raw = b"".join(p.read_bytes() for p in pack.files.values())
+    assert pack.key.hex().encode() not in raw
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_chinese_character_falls_back_to_a_missing_glyph(pack: Pack, kind: str) -> None:
+    path = pack.files[("zh", kind, 1)]
+    covered, missing = font_coverage(path)
+    assert not missing
+    assert any("CJK-SC" in name for name in covered)
+    drawn = set().union(*covered.values())
+    text = set("".join(page_texts(path)))
+    assert {c for c in text if not c.isspace()} <= drawn
+    assert any("\u4e00" <= c <= "\u9fff" for c in text)
+
+
+def test_font_check_detects_a_missing_glyph(tmp_path: Path) -> None:
+    import weasyprint
+
+    html = '<html lang="zh-CN"><body><p style="font-family: \'Noto Sans CJK SC\'">升级\ue000</p></body></html>'
+    path = tmp_path / "tofu.pdf"
+    weasyprint.HTML(string=html).write_pdf(str(path))
+    _, missing = font_coverage(path)
+    assert "\ue000" in missing
+
+
+def _hands_from_text(text: str, lang: str) -> dict[int, dict[str, list[Card]]]:
+    t = strings(lang)
+    seat_of = {str(t.seat[s]): s for s in SEATS}
+    big, small = str(t.big_joker), str(t.small_joker)
+    board_heading = re.escape(str(t.board_n)).replace(r"\{n\}", r"(\d+)") + " " + re.escape(str(t.declarer))
+    seat_names = "|".join(re.escape(name) for name in seat_of)
+    hand = re.compile(
+        rf"({seat_names})(?: {re.escape(str(t.declarer))})?\n(.*)\n♠ ?(.*)\n♥ ?(.*)\n♣ ?(.*)\n♦ ?(.*)\n\d+ "
+    )
+    boards: dict[int, dict[str, list[Card]]] = {}
+    parts = re.split(board_heading, text)
+    for number, body in zip(parts[1::2], parts[2::2], strict=True):
+        found: dict[str, list[Card]] = {}
+        for match in hand.finditer(body):
+            seat = seat_of[match.group(1)]
+            cards = [parse_card("BJ" if x == big else "LJ") for x in match.group(2).split() if x in (big, small)]
+            for suit, ranks in zip(SUITS, match.groups()[2:], strict=True):
+                cards += [parse_card(suit.value + r) for r in ranks.split() if r != "—"]
+            found[seat] = cards
+        boards[int(number)] = found
+    return boards
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hand_record_text_lists_exactly_the_cards_per_seat(pack: Pack, lang: str) -> None:
+    text = "\n".join(page_texts(pack.files[(lang, "hand-records", 1)]))
+    boards = _hands_from_text(text, lang)
+    dealt = load_boards(pack.event, 1, pack.boards_root)
+    assert sorted(boards) == [b.number for b in dealt]
+    for board in dealt:
+        for seat in SEATS:
+            assert sorted(boards[board.number][seat]) == sorted(board.deal.hands[seat]), (board.number, seat)
+
+
+def test_hand_record_footer_carries_fingerprint_and_commitment(pack: Pack) -> None:
+    data = json.loads(boardset_path(pack.event, 1, pack.boards_root).read_text(encoding="utf-8"))
+    text = page_texts(pack.files[("zh", "hand-records", 1)])[0]
+    assert data["fingerprint"] in text
+    assert data["commitment"] in text.replace("\n", "")
