@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dealer.boardsets import deal_event
+from dealer.event import Event
 from dealer.files import boardset_path, load_event_text, write_atomic
 from dealer.resources import demo_event_text
 
@@ -36,6 +37,18 @@ def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         f"(declarer {event.hand + event.kitty})"
     )
     yield f"event file: {event_path}"
+    yield from print_demo(event, boards_root, output_root)
     from dealer.report.demo import score_demo
 
     yield from score_demo(event, boards_root, output_root)
+
+
+def print_demo(event: Event, boards_root: Path, output_root: Path) -> Iterator[str]:
+    """Render the whole print pack of the demo event (Chinese) into ``output/demo/``."""
+    from dealer.render import PrintOptions, build_documents, render_documents
+
+    options = PrintOptions(lang="zh", out_dir=output_root / event.slug, boards_root=boards_root)
+    written = render_documents(build_documents(event, "all", options))
+    pages = sum(item.pages for item in written)
+    size = sum(item.size for item in written) / 1024 / 1024
+    yield f"print pack: {len(written)} PDF files, {pages} pages, {size:.1f} MiB in {output_root / event.slug}/"
