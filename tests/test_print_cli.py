@@ -1,0 +1,126 @@
+"""`dealer print` and `dealer doctor` through the command line: options, errors, layouts."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from print_support import decode_qr_codes, page_count
+
+from dealer.boardsets import KEY_FILE, deal_event
+from dealer.cli import main
+from dealer.event import Event
+from dealer.files import boards_dir, load_event_text
+from dealer.qr import LabelId, parse_payload
+from dealer.resources import demo_event_text, label_layouts
+
+
+@pytest.fixture(scope="module")
+def dealt_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Event, Path, Path]:
+    root = tmp_path_factory.mktemp("cli")
+    event = load_event_text(demo_event_text(), "demo")
+    boards = root / "boards"
+    deal_event(event, root=boards)
+    event_file = root / "event.toml"
+    event_file.write_text(demo_event_text(), encoding="utf-8")
+    return event, boards, event_file
+
+
+def run(*args: object) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_print_writes_the_default_file_names_and_a_summary(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path
+) -> None:
+    _, boards, event_file = dealt_demo
+    out = tmp_path / "out"
+    code, stdout, _ = run("print", "score-sheets", event_file, "--boards-dir", boards, "--set", 2, "--out", out,
+                          "--lang", "en")
+    assert code == 0, stdout
+    assert (out / "score-sheets-set-02-en.pdf").exists()
+    assert "1 files, 4 pages" in stdout
+
+
+def test_labels_need_the_key(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    _, boards, event_file = dealt_demo
+    code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--out", tmp_path,
+                          "--key-file", tmp_path / "nowhere.key")
+    assert code == 2
+    assert "nowhere.key" in stderr and "labels cannot be printed" in stderr
+    assert stderr.count("\n") == 1
+
+
+def test_undealt_event_is_a_clear_error(tmp_path: Path) -> None:
+    event_file = tmp_path / "event.toml"
+    event_file.write_text(demo_event_text(), encoding="utf-8")
+    code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", tmp_path / "boards",
+                          "--out", tmp_path / "out")
+    assert code == 2
+    assert "set-01.json" in stderr and "not dealt" in stderr
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--set", "9"], "--set 9"),
+    (["--copies", "0"], "--copies 0"),
+    (["--layout", "nope"], "--layout nope"),
+])
+def test_bad_options(dealt_demo: tuple[Event, Path, Path], tmp_path: Path, args: list[str], words: str) -> None:
+    _, boards, event_file = dealt_demo
+    code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--out", tmp_path, *args)
+    assert code == 2
+    assert words in stderr
+
+
+def test_half_page_labels_and_copies_option(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    event, boards, event_file = dealt_demo
+    code, stdout, _ = run("print", "labels", event_file, "--boards-dir", boards, "--set", 3, "--copies", 1,
+                          "--layout", "a4-half", "--out", tmp_path, "--key-file", boards_dir(event, boards) / KEY_FILE)
+    assert code == 0, stdout
+    path = tmp_path / "labels-set-03-zh.pdf"
+    layout = label_layouts()["a4-half"]
+    per_sheet = layout["columns"] * layout["rows"]
+    assert page_count(path) == math.ceil(event.boards_per_set / per_sheet)
+    labels = [parse_payload(p) for p in decode_qr_codes(path)]
+    assert sorted(x.board for x in labels if isinstance(x, LabelId)) == list(range(1, event.boards_per_set + 1))
+
+
+@pytest.mark.parametrize("per_page", [1, 4])
+def test_hand_records_per_page(dealt_demo: tuple[Event, Path, Path], tmp_path: Path, per_page: int) -> None:
+    event, boards, event_file = dealt_demo
+    code, stdout, _ = run("print", "hand-records", event_file, "--boards-dir", boards, "--set", 1,
+                          "--per-page", per_page, "--out", tmp_path)
+    assert code == 0, stdout
+    assert page_count(tmp_path / "hand-records-set-01-zh.pdf") == math.ceil(event.boards_per_set / per_page)
+
+
+def test_html_format_declares_chinese(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    _, boards, event_file = dealt_demo
+    code, _, _ = run("print", "travellers", event_file, "--boards-dir", boards, "--set", 1, "--format", "html",
+                     "--out", tmp_path)
+    assert code == 0
+    html = (tmp_path / "travellers-set-01-zh.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in html
+    assert "<svg" in html
+
+
+def test_layouts_fit_their_page() -> None:
+    layouts = label_layouts()
+    assert {"a4-3x8", "a4-half"} <= set(layouts)
+    for layout in layouts.values():
+        width = layout["margin_left_mm"] + layout["columns"] * layout["label_width_mm"] \
+            + (layout["columns"] - 1) * layout["gap_x_mm"]
+        height = layout["margin_top_mm"] + layout["rows"] * layout["label_height_mm"] \
+            + (layout["rows"] - 1) * layout["gap_y_mm"]
+        assert width <= layout["page_width_mm"] + 0.01
+        assert height <= layout["page_height_mm"] + 0.01
+        assert layout["qr_module_mm"] >= 0.5
+
+
+def test_doctor_names_the_chinese_font() -> None:
+    code, stdout, _ = run("doctor")
+    assert code == 0, stdout
+    assert "font used for Chinese" in stdout and "CJK" in stdout
