@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -11,14 +10,31 @@ from pathlib import Path
 
 from test_results_support import HEADER, db_state, hand_rows, run, write_csv, write_event
 
-from dealer.results.db import PAUSE_ENV, PAUSE_SECONDS_ENV
+# The child process runs the real `dealer results import`; to stop it between inserting its rows
+# and committing them, the script wraps the importer's insert step (in that process only).
+PAUSING = """
+import os, sys, time
+from pathlib import Path
+import dealer.results.importer as importer
+inserting = importer.insert_batch
+def insert_then_pause(*args, **kwargs):
+    import_id = inserting(*args, **kwargs)
+    Path(sys.argv[1]).write_text(str(os.getpid()))
+    time.sleep(float(sys.argv[2]))
+    return import_id
+importer.insert_batch = insert_then_pause
+from dealer.cli import main
+main(sys.argv[3:])
+"""
+PLAIN = "import sys; from dealer.cli import main; main(sys.argv[1:])"
 
 
-def _spawn(tmp_path: Path, event_path: Path, csv_path: Path, **env: str) -> subprocess.Popen[bytes]:
-    code = "import sys; from dealer.cli import main; main(sys.argv[1:])"
+def _spawn(tmp_path: Path, event_path: Path, csv_path: Path, pause_at: Path | None = None,
+           seconds: float = 600) -> subprocess.Popen[bytes]:
     args = ["results", "import", str(event_path), str(csv_path), "--boards-dir", str(tmp_path / "boards")]
-    return subprocess.Popen([sys.executable, "-c", code, *args], env={**os.environ, **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = ([sys.executable, "-c", PAUSING, str(pause_at), str(seconds), *args] if pause_at
+               else [sys.executable, "-c", PLAIN, *args])
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _wait_for(path: Path, process: subprocess.Popen[bytes]) -> None:
@@ -39,7 +55,7 @@ def test_two_processes_importing_at_once_lose_nothing(tmp_path: Path) -> None:
     match_2 = write_csv(tmp_path / "m2.csv", HEADER, [[r[0], "2", *r[2:]] for r in hand_rows()])
     marker = tmp_path / "paused"
     # The first holds the write lock for a moment; the second must wait for it, not fail.
-    first = _spawn(tmp_path, event_path, match_1, **{PAUSE_ENV: str(marker), PAUSE_SECONDS_ENV: "1.5"})
+    first = _spawn(tmp_path, event_path, match_1, pause_at=marker, seconds=1.5)
     _wait_for(marker, first)
     second = _spawn(tmp_path, event_path, match_2)
     out_2 = second.communicate(timeout=120)
@@ -63,7 +79,7 @@ def test_killed_import_leaves_the_database_as_it_was(tmp_path: Path) -> None:
     before = db_state(tmp_path)
     marker = tmp_path / "paused"
     process = _spawn(tmp_path, event_path, write_csv(tmp_path / "all.csv", HEADER, hand_rows()[4:]),
-                     **{PAUSE_ENV: str(marker)})
+                     pause_at=marker)
     _wait_for(marker, process)  # rows inserted, not committed
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)

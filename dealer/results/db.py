@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -25,11 +24,6 @@ from dealer.files import FileProblem, boards_dir
 
 DB_NAME = "results.sqlite"
 BUSY_TIMEOUT_S = 60.0
-
-#: Test hook: when set to a path, an import writes that file after inserting its rows and then
-#: waits before committing (the kill test stops the process there).
-PAUSE_ENV = "SHENGJI_DEALER_TEST_PAUSE_BEFORE_COMMIT"
-PAUSE_SECONDS_ENV = "SHENGJI_DEALER_TEST_PAUSE_SECONDS"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: imports, results (append-only, corrections by supersession), event identity.
@@ -272,13 +266,6 @@ def scoring_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str, int, int
     ).fetchall()
 
 
-def _pause_hook() -> None:
-    marker = os.environ.get(PAUSE_ENV)
-    if marker:
-        Path(marker).write_text(str(os.getpid()), encoding="ascii")
-        time.sleep(float(os.environ.get(PAUSE_SECONDS_ENV, "600")))
-
-
 def insert_batch(
     conn: sqlite3.Connection,
     entries: Sequence[Entry],
@@ -311,7 +298,6 @@ def insert_batch(
             for e, link in zip(entries, links, strict=True)
         ),
     )
-    _pause_hook()
     assert import_id is not None
     return import_id
 
