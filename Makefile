@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck unit system-deps venv bench clean
+.PHONY: demo test lint typecheck unit system-deps venv bench clean previews
 
 demo: venv system-deps
 	$(BIN)/dealer demo
@@ -43,6 +43,10 @@ system-deps:
 
 bench: venv
 	$(BIN)/python benchmarks/deal.py
+
+# README previews (docs/images/*.png), rendered by the project; not part of `make test`.
+previews: venv system-deps
+	$(BIN)/python scripts/previews.py
 
 clean:
 	rm -rf $(VENV) output .pytest_cache .mypy_cache .ruff_cache
