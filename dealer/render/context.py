@@ -81,7 +81,7 @@ def _tractor_text(tractor: Iterable[Card], t: Strings) -> str:
 
 def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
     if trump is None:
-        return {"text": str(t.no_trump), "cls": "nt"}
+        return {"text": str(t.no_trump_short), "cls": "nt"}
     return {"text": trump.symbol, "cls": suit_class(trump)}
 
 
