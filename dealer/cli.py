@@ -24,6 +24,9 @@ LANG_OPTION = click.option(
     "--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True,
     help="Language of the output.",
 )
+BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=True,
+                                 help="Where board sets and results.sqlite live.")
+EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
@@ -124,9 +127,9 @@ def rules_level(profile_id: str, decks: int, points: str, as_json: bool) -> None
 
 
 @main.command()
-@click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+@EVENT_ARGUMENT
 @click.option("--key-file", type=click.Path(dir_okay=False), help="Existing key file.")
-@click.option("--boards-dir", default="boards", show_default=True, help="Where board sets live.")
+@BOARDS_DIR_OPTION
 @user_errors
 def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
     """Create the key and write the commitment to publish before the deal and play."""
@@ -141,11 +144,11 @@ def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
 
 
 @main.command()
-@click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+@EVENT_ARGUMENT
 @click.option("--key-file", type=click.Path(dir_okay=False),
               help="Key file to deal with (default: boards/<event>/deal.key, created if absent).")
 @click.option("--public-value", help="The public value named by the event (e.g. a lottery draw).")
-@click.option("--boards-dir", default="boards", show_default=True, help="Where board sets live.")
+@BOARDS_DIR_OPTION
 @user_errors
 def deal(event_file: str, key_file: str | None, public_value: str | None, boards_dir: str) -> None:
     """Deal every board set of an event into boards/<event>/. Never prints a hand."""
@@ -204,9 +207,6 @@ def demo(boards_dir: str, out_dir: str) -> None:
 
 # --- results and reports -------------------------------------------------------------------
 
-BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=True,
-                                 help="Where board sets and results.sqlite live.")
-EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
 
 def _identity_options(function: F) -> F:
@@ -215,6 +215,21 @@ def _identity_options(function: F) -> F:
         click.option("--match", help="Match id in the round."),
         click.option("--table", help="Table A or B."),
         click.option("--board", help="Board number."),
+    ]):
+        function = option(function)
+    return function
+
+
+def _played_options(function: F) -> F:
+    """What a slip may say beyond the points, shared by ``results add`` and ``results correct``."""
+    for option in reversed([
+        click.option("--trump", help="Trump suit as played: S H C D NT (♠ ♥ ♣ ♦ 无主)."),
+        click.option("--declarer", help="Declarer seat as played (checked against the schedule)."),
+        click.option("--level", help="Level as played (checked against the schedule)."),
+        click.option("--note", help="Free note."),
+        click.option("--by", "entered_by", help="Who enters it (记分员)."),
+        click.option("--accept-implausible", is_flag=True,
+                     help="Admit points outside the plausible range (a real, extraordinary result)."),
     ]):
         function = option(function)
     return function
@@ -274,15 +289,9 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
 @_identity_options
 @click.option("--qr", "qr_payload", help="Traveller or score-sheet QR payload instead of the identity flags.")
 @click.option("--points", required=True, help="Defenders' points (防守方得分).")
-@click.option("--trump", help="Trump suit as played: S H C D NT (♠ ♥ ♣ ♦ 无主).")
-@click.option("--declarer", help="Declarer seat as played (checked against the schedule).")
-@click.option("--level", help="Level as played (checked against the schedule).")
 @click.option("--ns-team", help="Team sitting N-S (checked against home/away).")
 @click.option("--ew-team", help="Team sitting E-W (checked against home/away).")
-@click.option("--note", help="Free note.")
-@click.option("--by", "entered_by", help="Who enters it.")
-@click.option("--accept-implausible", is_flag=True,
-              help="Admit points outside the plausible range (a real, extraordinary result).")
+@_played_options
 @BOARDS_DIR_OPTION
 @user_errors
 @_rejected
@@ -315,13 +324,7 @@ def _result_fields(values: dict[str, Any]) -> dict[str, str | None]:
 @click.option("--points", help="The right defenders' points.")
 @click.option("--withdraw", is_flag=True, help="Withdraw the result (entered for the wrong slot).")
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
-@click.option("--trump", help="Trump suit as played.")
-@click.option("--declarer", help="Declarer seat as played.")
-@click.option("--level", help="Level as played.")
-@click.option("--note", help="Free note.")
-@click.option("--by", "entered_by", help="Who makes the correction.")
-@click.option("--accept-implausible", is_flag=True,
-              help="Admit points outside the plausible range (a real, extraordinary result).")
+@_played_options
 @BOARDS_DIR_OPTION
 @user_errors
 @_rejected
@@ -439,7 +442,7 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
 @main.command("print")
 @click.argument("kind", type=click.Choice(["hand-records", "labels", "curtain-cards", "dealing-guide",
                                            "travellers", "score-sheets", "all"]))
-@click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+@EVENT_ARGUMENT
 @click.option("--set", "sets", type=int, multiple=True, help="Only this set (repeatable; default: all).")
 @click.option("--copies", type=int, default=None,
               help="Copies of each board (labels, curtain cards; default: one per match playing the set).")
@@ -447,7 +450,7 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
 @click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: output/<event>/).")
-@click.option("--boards-dir", default="boards", show_default=True, help="Where board sets live.")
+@BOARDS_DIR_OPTION
 @click.option("--key-file", type=click.Path(dir_okay=False), default=None,
               help="Key for the labels' check tag (default: boards/<event>/deal.key).")
 @click.option("--per-page", type=click.Choice(["1", "2", "4"]), default="2", show_default=True,
