@@ -210,6 +210,29 @@ def deal_event(
     return report
 
 
+def check_plan(event: Event, root: str | Path = "boards") -> None:
+    """Refuse an event file whose plan differs from the one that was committed and dealt.
+
+    Labels, travellers, score sheets and scoring take declarers and levels from the event file;
+    if it was edited after the deal (say a new declarer rotation), they would disagree with the
+    dealt boards and credit level points to the wrong side. Teams and rounds are not part of the
+    plan and may change (later rounds of a Swiss, a substitute team).
+    """
+    path = boards_dir(event, root) / COMMITMENT_FILE
+    if not path.exists():
+        return
+    committed = read_json(path, "commitment")
+    plan = event.plan(ALGORITHM)
+    if committed.get("plan_sha256") == plan_digest(plan):
+        return
+    old = committed.get("plan") if isinstance(committed.get("plan"), Mapping) else {}
+    changed = sorted(k for k in set(plan) | set(old) if plan.get(k) != old.get(k)) or ["plan"]
+    raise FileProblem(
+        f"{path}: the event file no longer matches the plan that was committed and dealt "
+        f"(changed: {', '.join(changed)}); restore those settings, or deal a new event"
+    )
+
+
 def board_from_dict(data: Mapping[str, Any], set_number: int, decks: int) -> Board:
     """A board of a board set file, checked to be exactly one pack."""
     hands = {seat: [parse_card(c) for c in data["hands"][seat]] for seat in SEATS}
@@ -223,6 +246,7 @@ def load_boards(event: Event, set_number: int, root: str | Path = "boards") -> l
     path = boardset_path(event, set_number, root)
     if not path.exists():
         raise FileProblem(f"{path}: set {set_number} is not dealt yet (run: dealer deal)")
+    check_plan(event, root)
     data = read_boardset(path)
     try:
         return [board_from_dict(b, set_number, int(data["decks"])) for b in data["boards"]]

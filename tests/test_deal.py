@@ -316,3 +316,23 @@ def test_verify_reports_a_damaged_file_with_status_2(dealt: tuple[Event, Path], 
     damaged.write_text("[1]")
     code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
     assert code == 2 and "not a board set file" in err
+
+
+def test_an_event_file_edited_after_the_deal_is_refused(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    """Printing and scoring take declarers from the event file: it must still be the dealt plan."""
+    _, root = dealt
+    from dealer.resources import demo_event_text
+
+    edited = tmp_path / "edited.toml"
+    edited.write_text(demo_event_text().replace('["N", "E", "S", "W"]', '["E", "S", "W", "N"]'))
+    for command in (["print", "labels", edited, "--set", "1", "--out", tmp_path / "out"],
+                    ["results", "missing", edited], ["report", edited, "--json"]):
+        code, out, err = run(*command, "--boards-dir", root)
+        assert code == 2, (command, out, err)
+        assert "no longer matches the plan that was committed and dealt (changed: boards)" in err
+    assert not (tmp_path / "out").exists()
+    # Teams and rounds are not in the plan: renaming a team is fine.
+    renamed = tmp_path / "renamed.toml"
+    renamed.write_text(demo_event_text().replace("东风队", "东风一队"))
+    code, _, err = run("results", "missing", renamed, "--boards-dir", root)
+    assert code == 0, err

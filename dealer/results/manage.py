@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from dealer.boardsets import check_plan
 from dealer.event import Event, Match
 from dealer.files import FileProblem
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
@@ -31,6 +32,7 @@ _FLAGS = {
 
 
 def open_results(event: Event, boards_root: str | Path = "boards") -> sqlite3.Connection:
+    check_plan(event, boards_root)  # scoring uses the event's declarers: they must be the dealt ones
     return connect(results_path(event, boards_root), event.id)
 
 
