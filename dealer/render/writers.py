@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealer.boardsets import KEY_FILE, load_boards, read_commitment
+from dealer.boardsets import KEY_FILE, check_plan, load_boards, read_commitment
 from dealer.event import Event
 from dealer.files import FileProblem, boards_dir, boardset_path, read_boardset, read_key
 from dealer.render import context as ctx
@@ -200,6 +200,8 @@ def expand_kinds(kind: str) -> list[str]:
 
 def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Document]:
     """Every document that ``dealer print KIND`` writes, not yet rendered."""
+    # Labels, travellers and score sheets print the event's declarers and levels.
+    check_plan(event, options.boards_root)
     source = Source(event, options)
     kinds = expand_kinds(kind)
     sets = source.set_numbers()
