@@ -18,7 +18,16 @@ from dealer.profiles import Profile, ProfileError
 
 KITTY_MODES = ("in-hand", "separate")
 DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+#: Event ids name folders and appear in QR payloads (docs/qr.md); match ids appear there too.
+EVENT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+_EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
+               "sets", "public_value_source"}
+_TOP_KEYS = {"event", "schedule", "teams", "rounds"}
+_TEAM_KEYS = {"id", "name", "players", "mixed_club"}
+_ROUND_KEYS = {"number", "matches"}
+_MATCH_KEYS = {"id", "home", "away", "set"}
 
 
 class EventError(ValueError):
@@ -138,6 +147,31 @@ class Event:
         }
 
 
+def _table(value: Any, where: str, allowed: set[str], example: str) -> Mapping[str, Any]:
+    """A TOML table with only known keys (a misspelt key must not be silently ignored)."""
+    if not isinstance(value, Mapping):
+        raise EventError(f"{where}: expected a table like {example}, got {value!r}")
+    unknown = set(value) - allowed
+    if unknown:
+        raise EventError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+            f"(known: {', '.join(sorted(allowed))})"
+        )
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise EventError(f"{where}: expected a list, got {value!r}")
+    return value
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise EventError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
 def _require(data: Mapping[str, Any], key: str, where: str) -> Any:
     if key not in data:
         raise EventError(f"{where}{key}: missing (required)")
@@ -217,11 +251,10 @@ def _schedule(
 
 def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile]) -> Event:
     """Build an :class:`Event` from the parsed event file; raises :class:`EventError`."""
-    head = _require(data, "event", "")
-    if not isinstance(head, Mapping):
-        raise EventError("event: expected a table [event]")
+    _table(data, "the event file", _TOP_KEYS, "[event], [schedule], [[teams]], [[rounds]]")
+    head = _table(_require(data, "event", ""), "event", _EVENT_KEYS, "[event]")
     event_id = _str(_require(head, "id", "event."), "event.id")
-    if not _SLUG.match(event_id):
+    if not EVENT_ID.match(event_id):
         raise EventError(
             f"event.id: {event_id!r} must be lower-case letters, digits and '-' "
             "(it names the folder boards/<id>/)"
@@ -263,20 +296,14 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     if public_source is not None:
         public_source = _str(public_source, "event.public_value_source")
 
-    schedule_data = data.get("schedule", {})
-    if not isinstance(schedule_data, Mapping):
-        raise EventError("schedule: expected a table [schedule]")
-    unknown = set(schedule_data) - {"declarer_rotation", "levels", "overrides"}
-    if unknown:
-        raise EventError(f"schedule: unknown key(s) {', '.join(sorted(unknown))}")
+    schedule_data = _table(data.get("schedule", {}), "schedule",
+                           {"declarer_rotation", "levels", "overrides"}, "[schedule]")
     schedule = _schedule(schedule_data, sets, boards)
 
-    teams_raw = data.get("teams", [])
-    if not isinstance(teams_raw, list):
-        raise EventError("teams: expected [[teams]] tables")
     teams: list[Team] = []
-    for i, raw in enumerate(teams_raw):
+    for i, item in enumerate(_list(data.get("teams", []), "teams")):
         where = f"teams[{i}]"
+        raw = _table(item, where, _TEAM_KEYS, '[[teams]] with id = "T1", name = "…"')
         team_id = _str(_require(raw, "id", f"{where}."), f"{where}.id")
         if any(t.id == team_id for t in teams):
             raise EventError(f"{where}.id: team id {team_id!r} is used twice")
@@ -287,24 +314,28 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             team_id,
             _str(raw.get("name", team_id), f"{where}.name"),
             tuple(players),
-            bool(raw.get("mixed_club", False)),
+            _bool(raw.get("mixed_club", False), f"{where}.mixed_club"),
         ))
     team_ids = {t.id for t in teams}
 
-    rounds_raw = data.get("rounds", [])
-    if not isinstance(rounds_raw, list):
-        raise EventError("rounds: expected [[rounds]] tables")
     rounds: list[Round] = []
-    for i, raw in enumerate(rounds_raw):
+    for i, item in enumerate(_list(data.get("rounds", []), "rounds")):
         where = f"rounds[{i}]"
+        raw = _table(item, where, _ROUND_KEYS, "[[rounds]] with number = 1, matches = […]")
         number = _int(raw.get("number", i + 1), f"{where}.number", 1, 999)
         if any(r.number == number for r in rounds):
             raise EventError(f"{where}.number: round {number} appears twice")
         matches: list[Match] = []
         busy: set[str] = set()
-        for j, m in enumerate(raw.get("matches", [])):
+        for j, item_match in enumerate(_list(raw.get("matches", []), f"{where}.matches")):
             mwhere = f"{where}.matches[{j}]"
+            m = _table(item_match, mwhere, _MATCH_KEYS, '{ id = "1", home = "T1", away = "T2", set = 1 }')
             match_id = _str(str(m.get("id", j + 1)), f"{mwhere}.id")
+            if not MATCH_ID.match(match_id):
+                raise EventError(
+                    f"{mwhere}.id: {match_id!r} must be 1 to 16 letters, digits, '-' or '_' "
+                    "(it is printed in the slips' QR codes)"
+                )
             if any(x.id == match_id for x in matches):
                 raise EventError(f"{mwhere}.id: match {match_id!r} appears twice in round {number}")
             home = _str(_require(m, "home", f"{mwhere}."), f"{mwhere}.home")

@@ -125,7 +125,7 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
             if band.per:
                 text += " (" + ", ".join(_examples(profile, count, band)) + ")"
             if band.cap is not None:
-                text += t["cap"].format(cap=band.cap + bonus)
+                text += t["cap"].format(cap=band.cap)
             lines.append(f"    {band.describe():>12}  {text}")
         if rules.kitty_multipliers:
             pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())

@@ -40,8 +40,9 @@ class LevelBand:
     def contains(self, points: int) -> bool:
         return (self.min is None or points >= self.min) and (self.max is None or points <= self.max)
 
-    def levels(self, points: int) -> int:
-        levels = self.base
+    def levels(self, points: int, bonus: int = 0) -> int:
+        """Levels for ``points`` in this band; ``bonus`` is added before the cap."""
+        levels = self.base + bonus
         if self.per is not None:
             if self.count == "down":
                 levels += -((points - self.anchor) // self.per)  # ceil((anchor - P) / per)
@@ -148,10 +149,10 @@ class Profile:
             raise ProfileError(f"defenders' points must be a multiple of 5, got {defenders_points}")
         for band in rules.bands:
             if band.contains(defenders_points):
-                levels = band.levels(defenders_points)
                 bonus = 1 if self.tai_counts_as_level and band.side != "declarer" else 0
+                levels = band.levels(defenders_points, bonus)
                 declarer = levels if band.side == "declarer" else 0
-                defenders = levels + bonus if band.side != "declarer" else 0
+                defenders = levels if band.side != "declarer" else 0
                 return LevelResult(
                     self.id, decks, defenders_points, declarer, defenders, band.side
                 )

@@ -16,11 +16,11 @@ import hmac
 import re
 from dataclasses import dataclass
 
+from dealer.event import EVENT_ID, MATCH_ID
+
 PREFIX = "SJD1"
 LABEL_TAG = b"shengji-dealer/label-tag/v1\x00"
 TAG_LENGTH = 8
-_EVENT = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-_MATCH = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
 
 class PayloadError(ValueError):
@@ -89,7 +89,7 @@ def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
     if len(fields) != expected[kind]:
         raise PayloadError(f"QR payload {payload!r}: {kind} payloads have {expected[kind]} fields")
     event = fields[0]
-    if not _EVENT.match(event):
+    if not EVENT_ID.match(event):
         raise PayloadError(f"QR payload {payload!r}: bad event id {event!r}")
     if kind == "L":
         tag = fields[4]
@@ -100,7 +100,7 @@ def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
                        _positive(fields[3], "copy", payload), tag)
     round_number = _positive(fields[1], "round", payload)
     match = fields[2]
-    if not _MATCH.match(match):
+    if not MATCH_ID.match(match):
         raise PayloadError(f"QR payload {payload!r}: bad match id {match!r}")
     if kind == "T":
         return TravellerId(event, round_number, match, _positive(fields[3], "board", payload))

@@ -58,7 +58,18 @@ def test_table_seating(event: Event) -> None:
      "schedule.declarer_rotation[1]: expected a seat N, E, S or W, got 'X'"),
     ('"Q", "K", "A"]', '"Q", "K", "1"]', "schedule.levels[12]: expected a level"),
     ("# kitty = 8 ", "kitty = 5 ", "event.kitty: kitty of 5 cards not allowed"),
-    ('name = "东风队"', 'nome = "东风队"', None),  # unknown team keys are tolerated
+    ('name = "东风队"', 'nome = "东风队"', "teams[0]: unknown key(s) nome (known: id, mixed_club, name, players)"),
+    ("boards_per_set = 16", "board_per_set = 12", "event: unknown key(s) board_per_set"),
+    ('# kitty_mode = "in-hand" ', 'kitty_mod = "separate" ', "event: unknown key(s) kitty_mod"),
+    ('name = "东风队"', 'name = "东风队"\nmixed_club = "no"', "teams[0].mixed_club: expected true or false, got 'no'"),
+    ('{ id = "1", home = "T1", away = "T2", set = 1 }', '{ id = "R1:M1", home = "T1", away = "T2", set = 1 }',
+     "rounds[0].matches[0].id: 'R1:M1' must be 1 to 16 letters"),
+    ('{ id = "1", home = "T1", away = "T2", set = 1 }', '{ id = "第1场", home = "T1", away = "T2", set = 1 }',
+     "rounds[0].matches[0].id: '第1场' must be 1 to 16 letters"),
+    ('{ id = "1", home = "T1", away = "T2", set = 1 }', '"x"',
+     "rounds[0].matches[0]: expected a table like"),
+    ('{ id = "1", home = "T1", away = "T2", set = 1 }', '{ id = "1", home = "T1", away = "T2", set = 1, table = "A" }',
+     "rounds[0].matches[0]: unknown key(s) table"),
 ])
 def test_errors_name_the_key(old: str, new: str, message: str | None) -> None:
     text = demo_event_text()
@@ -70,6 +81,19 @@ def test_errors_name_the_key(old: str, new: str, message: str | None) -> None:
     with pytest.raises(FileProblem) as error:
         load_event_text(broken, "my-event.toml")
     assert str(error.value).startswith("my-event.toml: ")
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("rounds = [1, 2]\n", "rounds[0]: expected a table like"),
+    ("teams = [1, 2]\n", "teams[0]: expected a table like"),
+    ("teams = 3\n", "teams: expected a list, got 3"),
+    ("[extra]\nx = 1\n", "the event file: unknown key(s) extra"),
+])
+def test_malformed_tables_are_named_not_crashed_on(text: str, message: str) -> None:
+    base = demo_event_text().split("[schedule]")[0]
+    with pytest.raises(FileProblem) as error:
+        load_event_text(text + base, "my-event.toml")
     assert message in str(error.value)
 
 

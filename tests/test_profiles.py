@@ -90,6 +90,13 @@ def test_tai_counts_as_level_is_a_profile_setting(points: int, defenders: int) -
         assert result.declarer_levels == 1
 
 
+def test_the_cap_holds_with_tai_counting_as_a_level() -> None:
+    profile = replace(load_profile("renmin-shuangsheng"), tai_counts_as_level=True)
+    assert profile.level_points(2, 120).defenders_levels == 2
+    assert profile.level_points(2, 240).defenders_levels == 5
+    assert profile.level_points(2, 600).defenders_levels == 5
+
+
 def test_hand_and_kitty_sizes() -> None:
     assert [(r.hand, r.kitty) for r in load_profile("official-2002").deck_rules.values()] == [
         (12, 6), (25, 8), (39, 6)]
