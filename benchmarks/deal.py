@@ -5,8 +5,8 @@
 
 The baseline shuffles a 108-card list with `random.shuffle` and cuts it into four 25-card hands
 and the kitty: the cheapest fair-looking dealer, but neither keyed, reproducible per board nor
-free of the Mersenne Twister. Our paths also derive a key-bound seed (HMAC-SHA256) and a SHAKE-256
-stream per board and draw with rejection sampling.
+free of the Mersenne Twister. Our paths also compute a keyed SHAKE-256 stream per board and draw
+with rejection sampling (docs/dealing.md).
 """
 
 from __future__ import annotations

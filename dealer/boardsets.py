@@ -281,11 +281,14 @@ class VerifyReport:
 
 
 def verify_boardset(
-    data: Mapping[str, Any], key: bytes, public_value: str | None = None
+    data: Mapping[str, Any], key: bytes, public_value: str | None = None,
+    published: str | None = None,
 ) -> VerifyReport:
     """Re-derive the commitment and every board of a board set document from the key.
 
-    ``public_value`` overrides the one recorded in the file when given.
+    ``public_value`` overrides the one recorded in the file when given; ``published`` is the
+    commitment published before play, which the file's own must equal. Raises
+    :class:`FileProblem` when the document cannot be read as a board set.
     """
     problems: list[str] = []
     plan = data.get("plan")
@@ -296,31 +299,34 @@ def verify_boardset(
     commitment_ok = commitment(key, plan) == data.get("commitment")
     if not commitment_ok:
         problems.append("the commitment does not match this key and plan")
+    if published is not None and published.strip().lower() != data.get("commitment"):
+        commitment_ok = False
+        problems.append(f"the set's commitment is not the published one ({published.strip()})")
     if public_value is None:
         public_value = data.get("public_value")
+    differing: list[int] = []
+    seen: set[int] = set()
     try:
+        if public_value is not None and not isinstance(public_value, str):
+            raise TypeError("public_value must be a text")
         set_number = int(data["set"])
         layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
                         plan["kitty_mode"] == "in-hand")
         conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
-        entries = [(int(entry["number"]), entry) for entry in data["boards"]]
+        for entry in data["boards"]:
+            number = int(entry["number"])
+            seen.add(number)
+            if (set_number, number) not in conditions:
+                problems.append(f"board {number} is not in the plan")
+                differing.append(number)
+                continue
+            declarer, level = conditions[(set_number, number)]
+            spec = BoardSpec(str(plan["event"]), set_number, number, declarer, level, public_value)
+            expected = deal_board(key, spec, layout).as_dict()
+            if not _same_board(entry, expected, set_number, layout.decks):
+                differing.append(number)
     except (KeyError, TypeError, ValueError) as error:
         raise FileProblem(f"damaged board set: cannot read {error}") from None
-    differing: list[int] = []
-    seen: set[int] = set()
-    for number, entry in entries:
-        seen.add(number)
-        if (set_number, number) not in conditions:
-            problems.append(f"board {number} is not in the plan")
-            differing.append(number)
-            continue
-        declarer, level = conditions[(set_number, number)]
-        expected = deal_board(
-            key, BoardSpec(str(plan["event"]), set_number, number, declarer, level, public_value),
-            layout,
-        ).as_dict()
-        if not _same_board(entry, expected, set_number, layout.decks):
-            differing.append(number)
     for (s, n) in conditions:
         if s == set_number and n not in seen:
             problems.append(f"board {n} is missing from the set")

@@ -170,15 +170,19 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, boards
 @click.option("--key-file", required=True, type=click.Path(dir_okay=False),
               help="The revealed key.")
 @click.option("--public-value", help="The public value (default: the one in the file).")
+@click.option("--commitment", "published",
+              help="The commitment published before play: 64 hex digits or its commitment.json.")
 @user_errors
-def verify(boardset: str, key_file: str, public_value: str | None) -> None:
+def verify(boardset: str, key_file: str, public_value: str | None, published: str | None) -> None:
     """Re-derive every board and the commitment from the key; exit 1 on any difference."""
     from dealer.boardsets import verify_boardset
-    from dealer.files import FileProblem, read_boardset, read_key
+    from dealer.files import FileProblem, read_boardset, read_json, read_key
 
     data = read_boardset(boardset)
+    if published is not None and Path(published).is_file():
+        published = str(read_json(published, "commitment").get("commitment", ""))
     try:
-        report = verify_boardset(data, read_key(key_file), public_value)
+        report = verify_boardset(data, read_key(key_file), public_value, published)
     except FileProblem as error:
         fail(f"{boardset}: {error}")
     for problem in report.problems:
@@ -187,10 +191,10 @@ def verify(boardset: str, key_file: str, public_value: str | None) -> None:
         click.echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
     if not report.ok:
         sys.exit(1)
-    click.echo(
-        f"{boardset}: set {data['set']} verified: {len(data['boards'])} boards and the "
-        f"commitment {data['commitment'][:16]}… match the key"
-    )
+    checked = "the published commitment" if published else "the commitment in the file"
+    click.echo(f"{boardset}: set {data['set']} verified: {len(data['boards'])} boards and {checked} "
+               f"match the key")
+    click.echo(f"commitment: {data['commitment']}")
 
 
 @main.command()

@@ -53,5 +53,12 @@ def demo_event_text() -> str:
 
 
 def templates_dir() -> Path:
-    """The Jinja2 templates (``templates/`` at the top of the source tree)."""
-    return Path(__file__).resolve().parent.parent / "templates"
+    """The Jinja2 templates (``templates/`` at the top of the source tree, per the project
+    layout); the package is installed in editable mode (``make``) so that they stay beside it."""
+    folder = Path(__file__).resolve().parent.parent / "templates"
+    if not folder.is_dir():
+        raise ProfileError(  # a setup problem, reported as a one-line error by the CLI
+            f"templates folder not found at {folder}: install the package from its source tree "
+            "with `pip install -e .` (as `make` does)"
+        )
+    return folder

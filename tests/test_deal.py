@@ -336,3 +336,38 @@ def test_an_event_file_edited_after_the_deal_is_refused(dealt: tuple[Event, Path
     renamed.write_text(demo_event_text().replace("东风队", "东风一队"))
     code, _, err = run("results", "missing", renamed, "--boards-dir", root)
     assert code == 0, err
+
+
+def test_verify_against_the_published_commitment(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    """A director who reveals another key with a regenerated file must not pass `verify`."""
+    event, root = dealt
+    published = root / "demo" / "commitment.json"
+    code, out, _ = run("verify", boardset_path(event, 1, root), "--key-file", root / "demo/deal.key",
+                       "--commitment", published)
+    assert code == 0 and "the published commitment" in out
+    assert json.loads(published.read_text())["commitment"] in out
+    other_key = tmp_path / "other.key"
+    other_key.write_text("cd" * 32)
+    regenerated = boardset_document(event, 1, bytes.fromhex("cd" * 32), None)
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(regenerated))
+    code, _, _ = run("verify", forged, "--key-file", other_key)
+    assert code == 0  # self-consistent on its own …
+    code, _, err = run("verify", forged, "--key-file", other_key, "--commitment", published)
+    assert code == 1 and "not the published one" in err  # … but not what was published
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(public_value=5), "public_value must be a text"),
+    (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "damaged board set"),
+    (lambda d: d["boards"][0].pop("number"), "cannot read 'number'"),
+])
+def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_path: Path,
+                                                 change: object, message: str) -> None:
+    event, root = dealt
+    data = json.loads(boardset_path(event, 1, root).read_text())
+    change(data)  # type: ignore[operator]
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(json.dumps(data))
+    code, _, err = run("verify", crafted, "--key-file", root / "demo/deal.key")
+    assert code == 2 and message in err and "Traceback" not in err
