@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from dealer.cards import side_of
 from dealer.event import Event, Match
-from dealer.profiles import Profile
+from dealer.profiles import Profile, ProfileError
 
 TABLES = ("A", "B")
 
@@ -50,6 +50,28 @@ BoolArray = npt.NDArray[np.bool_]
 
 class ScoringError(ValueError):
     """The results cannot be scored against the event (e.g. a row for an unknown match)."""
+
+
+class TieBreakError(ScoringError, ProfileError):
+    """The profile's tie-break chain names a key this module does not know.
+
+    Also a :class:`ProfileError`, so the command line reports it as a one-line error.
+    """
+
+
+def check_tie_breaks(profile: Profile) -> tuple[str, ...]:
+    """The profile's tie-break chain, every key known; raises :class:`TieBreakError` otherwise.
+
+    The chain printed with the standings is the profile's; refusing unknown keys (instead of
+    skipping them) keeps it the chain actually used.
+    """
+    for key in profile.tie_breaks:
+        if key not in TIE_BREAKS:
+            raise TieBreakError(
+                f"rule profile {profile.id}: unknown tie-break {key!r} in tie_breaks "
+                f"(known: {', '.join(TIE_BREAKS)})"
+            )
+    return tuple(profile.tie_breaks)
 
 
 @dataclass(frozen=True)
@@ -173,18 +195,11 @@ class ResultColumns:
         return len(self.points)
 
 
-def table_levels(profile: Profile, decks: int, declarer_seat: str, points: int) -> tuple[int, int]:
-    """Level points (N-S, E-W) of one table's result."""
-    result = profile.level_points(decks, points)
-    if side_of(declarer_seat) == "NS":
-        return result.declarer_levels, result.defenders_levels
-    return result.defenders_levels, result.declarer_levels
-
-
 class ScoredEvent:
     """Every match of an event scored from its current results (see module docstring)."""
 
     def __init__(self, event: Event, results: ResultColumns) -> None:
+        check_tie_breaks(event.profile)
         self.event = event
         self.profile = event.profile
         matches = event.matches()
@@ -377,7 +392,8 @@ def standings(event: Event, scores: Sequence[MatchScore]) -> list[Standing]:
         "mixed_club": per_team(lambda t: 0.0 if mixed[t] else 1.0),  # mixed-club teams after
         "game_ratio": per_team(ratio),
     }
-    chain = [k for k in event.profile.tie_breaks if k in keys]
+    assert set(keys) == set(TIE_BREAKS), "TIE_BREAKS and the key functions must agree"
+    chain = check_tie_breaks(event.profile)
     tie_values: dict[str, dict[str, float]] = {t: {} for t in teams}
 
     def order(group: list[str], depth: int) -> list[list[str]]:

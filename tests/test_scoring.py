@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from test_results_support import (
     AWAY_TOTAL,
     EVENT_TOML,
@@ -23,7 +24,7 @@ from dealer.event import Event
 from dealer.files import load_event, load_event_text
 from dealer.report import build_report
 from dealer.resources import load_profile
-from dealer.scoring import MatchScore, ResultColumns, score_event, standings, table_levels
+from dealer.scoring import TIE_BREAKS, MatchScore, ResultColumns, ScoringError, score_event, standings
 
 
 def _import(tmp_path: Path, rows: list[list[object]]) -> Path:
@@ -78,11 +79,20 @@ def test_board_counts_only_when_both_tables_have_it(tmp_path: Path) -> None:
 
 
 def test_table_levels_credit_the_right_side() -> None:
+    # Through the production (vectorized) path: one table result per board, declarers from the
+    # default schedule (board 1 N, 2 E, 3 S).
     event = load_event_text(EVENT_TOML, "hand")
-    assert table_levels(event.profile, 2, "N", 0) == (3, 0)
-    assert table_levels(event.profile, 2, "E", 0) == (0, 3)
-    assert table_levels(event.profile, 2, "E", 160) == (2, 0)
-    assert table_levels(event.profile, 2, "S", 100) == (0, 0)
+    rows = [(1, "1", "A", 1, 0), (1, "1", "A", 2, 0), (1, "1", "B", 2, 160), (1, "1", "A", 3, 100)]
+    sheet = score_event(event, ResultColumns.from_rows(rows)).sheet(1, "1")
+    levels = {(line.board, t): (line.ns_levels[i], line.ew_levels[i])
+              for line in sheet for i, t in enumerate("AB") if line.points[i] is not None}
+    assert [line.declarer for line in sheet[:3]] == ["N", "E", "S"]
+    assert levels == {
+        (1, "A"): (3, 0),    # N declares, 0 points: declarer N-S +3
+        (2, "A"): (0, 3),    # E declares, 0 points: declarer E-W +3
+        (2, "B"): (2, 0),    # E declares, 160 points: defenders N-S 1 + 1
+        (3, "A"): (0, 0),    # S declares, 100 points: 上台, nobody scores
+    }
 
 
 def _event(tie_breaks: list[str], mixed: tuple[str, ...] = ()) -> Event:
@@ -125,6 +135,17 @@ def test_standings_tie_break_chain() -> None:
     table = standings(event, scores)
     assert {s.team: s.tie_values["opponents_match_points"] for s in table[:3]} == {"H": 8, "V": 8, "X": 8}
     assert [s.team for s in table][:3] == ["H", "V", "X"]  # game ratio 80/60 > 90/70 = 90/70, then id
+
+
+def test_unknown_tie_break_key_is_an_error_not_skipped(tmp_path: Path) -> None:
+    event = _event(["net_level_points", "coin_toss"])
+    with pytest.raises(ScoringError, match="unknown tie-break 'coin_toss'") as caught:
+        standings(event, [_score(1, "H", "V", 30, 20)])
+    assert f"known: {', '.join(TIE_BREAKS)}" in str(caught.value)
+    with pytest.raises(ScoringError, match="coin_toss"):
+        score_event(event, ResultColumns.from_rows([]))
+    # Every known key is accepted.
+    assert len(standings(_event(list(TIE_BREAKS)), [_score(1, "H", "V", 30, 20)])) == 4
 
 
 def test_empty_results_score_to_nothing(tmp_path: Path) -> None:
