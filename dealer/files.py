@@ -16,15 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from dealer.deal import KeyFormatError, parse_key
+from dealer.errors import FileProblem
 from dealer.event import Event, EventError, parse_event
 from dealer.resources import load_profile
 
 BOARDSET_SCHEMA = "shengji-dealer/boardset/1"
 MANIFEST_SCHEMA = "shengji-dealer/manifest/1"
-
-
-class FileProblem(Exception):
-    """A user file cannot be used; the message names the file and what is wrong."""
 
 
 def load_event_text(text: str, source: str) -> Event:

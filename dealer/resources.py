@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from dealer.errors import FileProblem
 from dealer.profiles import Profile, ProfileError, profile_from_mapping
 
 _DATA = resources.files("dealer") / "data"
@@ -57,7 +58,7 @@ def templates_dir() -> Path:
     layout); the package is installed in editable mode (``make``) so that they stay beside it."""
     folder = Path(__file__).resolve().parent.parent / "templates"
     if not folder.is_dir():
-        raise ProfileError(  # a setup problem, reported as a one-line error by the CLI
+        raise FileProblem(
             f"templates folder not found at {folder}: install the package from its source tree "
             "with `pip install -e .` (as `make` does)"
         )
