@@ -56,6 +56,12 @@ CASES = [
      'F "trump"', "'X'", "expected S H C D NT"),
     ("not a number", [1, "1", "B", "two", 30, "", "", "", "", "", "", ""],
      'D "board"', "'two'", "expected the board number as a whole number"),
+    ("exponent notation", [1, "1", "B", 2, "5e1", "", "", "", "", "", "", ""],
+     'E "defenders_points"', "'5e1'", "expected the defenders' points as a whole number"),
+    ("fraction", [1, "1", "B", 2, "50.5", "", "", "", "", "", "", ""],
+     'E "defenders_points"', "'50.5'", "expected the defenders' points as a whole number"),
+    ("beyond the absolute bound", [1, "1", "B", 2, 10**24, "", "", "", "", "", "", ""],
+     'E "defenders_points"', f"'{10**24}'", "beyond the absolute bound of -2000 to 2000"),
 ]
 
 
@@ -234,3 +240,43 @@ def test_implausible_value_needs_explicit_acceptance(tmp_path: Path) -> None:
     assert db_state(tmp_path) == [r for r in db_state(tmp_path) if r[0] == "meta"]
     result = run(*args, "--accept-implausible")
     assert result.exit_code == 0 and "480 points" in result.output
+
+
+def test_absolute_bound_holds_even_with_accept_implausible(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    args = ["results", "add", str(event_path), "--round", "1", "--match", "2", "--table", "A",
+            "--board", "2", "--boards-dir", str(tmp_path / "boards"), "--accept-implausible"]
+    for points in ("1000000000000000000000000", "-2005", "2005"):
+        result = run(*args, "--points", points)
+        assert result.exit_code == 2, result.output
+        assert (f"command line: column --points: value '{points}': beyond the absolute bound of "
+                "-2000 to 2000 (10 × the 200 points of 2 decks); not accepted, even with "
+                "--accept-implausible") in result.output
+    assert [r for r in db_state(tmp_path) if r[0] == "results"] == []
+    result = run(*args, "--points", "2000")
+    assert result.exit_code == 0 and "2000 points" in result.output
+
+
+def test_whole_numbers_only_but_spreadsheet_floats_are_fine(tmp_path: Path) -> None:
+    import openpyxl
+
+    event_path = write_event(tmp_path)
+    # "50.0" (a numeric cell saved as text) and a float cell of an XLSX file are whole numbers.
+    text = write_csv(tmp_path / "text.csv", HEADER, [[1, "1", "A", 1, "50.0"], [1, "1", "A", 2, "-5"]])
+    assert _import(tmp_path, event_path, text).exit_code == 0
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(HEADER)
+    sheet.append([1.0, "1", "B", 1.0, 35.0])
+    book.save(tmp_path / "floats.xlsx")
+    result = _import(tmp_path, event_path, tmp_path / "floats.xlsx")
+    assert result.exit_code == 0, result.output
+    conn = sqlite3.connect(db_path(tmp_path))
+    stored = conn.execute("SELECT tbl, board, defenders_points FROM results ORDER BY id").fetchall()
+    conn.close()
+    assert stored == [("A", 1, 50), ("A", 2, -5), ("B", 1, 35)]
+    result = run("results", "add", str(event_path), "--round", "1", "--match", "1", "--table", "B",
+                 "--board", "2", "--points", "5e1", "--boards-dir", str(tmp_path / "boards"))
+    assert result.exit_code == 2
+    assert "value '5e1': expected the defenders' points as a whole number" in result.output

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -267,16 +268,26 @@ def plausible_range(event: Event) -> tuple[int, int]:
     return -total, 2 * total
 
 
+#: The absolute bound on defenders' points is this many times the points of the pack (100 per
+#: deck): beyond it a value is a typing error, and not even ``--accept-implausible`` admits it.
+ABSOLUTE_PACKS = 10
+
+
+def absolute_limit(event: Event) -> int:
+    """|defenders' points| allowed at all: :data:`ABSOLUTE_PACKS` × 100 × decks."""
+    return ABSOLUTE_PACKS * 100 * event.decks
+
+
+# A whole number as a person types it, or as a spreadsheet writes an integral numeric cell
+# ("50.0"); no exponents ("5e1"), no underscores, no "inf"/"nan".
+_WHOLE = re.compile(r"[+-]?\d+(?:\.0+)?")
+
+
 def _int(text: str) -> int | None:
     text = text.strip().replace("−", "-").replace("＋", "+").replace("－", "-")
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return int(number) if number.is_integer() else None
+    if not _WHOLE.fullmatch(text):
+        return None
+    return int(text.split(".", 1)[0])
 
 
 def validate_row(
@@ -336,7 +347,14 @@ def validate_row(
     points = required_int("defenders_points", "the defenders' points")
     if points is not None:
         low, high = plausible_range(event)
-        if points % 5:
+        limit = absolute_limit(event)
+        if abs(points) > limit:
+            problem("defenders_points",
+                    f"beyond the absolute bound of -{limit} to {limit} ({ABSOLUTE_PACKS} × the "
+                    f"{100 * event.decks} points of {event.decks} decks); not accepted, even with "
+                    "--accept-implausible")
+            points = None
+        elif points % 5:
             problem("defenders_points", "defenders' points must be a multiple of 5")
             points = None
         elif check_plausible and not low <= points <= high:
