@@ -124,3 +124,28 @@ def test_doctor_names_the_chinese_font() -> None:
     code, stdout, _ = run("doctor")
     assert code == 0, stdout
     assert "font used for Chinese" in stdout and "CJK" in stdout
+
+
+def test_rendering_writes_through_a_unique_fsynced_temporary_file(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another print run's temporary file beside the output is left alone (no fixed temporary name),
+    the data is fsynced before the rename, and an earlier rendering of the same file is replaced."""
+    import dealer.files
+    from dealer.render import PrintOptions, build_documents, render_documents
+
+    event, boards, _ = dealt_demo
+    target = tmp_path / "travellers-set-01-zh.html"
+    target.write_text("an earlier rendering", encoding="utf-8")
+    other_run = tmp_path / f".{target.name}.tmp"
+    other_run.write_text("another print run, still writing", encoding="utf-8")
+    synced: list[int] = []
+    real_fsync = dealer.files.os.fsync
+    monkeypatch.setattr(dealer.files.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    options = PrintOptions(out_dir=tmp_path, sets=(1,), boards_root=boards, fmt="html")
+    [written] = render_documents(build_documents(event, "travellers", options), "html", 1)
+    assert written.path == target
+    assert "<svg" in target.read_text(encoding="utf-8")
+    assert other_run.read_text(encoding="utf-8") == "another print run, still writing"
+    assert synced
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, other_run.name])

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dealer.files import write_atomic
 from dealer.render.qrcodes import qr_svg
 from dealer.render.strings import strings
 from dealer.resources import templates_dir
@@ -100,10 +101,9 @@ def default_jobs() -> int:
 
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    # A unique temporary file, fsynced, then renamed over any earlier rendering of the same file
+    # (two print runs at once never share a temporary file).
+    write_atomic(path, data, replace=True)
 
 
 def render_documents(
