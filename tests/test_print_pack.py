@@ -214,3 +214,26 @@ def test_hand_record_footer_carries_fingerprint_and_commitment(pack: Pack) -> No
     text = page_texts(pack.files[("zh", "hand-records", 1)])[0]
     assert data["fingerprint"] in text
     assert data["commitment"] in text.replace("\n", "")
+
+
+def test_label_tags_are_the_documented_hmac_of_the_wallet_identity(pack: Pack) -> None:
+    """docs/qr.md: tag = first 8 base32 characters of HMAC-SHA256(key, domain tag || identity);
+    the cards come from SHAKE-256 under another domain tag (docs/dealing.md §2)."""
+    import base64
+    import hashlib
+    import hmac
+
+    from dealer.deal import STREAM_TAG
+    from dealer.qr import LABEL_TAG
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "qr.md").read_text(encoding="utf-8")
+    assert LABEL_TAG.rstrip(b"\0").decode() in doc and STREAM_TAG.rstrip(b"\0").decode() in doc
+    assert "board/v1" not in doc
+    assert LABEL_TAG != STREAM_TAG
+    for payload in decode_qr_codes(pack.files[("zh", "labels", 1)]):
+        label = parse_payload(payload)
+        assert isinstance(label, LabelId)
+        identity = f"{label.event}\0{label.set}\0{label.board}\0{label.copy}".encode()
+        message = b"shengji-dealer/label-tag/v1\x00" + identity
+        digest = hmac.new(pack.key, message, hashlib.sha256).digest()
+        assert label.tag == base64.b32encode(digest).decode()[:8]
