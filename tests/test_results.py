@@ -122,6 +122,39 @@ def test_reimport_is_a_no_op_that_says_so(tmp_path: Path) -> None:
     assert "imported 1 row(s), 32 already recorded (skipped)" in result.output
 
 
+def test_reimport_after_a_correction_keeps_the_correction(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    boards = str(tmp_path / "boards")
+    path = write_csv(tmp_path / "all.csv", HEADER, hand_rows())
+    assert _import(tmp_path, event_path, path).exit_code == 0
+    slot = ["--round", "1", "--match", "1", "--table", "A", "--boards-dir", boards]
+    assert run("results", "correct", str(event_path), *slot, "--board", "1", "--points", "160",
+               "--reason", "slip misread").exit_code == 0
+    assert run("results", "correct", str(event_path), *slot, "--board", "2", "--withdraw",
+               "--reason", "wrong match").exit_code == 0
+    before = db_state(tmp_path)
+    result = _import(tmp_path, event_path, path)
+    assert result.exit_code == 0, result.output
+    assert (f"{path}: nothing changed, 30 already recorded; 2 row(s) were corrected since: "
+            "kept the corrections") in result.output
+    assert db_state(tmp_path) == before
+    # A longer file adds its new rows and still keeps the corrections.
+    more = write_csv(tmp_path / "more.csv", HEADER, [*hand_rows(), [1, "2", "A", 1, 50]])
+    result = _import(tmp_path, event_path, more)
+    assert result.exit_code == 0, result.output
+    assert ("imported 1 row(s), 30 already recorded (skipped); 2 row(s) were corrected since: "
+            "kept the corrections") in result.output
+    event = load_event(event_path)
+    conn = open_results(event, boards)
+    assert [r.defenders_points for r in history(conn, 1, "1", "A", 1) if r.current] == [160]
+    assert [r.withdrawn for r in history(conn, 1, "1", "A", 2) if r.current] == [True]
+    conn.close()
+    # A value neither current nor corrected away is still a duplicate.
+    other = write_csv(tmp_path / "other.csv", HEADER, [[1, "1", "A", 1, 80]])
+    result = _import(tmp_path, event_path, other)
+    assert result.exit_code == 2 and "already has 160 points" in result.output
+
+
 def test_gbk_chinese_headers_and_xlsx_import_the_same_rows(tmp_path: Path) -> None:
     import pandas as pd
 

@@ -135,14 +135,21 @@ class ParsedFile:
 class ImportReport:
     source: str
     added: int
-    skipped: int
+    skipped: int  # rows equal to the current value of their slot
     import_id: int | None
+    corrected: int = 0  # rows equal to a value a correction has since superseded (kept the correction)
 
     def summary(self) -> str:
+        kept = (f"{self.corrected} row(s) were corrected since: kept the corrections"
+                if self.corrected else "")
         if not self.added:
+            if self.corrected:
+                recorded = f", {self.skipped} already recorded" if self.skipped else ""
+                return f"{self.source}: nothing changed{recorded}; {kept}"
             return (f"{self.source}: nothing changed: all {self.skipped} row(s) are already recorded"
                     if self.skipped else f"{self.source}: no result rows in the file")
         extra = f", {self.skipped} already recorded (skipped)" if self.skipped else ""
+        extra += f"; {kept}" if kept else ""
         return f"{self.source}: imported {self.added} row(s){extra} (import #{self.import_id})"
 
 
@@ -463,12 +470,23 @@ def import_file(
             (r["round"], r["match"], r["tbl"], r["board"]): r
             for r in conn.execute(f"SELECT * FROM current_results WHERE round IN ({marks})", rounds)
         }
+        superseded: dict[tuple[int, str, str, int], list[sqlite3.Row]] = {}
+        for r in conn.execute(
+            f"SELECT r.* FROM results r WHERE r.round IN ({marks}) AND EXISTS "
+            "(SELECT 1 FROM results s WHERE s.supersedes = r.id)", rounds,
+        ):
+            superseded.setdefault((r["round"], r["match"], r["tbl"], r["board"]), []).append(r)
         fresh: list[Entry] = []
+        corrected = 0
         for entry in entries:
             old = stored.get(entry.slot)
             if old is None:
                 fresh.append(entry)
-            elif not entry.same_result(old):
+            elif entry.same_result(old):
+                continue
+            elif any(entry.same_result(r) for r in superseded.get(entry.slot, ())):
+                corrected += 1  # the value a correction replaced: keep the correction
+            else:
                 problems.append(Problem(
                     source, entry.source_row, None, None,
                     f"duplicate: {slot_text(entry.slot)} already has {stored_text(old)}, this row "
@@ -476,9 +494,9 @@ def import_file(
                     "with --reason"))
         if problems:
             raise Rejected(source, problems, len(parsed.rows))
-        skipped = len(entries) - len(fresh)
+        skipped = len(entries) - len(fresh) - corrected
         if not fresh:
-            return ImportReport(source, 0, skipped, None)
+            return ImportReport(source, 0, skipped, None, corrected)
         import_id = insert_batch(conn, fresh, source=source, kind="file", sha256=parsed.sha256,
-                                 entered_by=entered_by, skipped=skipped)
-    return ImportReport(source, len(fresh), skipped, import_id)
+                                 entered_by=entered_by, skipped=skipped + corrected)
+    return ImportReport(source, len(fresh), skipped, import_id, corrected)
