@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.deal import KeyFormatError, parse_key
-from dealer.errors import FileProblem
+from dealer.errors import FileProblem as FileProblem  # re-exported: callers import it from here
 from dealer.event import Event, EventError, parse_event
 from dealer.resources import load_profile
 
