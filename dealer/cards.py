@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import enum
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -34,17 +34,8 @@ class Suit(enum.Enum):
     def symbol(self) -> str:
         return _SUIT_SYMBOLS[self]
 
-    @property
-    def zh(self) -> str:
-        return _SUIT_ZH[self]
-
-    @property
-    def en(self) -> str:
-        return self.name.capitalize()
-
 
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.CLUBS: "♣", Suit.DIAMONDS: "♦"}
-_SUIT_ZH = {Suit.SPADES: "黑桃", Suit.HEARTS: "红桃", Suit.CLUBS: "梅花", Suit.DIAMONDS: "方块"}
 
 SUITS: tuple[Suit, ...] = tuple(Suit)
 
@@ -232,15 +223,7 @@ class Pack:
 
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
-#: Order of play: counter-clockwise.
-PLAY_ORDER: tuple[str, ...] = ("N", "W", "S", "E")
-SEAT_ZH = {"N": "北", "E": "东", "S": "南", "W": "西"}
-SEAT_EN = {"N": "North", "E": "East", "S": "South", "W": "West"}
 KITTY = "K"
-
-
-def partner(seat: str) -> str:
-    return SEATS[(SEATS.index(seat) + 2) % 4]
 
 
 def side_of(seat: str) -> str:
@@ -381,10 +364,3 @@ def decode_deal(code: str) -> Deal:
     for position, digit in enumerate(digits):
         places[_PLACES[digit]].append(ALL_KINDS[position // decks])
     return Deal.build(decks, {seat: places[seat] for seat in SEATS}, places[KITTY])
-
-
-def iter_copies(decks: int) -> Iterator[tuple[Card, int]]:
-    """Every physical card copy as (kind, copy number 1…decks), kind-major."""
-    for card in ALL_KINDS:
-        for copy in range(1, decks + 1):
-            yield card, copy
