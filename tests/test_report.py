@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
 
-from test_results_support import HEADER, hand_rows, run, write_csv, write_event
+import pytest
+from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
-from dealer.files import load_event_text
+from dealer.files import load_event, load_event_text
+from dealer.report import build_report
 from dealer.report.demo import score_demo
 from dealer.resources import demo_event_text
+from dealer.results import db
 
 
 def _imported(tmp_path: Path) -> tuple[Path, str]:
@@ -84,3 +88,69 @@ def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     folder = tmp_path / "output" / "demo" / "reports"
     assert "样例数据" in (folder / "demo-results.html").read_text(encoding="utf-8")
     assert (folder / "demo-results.pdf").exists() and (folder / "standings.csv").exists()
+
+
+def _sample_flag(tmp_path: Path, event_path: Path) -> bool:
+    out = run("report", str(event_path), "--json", "--boards-dir", str(tmp_path / "boards"))
+    assert out.exit_code == 0, out.output
+    return bool(json.loads(out.output)["sample_data"])
+
+
+def test_sample_banner_comes_from_the_files_marker_not_from_notes(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    boards = str(tmp_path / "boards")
+    # A real slip whose note happens to say "sample" (the scorer kept a sample board aside).
+    noted = write_csv(tmp_path / "noted.csv", [*HEADER, "note"], [[1, "1", "A", 1, 0, "样例 sample kept"]])
+    assert run("results", "import", str(event_path), str(noted), "--boards-dir", boards).exit_code == 0
+    assert not _sample_flag(tmp_path, event_path)
+    # A marker comment that is not the first line does not count either.
+    late = tmp_path / "late.csv"
+    late.write_text("round,match,table,board,defenders_points\n# sample data\n1,1,B,1,80\n",
+                    encoding="utf-8")
+    assert run("results", "import", str(event_path), str(late), "--boards-dir", boards).exit_code == 0
+    assert not _sample_flag(tmp_path, event_path)
+    # A file whose first line says so is recorded as sample data, in either language.
+    for name, marker in (("en.csv", "# Sample data: invented"), ("zh.csv", "# 样例数据 / invented")):
+        board = 2 if name == "en.csv" else 3
+        path = tmp_path / name
+        path.write_text(f"{marker}\nround,match,table,board,defenders_points\n1,2,A,{board},40\n",
+                        encoding="utf-8")
+        result = run("results", "import", str(event_path), str(path), "--boards-dir", boards)
+        assert result.exit_code == 0 and "marked as sample data" in result.output, result.output
+    assert _sample_flag(tmp_path, event_path)
+    conn = sqlite3.connect(db_path(tmp_path))
+    flags = dict(conn.execute("SELECT source, sample FROM imports").fetchall())
+    conn.close()
+    assert {Path(k).name: v for k, v in flags.items()} == {
+        "noted.csv": 0, "late.csv": 0, "en.csv": 1, "zh.csv": 1}
+    # Once every sample row is corrected, no current row is sample data: no banner.
+    for board in (2, 3):
+        assert run("results", "correct", str(event_path), "--round", "1", "--match", "2", "--table",
+                   "A", "--board", str(board), "--withdraw", "--reason", "demo rows",
+                   "--boards-dir", boards).exit_code == 0
+    assert not _sample_flag(tmp_path, event_path)
+
+
+def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    path = db_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statement in db._statements(db.MIGRATIONS[0]):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO meta VALUES ('event', 'hand'), ('created', '2024-01-01')")
+    for number, source in ((1, "/x/dealer/data/sample-travellers.csv"), (2, "round1.csv")):
+        conn.execute("INSERT INTO imports (id, source, kind, rows_added, rows_skipped, at)"
+                     " VALUES (?, ?, 'file', 1, 0, '2024-01-01')", (number, source))
+        conn.execute("INSERT INTO results (round, match, tbl, board, defenders_points, entered_at,"
+                     " import_id) VALUES (1, ?, 'A', 1, 0, '2024-01-01', ?)", (str(number), number))
+    conn.close()
+    data = build_report(load_event(event_path), tmp_path / "boards")
+    assert data.sample
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+    assert conn.execute("SELECT id, sample FROM imports ORDER BY id").fetchall() == [(1, 1), (2, 0)]
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # the trigger is back
+        conn.execute("UPDATE imports SET sample = 0")
+    conn.close()

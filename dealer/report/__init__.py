@@ -19,7 +19,7 @@ from typing import Any
 from dealer.event import Event
 from dealer.explain import tie_break_name
 from dealer.files import write_atomic
-from dealer.results.db import scoring_rows
+from dealer.results.db import has_sample_rows, scoring_rows
 from dealer.results.manage import open_results
 from dealer.scoring import ResultColumns, ScoredEvent, Standing, score_event
 
@@ -65,10 +65,7 @@ def build_report(event: Event, boards_root: str | Path = "boards") -> ReportData
     conn = open_results(event, boards_root)
     try:
         rows = scoring_rows(conn)
-        sample = conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM current_results WHERE note LIKE '%sample%' "
-            "OR note LIKE '%样例%')"
-        ).fetchone()[0]
+        sample = has_sample_rows(conn)  # rows of an import whose file said "# sample data"
     finally:
         conn.close()
     scored = score_event(event, ResultColumns.from_rows(rows))

@@ -80,6 +80,15 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT r.* FROM results r
         WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id);
     """,
+    # 2: imports.sample: the file said it is sample data (first line "# sample data" / "# 样例数据").
+    # Databases made before it: the demo's sample file (sample-travellers.csv) was the only one.
+    """
+    ALTER TABLE imports ADD COLUMN sample INTEGER NOT NULL DEFAULT 0 CHECK (sample IN (0, 1));
+    DROP TRIGGER imports_no_update;
+    UPDATE imports SET sample = 1 WHERE kind = 'file' AND source LIKE '%sample-travellers.csv';
+    CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports
+        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -167,6 +176,11 @@ def _retry_busy(action: str, conn: sqlite3.Connection) -> None:
             if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+def connect_existing(path: str | Path, event_id: str) -> sqlite3.Connection | None:
+    """:func:`connect` to the database if it exists; ``None`` (and nothing created) if not."""
+    return connect(path, event_id) if Path(path).exists() else None
 
 
 def connect(path: str | Path, event_id: str) -> sqlite3.Connection:
@@ -259,6 +273,14 @@ def current_row(conn: sqlite3.Connection, slot: tuple[int, str, str, int]) -> sq
     return row
 
 
+def has_sample_rows(conn: sqlite3.Connection) -> bool:
+    """Whether any current result came from an import marked as sample data."""
+    return bool(conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM current_results r JOIN imports i ON i.id = r.import_id"
+        " WHERE i.sample = 1)"
+    ).fetchone()[0])
+
+
 def scoring_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str, int, int]]:
     """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
     return conn.execute(
@@ -277,13 +299,17 @@ def insert_batch(
     skipped: int = 0,
     supersedes: Sequence[int | None] | None = None,
     reason: str | None = None,
+    sample: bool = False,
 ) -> int:
-    """Insert ``entries`` (inside the caller's transaction) with an import record; its id."""
+    """Insert ``entries`` (inside the caller's transaction) with an import record; its id.
+
+    ``sample``: the rows are sample data (the file says so), shown with a banner in reports.
+    """
     at = now()
     cursor = conn.execute(
-        "INSERT INTO imports (source, sha256, kind, rows_added, rows_skipped, entered_by, at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (source, sha256, kind, len(entries), skipped, entered_by, at),
+        "INSERT INTO imports (source, sha256, kind, rows_added, rows_skipped, entered_by, at, sample)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (source, sha256, kind, len(entries), skipped, entered_by, at, int(sample)),
     )
     import_id = cursor.lastrowid
     links = supersedes if supersedes is not None else [None] * len(entries)

@@ -129,6 +129,18 @@ class ParsedFile:
     source: str
     sha256: str
     rows: list[RawRow] = field(default_factory=list)
+    sample: bool = False  # the first line is a "# sample data" / "# 样例数据" comment
+
+
+#: A file whose first non-blank line is a comment starting with one of these holds sample data.
+SAMPLE_MARKERS = ("sample data", "样例数据")
+
+
+def is_sample_marker(first_cell: str) -> bool:
+    """Whether the first cell of a file's first line marks the file as sample data."""
+    if not first_cell.startswith("#"):
+        return False
+    return first_cell.lstrip("#").strip().lower().startswith(SAMPLE_MARKERS)
 
 
 @dataclass(frozen=True)
@@ -138,6 +150,7 @@ class ImportReport:
     skipped: int  # rows equal to the current value of their slot
     import_id: int | None
     corrected: int = 0  # rows equal to a value a correction has since superseded (kept the correction)
+    sample: bool = False  # recorded as sample data
 
     def summary(self) -> str:
         kept = (f"{self.corrected} row(s) were corrected since: kept the corrections"
@@ -150,7 +163,8 @@ class ImportReport:
                     if self.skipped else f"{self.source}: no result rows in the file")
         extra = f", {self.skipped} already recorded (skipped)" if self.skipped else ""
         extra += f"; {kept}" if kept else ""
-        return f"{self.source}: imported {self.added} row(s){extra} (import #{self.import_id})"
+        marked = ", marked as sample data" if self.sample else ""
+        return f"{self.source}: imported {self.added} row(s){extra} (import #{self.import_id}{marked})"
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -220,11 +234,10 @@ def read_file(path: str | Path) -> ParsedFile:
         data = path.read_bytes()
     except OSError as error:
         raise FileProblem(f"{source}: cannot read the file: {error.strerror}") from None
-    table = [
-        (n, cells) for n, cells in _table_rows(path, data)
-        if any(cells) and not cells[0].startswith("#")  # blank rows and # comments
-    ]
-    parsed = ParsedFile(source, hashlib.sha256(data).hexdigest())
+    lines = [(n, cells) for n, cells in _table_rows(path, data) if any(cells)]  # no blank rows
+    table = [(n, cells) for n, cells in lines if not cells[0].startswith("#")]  # nor # comments
+    parsed = ParsedFile(source, hashlib.sha256(data).hexdigest(),
+                        sample=bool(lines) and is_sample_marker(lines[0][1][0]))
     if not table:
         return parsed
     header_row, header = table[0]
@@ -498,5 +511,6 @@ def import_file(
         if not fresh:
             return ImportReport(source, 0, skipped, None, corrected)
         import_id = insert_batch(conn, fresh, source=source, kind="file", sha256=parsed.sha256,
-                                 entered_by=entered_by, skipped=skipped + corrected)
-    return ImportReport(source, len(fresh), skipped, import_id, corrected)
+                                 entered_by=entered_by, skipped=skipped + corrected,
+                                 sample=parsed.sample)
+    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample)
