@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from dealer.event import Event
 from dealer.files import boards_dir, load_event_text
 from dealer.qr import LabelId, parse_payload
 from dealer.resources import demo_event_text, label_layouts
+
+DATA = Path(__file__).resolve().parent.parent / "dealer" / "data"
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +84,7 @@ def test_half_page_labels_and_copies_option(dealt_demo: tuple[Event, Path, Path]
                           "--layout", "a4-half", "--out", tmp_path, "--key-file", boards_dir(event, boards) / KEY_FILE)
     assert code == 0, stdout
     path = tmp_path / "labels-set-03-zh.pdf"
-    layout = label_layouts()["a4-half"]
+    layout = tomllib.loads((DATA / "labels" / "a4-half.toml").read_text(encoding="utf-8"))
     per_sheet = layout["columns"] * layout["rows"]
     assert page_count(path) == math.ceil(event.boards_per_set / per_sheet)
     labels = [parse_payload(p) for p in decode_qr_codes(path)]
@@ -118,6 +121,15 @@ def test_layouts_fit_their_page() -> None:
         assert width <= layout["page_width_mm"] + 0.01
         assert height <= layout["page_height_mm"] + 0.01
         assert layout["qr_module_mm"] >= 0.5
+
+
+def test_slip_page_layouts_fit_a4() -> None:
+    layouts = tomllib.loads((DATA / "pages.toml").read_text(encoding="utf-8"))
+    assert {"curtain-cards", "travellers"} <= set(layouts)
+    for layout in layouts.values():
+        assert layout["columns"] >= 1 and layout["rows"] >= 1
+        assert layout["columns"] * layout["slip_width_mm"] <= 210 + 0.01
+        assert layout["rows"] * layout["slip_height_mm"] <= 297 + 0.01
 
 
 def test_doctor_names_the_chinese_font() -> None:

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +16,49 @@ from print_support import decode_qr_codes, font_coverage, page_count, page_texts
 
 from dealer.boardsets import KEY_FILE, deal_event, load_boards
 from dealer.cards import SEATS, SUITS, Card, parse_card
-from dealer.event import Event
+from dealer.event import Event, Match
 from dealer.files import boards_dir, boardset_path, load_event_text, read_key
 from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
-from dealer.render.context import CURTAIN_SLIPS_PER_PAGE, TRAVELLERS_PER_PAGE, matches_of_set
 from dealer.render.strings import strings
-from dealer.resources import demo_event_text, label_layouts
+from dealer.resources import demo_event_text
 
 PER_PAGE = 2
+DATA = Path(__file__).resolve().parent.parent / "dealer" / "data"
 
 
-def expected_pages(event: Event, kind: str, set_number: int, layout: dict[str, Any]) -> int:
+def read_data(*parts: str) -> dict[str, Any]:
+    """A layout data file, read here with tomllib (not through the code under test)."""
+    return tomllib.loads(DATA.joinpath(*parts).read_text(encoding="utf-8"))
+
+
+def per_sheet(layout: dict[str, Any]) -> int:
+    return int(layout["columns"]) * int(layout["rows"])
+
+
+def set_matches(event: Event, set_number: int) -> list[Match]:
+    """The matches that play a set, straight from the event's rounds."""
+    return [m for rnd in event.rounds for m in rnd.matches if m.set == set_number]
+
+
+def set_copies(event: Event, set_number: int) -> int:
+    """One physical copy of the set per match playing it in the same round (at least one)."""
+    return max([1] + [sum(1 for m in rnd.matches if m.set == set_number) for rnd in event.rounds])
+
+
+def expected_pages(event: Event, kind: str, set_number: int, label_layout: str = "a4-3x8") -> int:
     boards = event.boards_per_set
-    copies = event.copies_needed(set_number)
-    matches = len(matches_of_set(event, set_number))
-    per_sheet = int(layout["columns"]) * int(layout["rows"])
-    labels_per_wallet = 1 if layout["pocket_labels"] == "inline" else 5
+    copies = set_copies(event, set_number)
+    matches = len(set_matches(event, set_number))
+    pages = read_data("pages.toml")
+    labels = read_data("labels", f"{label_layout}.toml")
+    labels_per_wallet = 1 if labels["pocket_labels"] == "inline" else 1 + 4
     return {
         "hand-records": math.ceil(boards / PER_PAGE),
-        "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet),
-        "curtain-cards": math.ceil(boards * copies * 4 / CURTAIN_SLIPS_PER_PAGE),
+        "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet(labels)),
+        "curtain-cards": math.ceil(boards * copies * 4 / per_sheet(pages["curtain-cards"])),
         "dealing-guide": boards,
-        "travellers": math.ceil(boards * matches / TRAVELLERS_PER_PAGE),
+        "travellers": math.ceil(boards * matches / per_sheet(pages["travellers"])),
         "score-sheets": 2 * matches,
     }[kind]
 
@@ -80,8 +101,7 @@ CASES = ([("zh", kind, 1) for kind in KINDS] + [("zh", kind, s) for kind in MATC
 @pytest.mark.parametrize(("lang", "kind", "set_number"), CASES)
 def test_page_counts_match_the_event(pack: Pack, lang: str, kind: str, set_number: int) -> None:
     path = pack.files[(lang, kind, set_number)]
-    layout = label_layouts()["a4-3x8"]
-    assert page_count(path) == expected_pages(pack.event, kind, set_number, layout)
+    assert page_count(path) == expected_pages(pack.event, kind, set_number)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -89,7 +109,7 @@ def test_label_qr_codes_name_every_wallet_copy_and_check_with_the_key(pack: Pack
     payloads = decode_qr_codes(pack.files[(lang, "labels", 1)])
     labels = [parse_payload(p) for p in payloads]
     assert all(isinstance(label, LabelId) for label in labels)
-    copies = pack.event.copies_needed(1)
+    copies = set_copies(pack.event, 1)
     expected = {(pack.event.id, 1, b, c) for b in range(1, pack.event.boards_per_set + 1)
                 for c in range(1, copies + 1)}
     assert len(labels) == pack.event.boards_per_set * copies
@@ -100,7 +120,7 @@ def test_label_qr_codes_name_every_wallet_copy_and_check_with_the_key(pack: Pack
 def test_traveller_and_score_sheet_qr_codes(pack: Pack) -> None:
     event = pack.event
     for set_number in range(1, event.sets + 1):
-        matches = matches_of_set(event, set_number)
+        matches = set_matches(event, set_number)
         travellers = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "travellers", set_number)])]
         assert len(travellers) == event.boards_per_set * len(matches)
         assert all(isinstance(t, TravellerId) for t in travellers)

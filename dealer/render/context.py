@@ -15,6 +15,7 @@ from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of,
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
 from dealer.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.render.pages import slips_per_page
 from dealer.render.strings import Strings
 
 #: Compass order of the hand-record and curtain-card pages.
@@ -184,9 +185,6 @@ def label_pages(cells: list[dict[str, Any]], layout: dict[str, Any]) -> list[dic
     return [{"cells": group} for group in chunked(cells, per_sheet)]
 
 
-CURTAIN_SLIPS_PER_PAGE = 8
-
-
 def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict[str, Any]]:
     slips = []
     for copy in range(1, copies + 1):
@@ -199,7 +197,7 @@ def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict
                     "declarer_name": _seat(board.declarer, t),
                 })
                 slips.append(view)
-    return [{"slips": group} for group in chunked(slips, CURTAIN_SLIPS_PER_PAGE)]
+    return [{"slips": group} for group in chunked(slips, slips_per_page("curtain-cards"))]
 
 
 GUIDE_PLACES = ("N", "E", "S", "W", KITTY)
@@ -252,9 +250,6 @@ def matches_of_set(event: Event, set_number: int) -> list[Match]:
     return [m for m in event.matches() if m.set == set_number]
 
 
-TRAVELLERS_PER_PAGE = 2
-
-
 def traveller_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
     slips = []
     for match in matches_of_set(event, set_number):
@@ -268,7 +263,7 @@ def traveller_pages(event: Event, set_number: int, t: Strings) -> list[dict[str,
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "payload": traveller_payload(event.id, match.round, match.id, board.number),
             })
-    return [{"slips": group} for group in chunked(slips, TRAVELLERS_PER_PAGE)]
+    return [{"slips": group} for group in chunked(slips, slips_per_page("travellers"))]
 
 
 def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from dealer.event import Event
 from dealer.files import FileProblem, boards_dir, boardset_path, read_boardset, read_key
 from dealer.render import context as ctx
 from dealer.render.engine import Document
+from dealer.render.pages import page_layout
 from dealer.render.strings import strings
 from dealer.resources import label_layouts
 
@@ -148,6 +149,7 @@ def curtain_cards(source: Source, set_number: int) -> Document:
     copies = source.copies(set_number)
     boards = source.boards(set_number)
     common = source.common("curtain-cards", set_number)
+    common["slip"] = page_layout("curtain-cards")
     pages = ctx.curtain_pages(boards, copies, t)
     return Document(source.path("curtain-cards", set_number), "curtain-cards", "curtain-cards.html",
                     common, pages, {"slips": len(boards) * copies * 4})
@@ -166,6 +168,7 @@ def dealing_guide(source: Source, set_number: int) -> Document:
 def travellers(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     common = source.common("travellers", set_number)
+    common["slip"] = page_layout("travellers")
     pages = ctx.traveller_pages(source.event, set_number, t)
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
