@@ -154,3 +154,23 @@ def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: P
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # the trigger is back
         conn.execute("UPDATE imports SET sample = 0")
     conn.close()
+
+
+def test_report_without_results_creates_no_database(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    boards = str(tmp_path / "boards")
+    result = run("report", str(event_path), "--json", "--boards-dir", boards)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["no_results_yet"] is True and payload["sample_data"] is False
+    assert [(s["played"], s["match_points"]) for s in payload["standings"]] == [(0, 0)] * 4
+    out = tmp_path / "reports"
+    result = run("report", str(event_path), "--format", "html,csv", "--out", str(out), "--boards-dir",
+                 boards, "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert "No results yet" in (out / "hand-results.html").read_text(encoding="utf-8")
+    assert not db_path(tmp_path).exists() and not (tmp_path / "boards").exists()
+    # Once there are results the note goes.
+    _imported(tmp_path)
+    payload = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)
+    assert payload["no_results_yet"] is False

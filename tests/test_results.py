@@ -12,7 +12,7 @@ from dealer.files import load_event
 from dealer.qr import score_sheet_payload, traveller_payload
 from dealer.report import build_report
 from dealer.results.db import SCHEMA_VERSION, history
-from dealer.results.manage import open_results
+from dealer.results.manage import missing_results, open_results
 
 FULL_HEADER = [*HEADER, "trump", "declarer", "level", "ns_team", "ew_team", "note", "entered_by"]
 GOOD = [1, "1", "A", 1, 30, "S", "N", "2", "V", "H", "", "lee"]  # board 1: N declares, level 2
@@ -249,6 +249,16 @@ def test_missing_lists_boards_and_tables_per_match(tmp_path: Path) -> None:
     result = run("results", "missing", str(event_path), "--round", "1", "--boards-dir", str(tmp_path / "boards"))
     assert "round 1 match 1 (H v V): 2 missing: table B boards 3 4" in result.output
     assert "round 1 match 2 (X v Y): 32 missing: all boards at both tables" in result.output
+
+
+def test_missing_without_a_database_creates_none(tmp_path: Path) -> None:
+    event = load_event(write_event(tmp_path))
+    reports = missing_results(event, tmp_path / "boards", 1)
+    assert [r.text() for r in reports] == [
+        "round 1 match 1 (H v V): 32 missing: all boards at both tables",
+        "round 1 match 2 (X v Y): 32 missing: all boards at both tables",
+    ]
+    assert not db_path(tmp_path).exists() and not (tmp_path / "boards").exists()
 
 
 def test_schema_version_and_newer_database_refused(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from dealer.event import Event
 from dealer.explain import tie_break_name
 from dealer.files import write_atomic
 from dealer.results.db import has_sample_rows, scoring_rows
-from dealer.results.manage import open_results
+from dealer.results.manage import open_existing_results
 from dealer.scoring import ResultColumns, ScoredEvent, Standing, score_event
 
 LABELS = {
@@ -34,7 +34,7 @@ LABELS = {
         "profile": "规则", "generated": "生成时间", "sample": "样例数据：仅供演示，并非真实比赛成绩",
         "incomplete": "未完成（只计两桌都有成绩的牌）", "yes": "是", "no": "否",
         "boards_counted": "计入牌数", "total": "合计", "provisional": "（暂定）",
-        "cross_note": "本队级分 : 对手级分（比赛分）",
+        "cross_note": "本队级分 : 对手级分（比赛分）", "no_results": "尚无成绩：还没有录入任何结果",
     },
     "en": {
         "title": "Results", "standings": "Standings", "cross": "Cross-table", "matches": "Matches",
@@ -48,6 +48,7 @@ LABELS = {
         "incomplete": "incomplete (only boards with both tables count)", "yes": "yes", "no": "no",
         "boards_counted": "boards counted", "total": "Total", "provisional": " (provisional)",
         "cross_note": "own level points : opponent's (match points)",
+        "no_results": "No results yet: nothing has been entered",
     },
 }
 
@@ -59,18 +60,25 @@ class ReportData:
     standings: list[Standing]
     sample: bool
     generated: str
+    no_results: bool = False  # there is no results database yet
 
 
 def build_report(event: Event, boards_root: str | Path = "boards") -> ReportData:
-    conn = open_results(event, boards_root)
-    try:
-        rows = scoring_rows(conn)
-        sample = has_sample_rows(conn)  # rows of an import whose file said "# sample data"
-    finally:
-        conn.close()
+    """Score the event from its results database; with no database yet, empty standings (and no
+    database is created: reporting only reads)."""
+    conn = open_existing_results(event, boards_root)
+    rows: list[tuple[int, str, str, int, int]] = []
+    sample = False
+    if conn is not None:
+        try:
+            rows = scoring_rows(conn)
+            sample = has_sample_rows(conn)  # rows of an import whose file said "# sample data"
+        finally:
+            conn.close()
     scored = score_event(event, ResultColumns.from_rows(rows))
-    return ReportData(event, scored, scored.standings(), bool(sample),
-                      dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+    return ReportData(event, scored, scored.standings(), sample,
+                      dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+                      no_results=conn is None)
 
 
 def report_json(data: ReportData) -> dict[str, Any]:
@@ -79,6 +87,7 @@ def report_json(data: ReportData) -> dict[str, Any]:
         "profile": data.event.profile.id,
         "tie_breaks": list(data.event.profile.tie_breaks),
         "sample_data": data.sample,
+        "no_results_yet": data.no_results,
         "standings": [s.as_dict() for s in data.standings],
         "matches": [
             {
@@ -236,6 +245,7 @@ def html_text(data: ReportData, lang: str) -> str:
                        "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
     return env.get_template("report_event.html").render(
         t=LABELS[lang], lang=lang, event=data.event, generated=data.generated, sample=data.sample,
+        no_results=data.no_results,
         standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
         profile=data.event.profile,

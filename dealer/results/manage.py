@@ -14,6 +14,7 @@ from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import (
     Entry,
     connect,
+    connect_existing,
     current_row,
     insert_batch,
     results_path,
@@ -34,6 +35,12 @@ _FLAGS = {
 def open_results(event: Event, boards_root: str | Path = "boards") -> sqlite3.Connection:
     check_plan(event, boards_root)  # scoring uses the event's declarers: they must be the dealt ones
     return connect(results_path(event, boards_root), event.id)
+
+
+def open_existing_results(event: Event, boards_root: str | Path = "boards") -> sqlite3.Connection | None:
+    """For read-only commands: the results database if there is one, else ``None`` (none created)."""
+    check_plan(event, boards_root)
+    return connect_existing(results_path(event, boards_root), event.id)
 
 
 def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
@@ -148,10 +155,26 @@ class MissingReport:
         return f"{head}: {len(self.gaps)} missing: {detail}"
 
 
-def missing(conn: sqlite3.Connection, event: Event, round_number: int | None = None) -> list[MissingReport]:
+def missing(
+    conn: sqlite3.Connection | None, event: Event, round_number: int | None = None
+) -> list[MissingReport]:
+    """Per match, the missing (board, table) results; ``conn=None``: no database yet, all missing."""
     from dealer.scoring import ResultColumns, score_event
 
     if round_number is not None and event.round(round_number) is None:
         raise FileProblem(f"--round: round {round_number} is not in the event")
-    scored = score_event(event, ResultColumns.from_rows(scoring_rows(conn)))
+    rows = scoring_rows(conn) if conn is not None else []
+    scored = score_event(event, ResultColumns.from_rows(rows))
     return [MissingReport(m, gaps, event.boards_per_set) for m, gaps in scored.missing(round_number)]
+
+
+def missing_results(
+    event: Event, boards_root: str | Path = "boards", round_number: int | None = None
+) -> list[MissingReport]:
+    """:func:`missing` for ``dealer results missing``: opens the database only if it exists."""
+    conn = open_existing_results(event, boards_root)
+    try:
+        return missing(conn, event, round_number)
+    finally:
+        if conn is not None:
+            conn.close()
