@@ -174,3 +174,24 @@ def test_report_without_results_creates_no_database(tmp_path: Path) -> None:
     _imported(tmp_path)
     payload = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)
     assert payload["no_results_yet"] is False
+
+
+def test_report_strings_come_from_the_data_file_in_both_languages() -> None:
+    import re
+    import tomllib
+    from importlib import resources
+
+    import dealer.report as report
+    from dealer.resources import templates_dir
+
+    text = (resources.files("dealer") / "data" / "report-strings.toml").read_text(encoding="utf-8")
+    tables = tomllib.loads(text)
+    assert set(tables) == {"zh", "en"} and set(tables["zh"]) == set(tables["en"])
+    assert report.languages() == ["zh", "en"]
+    assert report.labels("zh") == tables["zh"] and report.labels("en") == tables["en"]
+    assert report.labels("zh")["sample"].startswith("样例数据")
+    assert not hasattr(report, "LABELS")  # no second table in the code
+    # Every word the template and the tables use is in the file.
+    used = set(re.findall(r"\bt\.(\w+)", (templates_dir() / "report_event.html").read_text(encoding="utf-8")))
+    used |= set(re.findall(r'\bt\["(\w+)"\]', Path(report.__file__).read_text(encoding="utf-8")))
+    assert used and used <= set(tables["en"])

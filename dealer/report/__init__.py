@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import functools
 import io
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,34 +26,29 @@ from dealer.results.db import has_sample_rows, scoring_rows
 from dealer.results.manage import open_existing_results
 from dealer.scoring import ResultColumns, ScoredEvent, Standing, score_event
 
-LABELS = {
-    "zh": {
-        "title": "成绩", "standings": "名次表", "cross": "交叉表", "matches": "各场比赛",
-        "rank": "名次", "team": "队", "mp": "比赛分", "lp_for": "得级分", "lp_against": "失级分",
-        "net": "小分", "played": "场数", "round": "轮", "match": "场", "home": "主队",
-        "away": "客队", "margin": "差", "complete": "完成", "board": "牌号", "declarer": "庄家",
-        "level": "级", "points": "防守方得分", "ns": "南北", "ew": "东西", "running": "累计",
-        "table_a": "A桌（主队东西）", "table_b": "B桌（主队南北）", "chain": "名次相同依次比较",
-        "profile": "规则", "generated": "生成时间", "sample": "样例数据：仅供演示，并非真实比赛成绩",
-        "incomplete": "未完成（只计两桌都有成绩的牌）", "yes": "是", "no": "否",
-        "boards_counted": "计入牌数", "total": "合计", "provisional": "（暂定）",
-        "cross_note": "本队级分 : 对手级分（比赛分）", "no_results": "尚无成绩：还没有录入任何结果",
-    },
-    "en": {
-        "title": "Results", "standings": "Standings", "cross": "Cross-table", "matches": "Matches",
-        "rank": "Rank", "team": "Team", "mp": "MP", "lp_for": "LP for", "lp_against": "LP against",
-        "net": "Net LP", "played": "Played", "round": "Round", "match": "Match", "home": "Home",
-        "away": "Away", "margin": "Margin", "complete": "Complete", "board": "Board",
-        "declarer": "Decl.", "level": "Level", "points": "Def. points", "ns": "NS", "ew": "EW",
-        "running": "Running", "table_a": "Table A (home E-W)", "table_b": "Table B (home N-S)",
-        "chain": "Ties broken by", "profile": "Profile", "generated": "Generated",
-        "sample": "SAMPLE DATA: for the demo only, not real results",
-        "incomplete": "incomplete (only boards with both tables count)", "yes": "yes", "no": "no",
-        "boards_counted": "boards counted", "total": "Total", "provisional": " (provisional)",
-        "cross_note": "own level points : opponent's (match points)",
-        "no_results": "No results yet: nothing has been entered",
-    },
-}
+STRINGS_FILE = "report-strings.toml"  # in dealer/data: the words of the reports, zh and en
+
+
+@functools.cache
+def _strings() -> dict[str, dict[str, str]]:
+    text = (resources.files("dealer") / "data" / STRINGS_FILE).read_text(encoding="utf-8")
+    tables: dict[str, dict[str, str]] = tomllib.loads(text)
+    keys = {lang: set(table) for lang, table in tables.items()}
+    first = next(iter(keys.values()))
+    for lang, names in keys.items():
+        if names != first:
+            raise ValueError(f"{STRINGS_FILE}: [{lang}] does not have the same keys as the others: "
+                             f"{', '.join(sorted(names ^ first))}")
+    return tables
+
+
+def labels(lang: str) -> dict[str, str]:
+    """The report words of ``lang`` (``dealer/data/report-strings.toml``)."""
+    return _strings()[lang]
+
+
+def languages() -> list[str]:
+    return list(_strings())
 
 
 @dataclass
@@ -110,7 +108,7 @@ def _num(value: int | None) -> str:
 
 
 def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
-    t = LABELS[lang]
+    t = labels(lang)
     names = {team.id: team.name for team in data.event.teams}
     chain = list(data.event.profile.tie_breaks)
     head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"], t["net"], t["played"],
@@ -148,7 +146,7 @@ def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
 
 
 def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
-    t = LABELS[lang]
+    t = labels(lang)
     head = [t["round"], t["match"], t["home"], t["away"], t["home"] + " LP", t["away"] + " LP",
             t["margin"], t["home"] + " " + t["mp"], t["away"] + " " + t["mp"], t["boards_counted"],
             t["complete"]]
@@ -244,7 +242,7 @@ def html_text(data: ReportData, lang: str) -> str:
         sheets.append({"score": s, "boards": data.scored.sheet(s.round, s.match),
                        "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
     return env.get_template("report_event.html").render(
-        t=LABELS[lang], lang=lang, event=data.event, generated=data.generated, sample=data.sample,
+        t=labels(lang), lang=lang, event=data.event, generated=data.generated, sample=data.sample,
         no_results=data.no_results,
         standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
