@@ -397,14 +397,9 @@ def results_history(event_file: str, round_: str | None, match: str | None, tabl
 def results_missing(event_file: str, round_: int | None, boards_dir: str) -> None:
     """Per match, the boards and tables that still have no result."""
     from dealer.files import load_event
-    from dealer.results.manage import missing, open_results
+    from dealer.results.manage import missing_results
 
-    event = load_event(event_file)
-    conn = open_results(event, boards_dir)
-    try:
-        reports = missing(conn, event, round_)
-    finally:
-        conn.close()
+    reports = missing_results(load_event(event_file), boards_dir, round_)
     for report in reports:
         click.echo(report.text())
     gaps = sum(len(r.gaps) for r in reports)

@@ -323,3 +323,13 @@ def test_whole_numbers_only_but_spreadsheet_floats_are_fine(tmp_path: Path) -> N
                  "--board", "2", "--points", "5e1", "--boards-dir", str(tmp_path / "boards"))
     assert result.exit_code == 2
     assert "value '5e1': expected the defenders' points as a whole number" in result.output
+
+
+def test_results_missing_and_report_create_no_database(tmp_path: Path) -> None:
+    event_path = write_event(tmp_path)
+    boards = str(tmp_path / "boards")
+    result = run("results", "missing", str(event_path), "--boards-dir", boards)
+    assert result.exit_code == 0, result.output
+    assert "table result(s) missing" in result.output
+    assert run("report", str(event_path), "--json", "--boards-dir", boards).exit_code == 0
+    assert not db_path(tmp_path).exists()
