@@ -1,14 +1,82 @@
-"""Helpers for the print tests: rasterize pages, decode QR codes, read PDF fonts and text."""
+"""Helpers for the print tests: rasterize pages, decode QR codes, read PDF fonts and text, and
+the expected page counts, computed from the event and the layout data files (read here with
+tomllib, never through the code under test)."""
 
 from __future__ import annotations
 
 import io
+import math
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dealer.event import Event, Match
+
 DPI = 150
+DATA = Path(__file__).resolve().parent.parent / "dealer" / "data"
+SEAT_POCKETS = 4  # 东 北 西 南
+
+
+def read_data(*parts: str) -> dict[str, Any]:
+    """A layout data file of ``dealer/data``."""
+    return tomllib.loads(DATA.joinpath(*parts).read_text(encoding="utf-8"))
+
+
+def per_sheet(layout: dict[str, Any]) -> int:
+    return int(layout["columns"]) * int(layout["rows"])
+
+
+def set_matches(event: Event, set_number: int) -> list[Match]:
+    """The matches that play a set, straight from the event's rounds."""
+    return [m for rnd in event.rounds for m in rnd.matches if m.set == set_number]
+
+
+def set_copies(event: Event, set_number: int) -> int:
+    """One physical copy of the set per match playing it in the same round (at least one)."""
+    return max([1] + [sum(1 for m in rnd.matches if m.set == set_number) for rnd in event.rounds])
+
+
+def kitty_apart(event: Event) -> bool:
+    return event.kitty_mode == "separate" and event.kitty > 0
+
+
+def pockets_per_wallet(event: Event) -> int:
+    """东 北 西 南, and 底牌 when the kitty is dealt apart."""
+    return SEAT_POCKETS + (1 if kitty_apart(event) else 0)
+
+
+def expected_pages(event: Event, kind: str, set_number: int, per_page: int = 2,
+                   label_layout: str = "a4-3x8") -> int:
+    boards = event.boards_per_set
+    copies = set_copies(event, set_number)
+    matches = len(set_matches(event, set_number))
+    pages = read_data("pages.toml")
+    labels = read_data("labels", f"{label_layout}.toml")
+    labels_per_wallet = 1 if labels["pocket_labels"] == "inline" else 1 + pockets_per_wallet(event)
+    return {
+        "hand-records": math.ceil(boards / per_page),
+        "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet(labels)),
+        "curtain-cards": math.ceil(boards * copies * pockets_per_wallet(event) / per_sheet(pages["curtain-cards"])),
+        "dealing-guide": boards,
+        "travellers": math.ceil(boards * matches / per_sheet(pages["travellers"])),
+        "score-sheets": 2 * matches,
+    }[kind]
+
+
+_POCKET_LABEL = re.compile(r"(东|北|西|南|底牌) ?(\d+) 张\n牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)")
+
+
+def pocket_labels(path: Path) -> dict[tuple[int, int, int], dict[str, int]]:
+    """The pocket labels of a Chinese 70 × 37 mm label PDF: (set, board, copy) → {pocket: count}."""
+    found: dict[tuple[int, int, int], dict[str, int]] = {}
+    for text in page_texts(path):
+        for name, count, board, set_number, copy in _POCKET_LABEL.findall(text):
+            wallet = found.setdefault((int(set_number), int(board), int(copy)), {})
+            assert name not in wallet, (name, board, copy)
+            wallet[name] = int(count)
+    return found
 
 
 def page_images(path: Path) -> Iterator[Any]:

@@ -4,19 +4,24 @@ QR codes decoded by zxing-cpp. Expected counts come from the event, never from t
 from __future__ import annotations
 
 import json
-import math
 import re
 import shutil
-import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
-from print_support import decode_qr_codes, font_coverage, page_count, page_texts
+from print_support import (
+    decode_qr_codes,
+    expected_pages,
+    font_coverage,
+    page_count,
+    page_texts,
+    pocket_labels,
+    set_copies,
+    set_matches,
+)
 
 from dealer.boardsets import KEY_FILE, deal_event, load_boards
 from dealer.cards import SEATS, SUITS, Card, parse_card
-from dealer.event import Event, Match
 from dealer.files import boards_dir, boardset_path, load_event_text, read_key
 from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
@@ -24,43 +29,6 @@ from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
 PER_PAGE = 2
-DATA = Path(__file__).resolve().parent.parent / "dealer" / "data"
-
-
-def read_data(*parts: str) -> dict[str, Any]:
-    """A layout data file, read here with tomllib (not through the code under test)."""
-    return tomllib.loads(DATA.joinpath(*parts).read_text(encoding="utf-8"))
-
-
-def per_sheet(layout: dict[str, Any]) -> int:
-    return int(layout["columns"]) * int(layout["rows"])
-
-
-def set_matches(event: Event, set_number: int) -> list[Match]:
-    """The matches that play a set, straight from the event's rounds."""
-    return [m for rnd in event.rounds for m in rnd.matches if m.set == set_number]
-
-
-def set_copies(event: Event, set_number: int) -> int:
-    """One physical copy of the set per match playing it in the same round (at least one)."""
-    return max([1] + [sum(1 for m in rnd.matches if m.set == set_number) for rnd in event.rounds])
-
-
-def expected_pages(event: Event, kind: str, set_number: int, label_layout: str = "a4-3x8") -> int:
-    boards = event.boards_per_set
-    copies = set_copies(event, set_number)
-    matches = len(set_matches(event, set_number))
-    pages = read_data("pages.toml")
-    labels = read_data("labels", f"{label_layout}.toml")
-    labels_per_wallet = 1 if labels["pocket_labels"] == "inline" else 1 + 4
-    return {
-        "hand-records": math.ceil(boards / PER_PAGE),
-        "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet(labels)),
-        "curtain-cards": math.ceil(boards * copies * 4 / per_sheet(pages["curtain-cards"])),
-        "dealing-guide": boards,
-        "travellers": math.ceil(boards * matches / per_sheet(pages["travellers"])),
-        "score-sheets": 2 * matches,
-    }[kind]
 
 
 class Pack:
@@ -101,7 +69,7 @@ CASES = ([("zh", kind, 1) for kind in KINDS] + [("zh", kind, s) for kind in MATC
 @pytest.mark.parametrize(("lang", "kind", "set_number"), CASES)
 def test_page_counts_match_the_event(pack: Pack, lang: str, kind: str, set_number: int) -> None:
     path = pack.files[(lang, kind, set_number)]
-    assert page_count(path) == expected_pages(pack.event, kind, set_number)
+    assert page_count(path) == expected_pages(pack.event, kind, set_number, PER_PAGE)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -257,3 +225,21 @@ def test_label_tags_are_the_documented_hmac_of_the_wallet_identity(pack: Pack) -
         message = b"shengji-dealer/label-tag/v1\x00" + identity
         digest = hmac.new(pack.key, message, hashlib.sha256).digest()
         assert label.tag == base64.b32encode(digest).decode()[:8]
+
+
+def test_pocket_labels_add_up_to_the_pack_with_the_kitty_in_the_declarers_hand(pack: Pack) -> None:
+    """计副制 (kitty in hand): four pockets per wallet; the declarer's holds the kitty too."""
+    event = pack.event
+    assert event.kitty_mode == "in-hand"
+    labels = pocket_labels(pack.files[("zh", "labels", 1)])
+    copies = set_copies(event, 1)
+    assert set(labels) == {(1, b, c) for b in range(1, event.boards_per_set + 1) for c in range(1, copies + 1)}
+    seat_of = {str(strings("zh").seat[s]): s for s in SEATS}
+    hand = (54 * event.decks - event.kitty) // 4
+    for (_, board, _), pockets in labels.items():
+        declarer = event.board(1, board).declarer
+        assert sorted(pockets) == sorted(seat_of)
+        assert {seat_of[name]: count for name, count in pockets.items()} == {
+            seat: hand + (event.kitty if seat == declarer else 0) for seat in SEATS
+        }
+        assert sum(pockets.values()) == 54 * event.decks

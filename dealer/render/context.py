@@ -76,6 +76,11 @@ def _seat(seat: str, t: Strings) -> str:
     return str(t.seat[seat])
 
 
+def _place(place: str, t: Strings) -> str:
+    """A pocket's name: the seat, or the kitty (底牌) when it is dealt apart."""
+    return str(t.kitty) if place == KITTY else _seat(place, t)
+
+
 def _tractor_text(tractor: Iterable[Card], t: Strings) -> str:
     return "·".join(c.display() if not c.is_joker else card_text(c, t) for c in tractor)
 
@@ -123,7 +128,6 @@ def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
         "level": board.level,
         "hands": seats,
         "kitty": kitty,
-        "kitty_label": KITTY,
         "seat_order": list(SEATS),
         "seat_names": [_seat(s, t) for s in SEATS],
         "analysis": rows,
@@ -135,13 +139,23 @@ def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings) -> lis
             for group in chunked([hand_record_board(b, t) for b in boards], per_page)]
 
 
-def pocket_count(event: Event, board: BoardConditions, seat: str) -> int:
-    """Cards in a pocket, from the event's layout (not from the deal)."""
-    extra = event.kitty if event.kitty_mode == "in-hand" and seat == board.declarer else 0
+def pocket_count(event: Event, board: BoardConditions, place: str) -> int:
+    """Cards in a pocket (a seat, or ``K`` for a kitty dealt apart), from the event's layout
+    (not from the deal)."""
+    if place == KITTY:
+        return event.kitty
+    extra = event.kitty if event.kitty_mode == "in-hand" and place == board.declarer else 0
     return event.hand + extra
 
 
 POCKET_ORDER = ("E", "N", "W", "S")  # as printed on the wallet: 东 北 西 南
+
+
+def pocket_places(event: Event) -> tuple[str, ...]:
+    """The pockets of a wallet: 东 北 西 南, then 底牌 when the event deals the kitty apart."""
+    if event.kitty_mode == "separate" and event.kitty > 0:
+        return (*POCKET_ORDER, KITTY)
+    return POCKET_ORDER
 
 
 def label_items(
@@ -158,9 +172,9 @@ def label_items(
         for board in event.set_boards(set_number):
             pockets = [
                 {"kind": "pocket", "board": board.number, "set": set_number, "copy_no": copy,
-                 "seat": seat, "name": _seat(seat, t), "count": pocket_count(event, board, seat),
-                 "declarer": seat == board.declarer}
-                for seat in POCKET_ORDER
+                 "seat": place, "name": _place(place, t), "count": pocket_count(event, board, place),
+                 "declarer": place == board.declarer}
+                for place in pocket_places(event)
             ]
             wallets += 1
             cells.append({
@@ -186,14 +200,19 @@ def label_pages(cells: list[dict[str, Any]], layout: dict[str, Any]) -> list[dic
 
 
 def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict[str, Any]]:
+    """One slip per hand per board copy, in compass order, then one for the kitty when it is
+    dealt apart."""
     slips = []
     for copy in range(1, copies + 1):
         for board in boards:
-            for seat in COMPASS:
-                view = hand_view(board.deal.hands[seat], board.level, t)
+            places = [(seat, board.deal.hands[seat]) for seat in COMPASS]
+            if board.deal.kitty:
+                places.append((KITTY, board.deal.kitty))
+            for place, cards in places:
+                view = hand_view(cards, board.level, t)
                 view.update({
-                    "board": board.number, "copy_no": copy, "seat": seat, "name": _seat(seat, t),
-                    "declarer": seat == board.declarer, "level": board.level,
+                    "board": board.number, "copy_no": copy, "seat": place, "name": _place(place, t),
+                    "declarer": place == board.declarer, "level": board.level,
                     "declarer_name": _seat(board.declarer, t),
                 })
                 slips.append(view)
@@ -218,22 +237,25 @@ def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
         {"text": card_text(card, t), "pockets": _pockets(holders[card], t), "cls": card_classes(card, board.level)}
         for card in (Card(53), Card(52))
     ]
-    totals = [{"seat": s, "name": _seat(s, t), "count": len(board.deal.hands[s]),
-               "points": points_of(board.deal.hands[s]), "declarer": s == board.declarer}
-              for s in POCKET_ORDER]
+    places = [(s, board.deal.hands[s]) for s in POCKET_ORDER]
     if board.deal.kitty:
-        totals.append({"seat": KITTY, "name": "K", "count": len(board.deal.kitty),
-                       "points": points_of(board.deal.kitty), "declarer": False})
+        places.append((KITTY, board.deal.kitty))
+    totals = [{"seat": place, "name": _place(place, t), "count": len(cards), "points": points_of(cards),
+               "declarer": place == board.declarer}
+              for place, cards in places]
     return {
         "board": board.number, "declarer_name": _seat(board.declarer, t), "level": board.level,
         "rows": rows, "jokers": joker_cells, "totals": totals, "decks": decks,
+        "pack": {"count": sum(p["count"] for p in totals), "points": sum(p["points"] for p in totals)},
+        "kitty": bool(board.deal.kitty),
     }
 
 
 def _pockets(counts: dict[str, int], t: Strings) -> list[str]:
+    """The pocket of each copy of a card kind, as printed in the guide's grid (the kitty short)."""
     names = []
     for place in GUIDE_PLACES:
-        names.extend([_seat(place, t) if place != KITTY else "K"] * counts.get(place, 0))
+        names.extend([str(t.kitty_short) if place == KITTY else _seat(place, t)] * counts.get(place, 0))
     return names
 
 

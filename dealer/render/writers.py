@@ -141,7 +141,7 @@ def labels(source: Source, set_number: int) -> Document:
     common["copies"] = copies
     pages = ctx.label_pages(cells, layout)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
-                    {"wallet labels": wallets, "pocket labels": wallets * 4})
+                    {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))})
 
 
 def curtain_cards(source: Source, set_number: int) -> Document:
@@ -152,7 +152,7 @@ def curtain_cards(source: Source, set_number: int) -> Document:
     common["slip"] = page_layout("curtain-cards")
     pages = ctx.curtain_pages(boards, copies, t)
     return Document(source.path("curtain-cards", set_number), "curtain-cards", "curtain-cards.html",
-                    common, pages, {"slips": len(boards) * copies * 4})
+                    common, pages, {"slips": sum(len(page["slips"]) for page in pages)})
 
 
 def dealing_guide(source: Source, set_number: int) -> Document:
