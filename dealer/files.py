@@ -35,15 +35,18 @@ def load_event_text(text: str, source: str) -> Event:
         raise FileProblem(f"{source}: {error}") from None
 
 
-def load_event(path: str | Path) -> Event:
-    path = Path(path)
+def read_text(path: str | Path, what: str, encoding: str = "utf-8") -> str:
+    """A user file's text; a missing or undecodable file is a :class:`FileProblem` naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding=encoding)
     except OSError as error:
-        raise FileProblem(f"{path}: cannot read the event file: {error.strerror}") from None
+        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror}") from None
     except UnicodeDecodeError:
-        raise FileProblem(f"{path}: the event file must be UTF-8 text") from None
-    return load_event_text(text, str(path))
+        raise FileProblem(f"{path}: the {what} must be {encoding.upper()} text") from None
+
+
+def load_event(path: str | Path) -> Event:
+    return load_event_text(read_text(path, "event file"), str(path))
 
 
 def boards_dir(event: Event, root: str | Path = "boards") -> Path:
@@ -84,13 +87,7 @@ def sha256_file(path: Path) -> str:
 
 
 def read_key(path: str | Path) -> bytes:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="ascii")
-    except OSError as error:
-        raise FileProblem(f"{path}: cannot read the key file: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise FileProblem(f"{path}: a key file holds 64 hexadecimal digits") from None
+    text = read_text(path, "key file", "ascii")
     try:
         return parse_key(text)
     except KeyFormatError as error:
@@ -107,12 +104,10 @@ def write_key(path: str | Path, key: bytes) -> None:
 
 
 def read_json(path: str | Path, what: str) -> Any:
-    path = Path(path)
+    text = read_text(path, what)
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
         raise FileProblem(f"{path}: the {what} is not valid JSON: {error}") from None
 
 
