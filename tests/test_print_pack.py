@@ -119,7 +119,10 @@ def test_tampering_with_a_board_leaves_its_label_payload_unchanged(pack: Pack, t
     path = boardset_path(pack.event, 1, root)
     data = json.loads(path.read_text(encoding="utf-8"))
     hands = data["boards"][0]["hands"]
-    hands["N"][0], hands["E"][0] = hands["E"][0], hands["N"][0]  # still one pack, other hands
+    # Swap two different cards between N and E: still one pack, other hands (copies of one card
+    # are identical, so the swapped cards must differ or nothing changes).
+    other = next(i for i, card in enumerate(hands["E"]) if card != hands["N"][0])
+    hands["N"][0], hands["E"][other] = hands["E"][other], hands["N"][0]
     data["boards"][0]["deal_code"] = "changed"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert load_boards(pack.event, 1, root)[0].deal.hands != load_boards(pack.event, 1, pack.boards_root)[0].deal.hands
