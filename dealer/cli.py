@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from functools import wraps
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from dealer import __version__
+
+if TYPE_CHECKING:
+    from dealer.event import Event
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -273,16 +277,14 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
     from dealer.results.manage import open_results
 
     event = load_event(event_file)
-    conn = open_results(event, boards_dir)
     failed = 0
-    with conn:
+    with closing(open_results(event, boards_dir)) as conn:
         for path in files:
             try:
                 click.echo(import_file(conn, event, path, entered_by).summary())
             except (Rejected, FileProblem) as error:
                 click.echo(str(error), err=True)
                 failed += 1
-    conn.close()
     if failed:
         click.echo(f"{failed} of {len(files)} file(s) rejected", err=True)
         sys.exit(2)
@@ -302,23 +304,26 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
 def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
                 **values: Any) -> None:
     """Enter one table's result of one board."""
+    from dealer.results.manage import add_result, open_results
+
+    event, fields = _slip(event_file, values, qr_payload)
+    with closing(open_results(event, boards_dir)) as conn:
+        click.echo(add_result(conn, event, fields, not accept_implausible))
+
+
+def _slip(event_file: str, values: dict[str, Any], qr_payload: str | None
+          ) -> tuple[Event, dict[str, str | None]]:
+    """The event and one slip's fields from the options, the identity taken from a QR payload
+    when one is given."""
     from dealer.files import load_event
-    from dealer.results.manage import add_result, apply_qr, open_results
+    from dealer.results.manage import apply_qr
 
     event = load_event(event_file)
-    fields = _result_fields(values)
+    names = {"round_": "round", "points": "defenders_points"}
+    fields = {names.get(k, k): v for k, v in values.items()}
     if qr_payload:
         apply_qr(event, fields, qr_payload)
-    conn = open_results(event, boards_dir)
-    try:
-        click.echo(add_result(conn, event, fields, not accept_implausible))
-    finally:
-        conn.close()
-
-
-def _result_fields(values: dict[str, Any]) -> dict[str, str | None]:
-    names = {"round_": "round", "points": "defenders_points"}
-    return {names.get(k, k): v for k, v in values.items()}
+    return event, fields
 
 
 @results.command("correct")
@@ -335,20 +340,13 @@ def _result_fields(values: dict[str, Any]) -> dict[str, str | None]:
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
                     accept_implausible: bool, boards_dir: str, **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
-    from dealer.files import load_event
-    from dealer.results.manage import apply_qr, correct_result, open_results
+    from dealer.results.manage import correct_result, open_results
 
     if withdraw == (values.get("points") is not None):
         fail("give either --points or --withdraw")
-    event = load_event(event_file)
-    fields = _result_fields(values)
-    if qr_payload:
-        apply_qr(event, fields, qr_payload)
-    conn = open_results(event, boards_dir)
-    try:
+    event, fields = _slip(event_file, values, qr_payload)
+    with closing(open_results(event, boards_dir)) as conn:
         click.echo(correct_result(conn, event, fields, reason, withdraw, not accept_implausible))
-    finally:
-        conn.close()
 
 
 @results.command("history")
@@ -367,14 +365,12 @@ def results_history(event_file: str, round_: str | None, match: str | None, tabl
     from dealer.results.manage import open_results
 
     event = load_event(event_file)
-    conn = open_results(event, boards_dir)
-    try:
-        rows = history(conn, int(round_) if round_ else None, match,
-                       table.upper() if table else None, int(board) if board else None)
-    except ValueError:
-        fail("--round and --board take whole numbers")
-    finally:
-        conn.close()
+    with closing(open_results(event, boards_dir)) as conn:
+        try:
+            rows = history(conn, int(round_) if round_ else None, match,
+                           table.upper() if table else None, int(board) if board else None)
+        except ValueError:
+            fail("--round and --board take whole numbers")
     for row in rows:
         if as_json:
             click.echo(json.dumps(dataclasses.asdict(row), ensure_ascii=False))
