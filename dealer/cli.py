@@ -8,19 +8,21 @@ modules (pandas, WeasyPrint, NumPy) are imported inside the commands that need t
 from __future__ import annotations
 
 import json
+import re
 import sys
+import traceback
 from collections.abc import Callable
-from contextlib import closing
-from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from dealer import __version__
+from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, UserError
 
 if TYPE_CHECKING:
     from dealer.event import Event
+    from dealer.folder import EventFolder
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,39 +31,99 @@ LANG_OPTION = click.option(
     help="Language of the output.",
 )
 BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=True,
-                                 help="Where board sets and results.sqlite live.")
+                                 help="Where the events' folders (board sets, results.sqlite) live.")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
+#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes).
+FLAGS = {"defenders_points": "--points", "entered_by": "--by", "boards_root": "--boards-dir",
+         "published": "--commitment", "out": "--out"}
+#: What to do, by the hint keys the library attaches to its errors.
+HINTS = {
+    "use_correct": "to change it use `dealer results correct` with --reason",
+    "use_add": "use `dealer results add`",
+    "accept_implausible": "a real result beyond it: `dealer results add` or `correct` with --accept-implausible",
+    "audit": "`dealer results audit EVENT.toml` lists every change",
+    "misattributed": ("restore those matches in the event file, or withdraw their results: "
+                      "`dealer results correct EVENT.toml --round R --match M --withdraw --reason …`"),
+    "deal": "deal it first: `dealer deal EVENT.toml`",
+    "finish_deal": "`dealer deal EVENT.toml` finishes it",
+    "discard_incomplete": "`dealer deal EVENT.toml --discard-incomplete` removes the unfinished deal",
+}
 
-def fail(message: str, status: int = 2) -> NoReturn:
-    """One-line error on stderr and a non-zero exit."""
-    click.echo(f"error: {message}", err=True)
-    sys.exit(status)
+# Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
+# terminal raw: they could retitle it, hide text or reorder what a line shows.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def user_errors(function: F) -> F:
-    """Turn the library's user-facing errors into a one-line message and exit status 2."""
+def flag(field: str) -> str:
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
 
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from dealer.event import EventError
-        from dealer.files import FileProblem
-        from dealer.profiles import ProfileError
 
+def hint_text(key: str) -> str | None:
+    return HINTS.get(key)
+
+
+def safe_text(text: str) -> str:
+    """Text for a terminal: control characters shown as escapes (``\\x1b``), never sent."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", text)
+
+
+def echo(text: str, err: bool = False) -> None:
+    click.echo(safe_text(text), err=err)
+
+
+def echo_json(value: Any, indent: int | None = None) -> None:
+    """JSON on stdout; C1 controls and line separators escaped too (JSON allows them raw)."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    click.echo(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def report_error(error: UserError) -> None:
+    """The one place a user error is shown: ``error:`` and its lines, on stderr."""
+    lines = error.lines(flag, hint_text)
+    echo(f"error: {lines[0]}", err=True)
+    for line in lines[1:]:
+        echo(line, err=True)
+
+
+class DealerGroup(click.Group):
+    """The error boundary: a :class:`~dealer.errors.UserError` becomes its message and exit
+    status; an operating-system refusal that escaped the library is said as one too; anything
+    else is a bug: a traceback, a request to report it, and :data:`~dealer.errors.EXIT_INTERNAL`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
-            return function(*args, **kwargs)
-        except (FileProblem, EventError, ProfileError) as error:
-            fail(str(error))
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except UserError as error:
+            report_error(error)
+            ctx.exit(error.exit_status)
+        except OSError as error:
+            from dealer.files import os_problem
 
-    return wrapper  # type: ignore[return-value]
+            problem = os_problem(error, error.filename or "dealer", "complete the command")
+            report_error(problem)
+            ctx.exit(problem.exit_status)
+        except Exception:
+            click.echo(traceback.format_exc(), err=True)
+            click.echo(f"internal error: this is a bug in dealer {__version__}, not a problem with your "
+                       "files; please report it with the lines above", err=True)
+            ctx.exit(EXIT_INTERNAL)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=DealerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dealer")
 def main() -> None:
     """Duplicate dealer and scorer for Shengji (升级 / 双升 / 拖拉机).
 
     Deal fixed boards from a secret key, print what goes on the table, score the results.
+
+    Exit status: 0 done; 1 a check (verify, results audit) found a difference; 2 the input or
+    request was rejected, nothing changed; 3 the machine refused (disk full, read-only, database
+    locked, cannot print); 70 an internal error (a bug: please report it).
     """
 
 
@@ -81,70 +143,69 @@ def rules_list() -> None:
     for profile_id in profile_ids():
         profile = load_profile(profile_id)
         decks = ",".join(str(d) for d in profile.supported_decks)
-        click.echo(f"{profile_id:22} decks {decks:6} {profile.name_zh} / {profile.name_en}")
+        echo(f"{profile_id:22} decks {decks:6} {profile.name_zh} / {profile.name_en}")
 
 
 @rules.command("explain")
 @click.argument("profile_id", metavar="PROFILE")
-@click.option("--decks", type=int, default=None, help="Only this deck count.")
+@click.option("--decks", type=click.IntRange(1, 4), default=None, help="Only this deck count.")
 @LANG_OPTION
-@user_errors
 def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
     """Print a profile's whole table: bands, hands, kitty, match points, tie-breaks."""
     from dealer.explain import explain_profile
     from dealer.resources import load_profile
 
-    click.echo(explain_profile(load_profile(profile_id), decks, lang))
+    echo(explain_profile(load_profile(profile_id), decks, lang))
 
 
 @rules.command("level")
 @click.argument("profile_id", metavar="PROFILE")
-@click.option("--decks", type=int, required=True, help="Decks per board.")
-@click.option("--points", type=str, required=True, help="Defenders' points (a multiple of 5).")
+@click.option("--decks", type=click.IntRange(1, 4), required=True, help="Decks per board.")
+@click.option("--points", type=click.IntRange(-100_000, 100_000), required=True,
+              help="Defenders' points (a multiple of 5).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def rules_level(profile_id: str, decks: int, points: str, as_json: bool) -> None:
+def rules_level(profile_id: str, decks: int, points: int, as_json: bool) -> None:
     """Convert a board's defenders' points into level points."""
-    from dealer.profiles import ProfileError
     from dealer.resources import load_profile
 
-    try:
-        value = int(points.strip())
-    except ValueError:
-        fail(f"--points: expected a whole number of points, got {points!r}")
-    try:
-        result = load_profile(profile_id).level_points(decks, value)
-    except ProfileError as error:
-        fail(str(error))
+    result = load_profile(profile_id).level_points(decks, points)
     if as_json:
-        click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+        echo_json(result.as_dict())
         return
     if result.outcome == "declarer":
-        click.echo(f"{value} points: declarer side +{result.declarer_levels}")
+        echo(f"{points} points: declarer side +{result.declarer_levels}")
     elif result.outcome == "tai":
         extra = f", defenders +{result.defenders_levels}" if result.defenders_levels else ""
-        click.echo(f"{value} points: 上台 (defenders take over){extra}")
+        echo(f"{points} points: 上台 (defenders take over){extra}")
     else:
-        click.echo(f"{value} points: 上台, defenders +{result.defenders_levels}")
+        echo(f"{points} points: 上台, defenders +{result.defenders_levels}")
 
 
 # --- dealing -------------------------------------------------------------------------------
+
+
+def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+
+    event = load_event(event_file)
+    return event, EventFolder.of(event, boards_dir)
 
 
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--key-file", type=click.Path(dir_okay=False), help="Existing key file.")
 @BOARDS_DIR_OPTION
-@user_errors
 def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
     """Create the key and write the commitment to publish before the deal and play."""
-    from dealer.boardsets import commit_event
-    from dealer.files import load_event
+    from dealer.dealing import commit_event
 
-    report = commit_event(load_event(event_file), key_file, boards_dir)
+    event, folder = _event_folder(event_file, boards_dir)
+    report = commit_event(event, folder, key_file)
     if report.key_created:
-        click.echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
-    click.echo(f"commitment: {report.commitment}")
-    click.echo(f"publish: {report.folder / 'commitment.json'}")
+        echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
+    echo(f"commitment: {report.commitment}")
+    echo(f"publish: {folder.commitment_path}")
 
 
 @main.command()
@@ -152,69 +213,75 @@ def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
 @click.option("--key-file", type=click.Path(dir_okay=False),
               help="Key file to deal with (default: boards/<event>/deal.key, created if absent).")
 @click.option("--public-value", help="The public value named by the event (e.g. a lottery draw).")
+@click.option("--discard-incomplete", is_flag=True,
+              help="Remove the set files of a deal that did not finish (no manifest.json), then stop.")
 @BOARDS_DIR_OPTION
-@user_errors
-def deal(event_file: str, key_file: str | None, public_value: str | None, boards_dir: str) -> None:
-    """Deal every board set of an event into boards/<event>/. Never prints a hand."""
-    from dealer.boardsets import deal_event
-    from dealer.files import load_event
+def deal(event_file: str, key_file: str | None, public_value: str | None, discard_incomplete: bool,
+         boards_dir: str) -> None:
+    """Deal every board set of an event into boards/<event>/. Never prints a hand.
 
-    report = deal_event(load_event(event_file), key_file, public_value, boards_dir)
+    A deal that stopped midway is finished by running the same command again (the files already
+    written must be the ones this key and public value deal).
+    """
+    from dealer.dealing import deal_event
+    from dealer.dealing import discard_incomplete as discard
+
+    event, folder = _event_folder(event_file, boards_dir)
+    if discard_incomplete:
+        for path in discard(folder):
+            echo(f"removed {path}")
+        return
+    report = deal_event(event, folder, key_file, public_value)
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     if report.key_created:
-        click.echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
+        echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
+    for path in report.kept:
+        echo(f"kept {path} (from the deal that did not finish: identical)")
     for path in report.files:
-        click.echo(f"wrote {path}")
-    click.echo(f"commitment: {report.commitment}")
+        echo(f"wrote {path}")
+    echo(f"commitment: {report.commitment}")
 
 
 @main.command()
 @click.argument("boardset", metavar="BOARDSET.json", type=click.Path(dir_okay=False))
 @click.option("--key-file", required=True, type=click.Path(dir_okay=False),
               help="The revealed key.")
-@click.option("--public-value", help="The public value (default: the one in the file).")
+@click.option("--public-value", help="The announced public value (checked against the file's).")
 @click.option("--commitment", "published",
               help="The commitment published before play: 64 hex digits or its commitment.json.")
-@user_errors
 def verify(boardset: str, key_file: str, public_value: str | None, published: str | None) -> None:
-    """Re-derive every board and the commitment from the key; exit 1 on any difference."""
-    from dealer.boardsets import verify_boardset
-    from dealer.files import FileProblem, read_boardset, read_json, read_key
+    """Check a set file whole and re-derive every board and the commitment from the key; exit 1
+    on any difference."""
+    from dealer.dealing import verify_file
 
-    data = read_boardset(boardset)
-    if published is not None and Path(published).is_file():
-        published = str(read_json(published, "commitment").get("commitment", ""))
-    try:
-        report = verify_boardset(data, read_key(key_file), public_value, published)
-    except FileProblem as error:
-        fail(f"{boardset}: {error}")
+    report = verify_file(boardset, key_file, public_value, published)
     for problem in report.problems:
-        click.echo(f"{boardset}: {problem}", err=True)
+        echo(f"{boardset}: {problem}", err=True)
     for number in report.differing_boards:
-        click.echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
+        echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
     if not report.ok:
-        sys.exit(1)
+        sys.exit(EXIT_DIFFERENCE)
+    for note in report.notes:
+        echo(f"note: {note}", err=True)
     checked = "the published commitment" if published else "the commitment in the file"
-    click.echo(f"{boardset}: set {data['set']} verified: {len(data['boards'])} boards and {checked} "
-               f"match the key")
-    click.echo(f"commitment: {data['commitment']}")
+    echo(f"{boardset}: set {report.set_number} verified: {report.boards} boards, the whole file and "
+         f"{checked} match the key")
+    echo(f"commitment: {report.commitment}")
 
 
 @main.command()
 @click.option("--boards-dir", default="boards", show_default=True)
 @click.option("--out", "out_dir", default="output", show_default=True)
-@user_errors
 def demo(boards_dir: str, out_dir: str) -> None:
-    """Deal the built-in example event into boards/demo/ with a throw-away key."""
+    """Deal the built-in example event into boards/demo/ with a throw-away key, print and score it."""
     from dealer.demo import run_demo
 
     for line in run_demo(Path(boards_dir), Path(out_dir)):
-        click.echo(line)
+        echo(line)
 
 
 # --- results and reports -------------------------------------------------------------------
-
 
 
 def _identity_options(function: F) -> F:
@@ -243,25 +310,9 @@ def _played_options(function: F) -> F:
     return function
 
 
-def _rejected(function: F) -> F:
-    """Print a rejection (every problem) on stderr and exit with status 2."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from dealer.results.importer import Rejected
-
-        try:
-            return function(*args, **kwargs)
-        except Rejected as error:
-            click.echo(str(error), err=True)
-            sys.exit(2)
-
-    return wrapper  # type: ignore[return-value]
-
-
 @main.group()
 def results() -> None:
-    """Results: import travellers, add, correct, history, missing (boards/<event>/results.sqlite)."""
+    """Results: import travellers, add, correct, history, missing, audit (boards/<event>/results.sqlite)."""
 
 
 @results.command("import")
@@ -269,25 +320,23 @@ def results() -> None:
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--by", "entered_by", help="Who enters these results (记分员).")
 @BOARDS_DIR_OPTION
-@user_errors
 def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, boards_dir: str) -> None:
     """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
-    from dealer.files import FileProblem, load_event
-    from dealer.results.importer import Rejected, import_file
-    from dealer.results.manage import open_results
+    from dealer.results.entry import open_results
+    from dealer.results.importer import import_files
 
-    event = load_event(event_file)
-    failed = 0
-    with closing(open_results(event, boards_dir)) as conn:
-        for path in files:
-            try:
-                click.echo(import_file(conn, event, path, entered_by).summary())
-            except (Rejected, FileProblem) as error:
-                click.echo(str(error), err=True)
-                failed += 1
+    event, folder = _event_folder(event_file, boards_dir)
+    with open_results(event, folder) as store:
+        outcomes = import_files(store, event, files, entered_by)
+    failed = [o for o in outcomes if isinstance(o, UserError)]
+    for outcome in outcomes:
+        if isinstance(outcome, UserError):
+            report_error(outcome)
+        else:
+            echo(outcome.summary())
     if failed:
-        click.echo(f"{failed} of {len(files)} file(s) rejected", err=True)
-        sys.exit(2)
+        echo(f"{len(failed)} of {len(files)} file(s) rejected", err=True)
+        sys.exit(max(error.exit_status for error in failed))
 
 
 @results.command("add")
@@ -299,31 +348,28 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
 @click.option("--ew-team", help="Team sitting E-W (checked against home/away).")
 @_played_options
 @BOARDS_DIR_OPTION
-@user_errors
-@_rejected
 def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
                 **values: Any) -> None:
     """Enter one table's result of one board."""
-    from dealer.results.manage import add_result, open_results
+    from dealer.results.entry import add_result, open_results
 
-    event, fields = _slip(event_file, values, qr_payload)
-    with closing(open_results(event, boards_dir)) as conn:
-        click.echo(add_result(conn, event, fields, not accept_implausible))
+    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
+    with open_results(event, folder) as store:
+        echo(add_result(store, event, fields, not accept_implausible))
 
 
-def _slip(event_file: str, values: dict[str, Any], qr_payload: str | None
-          ) -> tuple[Event, dict[str, str | None]]:
+def _slip(event_file: str, boards_dir: str, values: dict[str, Any], qr_payload: str | None
+          ) -> tuple[Event, EventFolder, dict[str, str | None]]:
     """The event and one slip's fields from the options, the identity taken from a QR payload
     when one is given."""
-    from dealer.files import load_event
-    from dealer.results.manage import apply_qr
+    from dealer.results.entry import apply_qr
 
-    event = load_event(event_file)
+    event, folder = _event_folder(event_file, boards_dir)
     names = {"round_": "round", "points": "defenders_points"}
     fields = {names.get(k, k): v for k, v in values.items()}
     if qr_payload:
         apply_qr(event, fields, qr_payload)
-    return event, fields
+    return event, folder, fields
 
 
 @results.command("correct")
@@ -331,49 +377,60 @@ def _slip(event_file: str, values: dict[str, Any], qr_payload: str | None
 @_identity_options
 @click.option("--qr", "qr_payload", help="Traveller or score-sheet QR payload instead of the identity flags.")
 @click.option("--points", help="The right defenders' points.")
-@click.option("--withdraw", is_flag=True, help="Withdraw the result (entered for the wrong slot).")
+@click.option("--withdraw", is_flag=True,
+              help="Withdraw the result (entered for the wrong slot); with only --round and --match, "
+                   "every current result of that match.")
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
 @_played_options
 @BOARDS_DIR_OPTION
-@user_errors
-@_rejected
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
                     accept_implausible: bool, boards_dir: str, **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
-    from dealer.results.manage import correct_result, open_results
+    from dealer.errors import FileProblem
+    from dealer.results.entry import correct_result, open_results, withdraw_match
+    from dealer.results.validate import whole_number
 
     if withdraw == (values.get("points") is not None):
-        fail("give either --points or --withdraw")
-    event, fields = _slip(event_file, values, qr_payload)
-    with closing(open_results(event, boards_dir)) as conn:
-        click.echo(correct_result(conn, event, fields, reason, withdraw, not accept_implausible))
+        raise FileProblem("give either --points or --withdraw")
+    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
+    with open_results(event, folder) as store:
+        if withdraw and fields.get("table") is None and fields.get("board") is None:
+            round_number = whole_number(fields.get("round") or "")
+            if round_number is None or not fields.get("match"):
+                raise FileProblem("give the slot (--round --match --table --board), or --round and --match "
+                                  "to withdraw a whole match")
+            slots = withdraw_match(store, round_number, str(fields["match"]), reason, fields.get("entered_by"))
+            echo(f"withdrew {len(slots)} result(s) of round {round_number} match {fields['match']} "
+                 f"(reason: {reason.strip()})")
+            return
+        echo(correct_result(store, event, fields, reason, withdraw, not accept_implausible))
 
 
 @results.command("history")
 @EVENT_ARGUMENT
-@_identity_options
+@click.option("--round", "round_", type=click.IntRange(1, 999), help="Round number.")
+@click.option("--match", help="Match id in the round.")
+@click.option("--table", type=click.Choice(["A", "B"], case_sensitive=False), help="Table A or B.")
+@click.option("--board", type=click.IntRange(1, 64), help="Board number.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
 @BOARDS_DIR_OPTION
-@user_errors
-def results_history(event_file: str, round_: str | None, match: str | None, table: str | None,
-                    board: str | None, as_json: bool, boards_dir: str) -> None:
+def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
+                    board: int | None, as_json: bool, boards_dir: str) -> None:
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
     import dataclasses
 
-    from dealer.files import load_event
-    from dealer.results.db import history
-    from dealer.results.manage import open_results
+    from dealer.results.entry import open_existing_results
 
-    event = load_event(event_file)
-    with closing(open_results(event, boards_dir)) as conn:
-        try:
-            rows = history(conn, int(round_) if round_ else None, match,
-                           table.upper() if table else None, int(board) if board else None)
-        except ValueError:
-            fail("--round and --board take whole numbers")
+    event, folder = _event_folder(event_file, boards_dir)
+    store = open_existing_results(event, folder)
+    if store is None:
+        echo("no results yet", err=True)
+        return
+    with store:
+        rows = store.history(round_, match, table.upper() if table else None, board)
     for row in rows:
         if as_json:
-            click.echo(json.dumps(dataclasses.asdict(row), ensure_ascii=False))
+            echo_json(dataclasses.asdict(row))
             continue
         value = "withdrawn" if row.withdrawn else f"{row.defenders_points:>4}"
         state = "current" if row.current else "superseded"
@@ -382,63 +439,89 @@ def results_history(event_file: str, round_: str | None, match: str | None, tabl
                 f"[{state}] {row.entered_at[:19]} by {row.entered_by or '-'} from {source}")
         if row.supersedes is not None:
             line += f"; supersedes #{row.supersedes}, reason: {row.reason}"
-        click.echo(line)
+        echo(line)
 
 
 @results.command("missing")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=int, help="Only this round.")
+@click.option("--round", "round_", type=click.IntRange(1, 999), help="Only this round.")
 @BOARDS_DIR_OPTION
-@user_errors
 def results_missing(event_file: str, round_: int | None, boards_dir: str) -> None:
     """Per match, the boards and tables that still have no result."""
-    from dealer.files import load_event
-    from dealer.results.manage import missing_results
+    from dealer.results.entry import missing_results
 
-    reports = missing_results(load_event(event_file), boards_dir, round_)
+    event, folder = _event_folder(event_file, boards_dir)
+    reports = missing_results(event, folder, round_)
     for report in reports:
-        click.echo(report.text())
+        echo(report.text())
     gaps = sum(len(r.gaps) for r in reports)
-    click.echo(f"{gaps} table result(s) missing" if gaps else "nothing missing")
+    echo(f"{gaps} table result(s) missing" if gaps else "nothing missing")
+
+
+@results.command("audit")
+@EVENT_ARGUMENT
+@BOARDS_DIR_OPTION
+def results_audit(event_file: str, boards_dir: str) -> None:
+    """Check the whole results database: every row as the tool wrote it (hash chain), nothing
+    deleted or added behind its back, the append-only guards in place; exit 1 on any finding."""
+    from dealer.results.entry import open_existing_results
+
+    event, folder = _event_folder(event_file, boards_dir)
+    store = open_existing_results(event, folder)
+    if store is None:
+        echo("no results database yet: nothing to audit")
+        return
+    with store:
+        report = store.audit()
+    for finding in report.findings:
+        echo(f"{store.path}: {finding.text()}", err=True)
+    echo(f"{report.rows} row(s) checked; chain head {report.head or '-'}")
+    if not report.ok:
+        echo(f"{len(report.findings)} finding(s): the database was changed outside the tool", err=True)
+        sys.exit(EXIT_DIFFERENCE)
+    echo("audit passed: every row is as the tool wrote it")
 
 
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--format", "formats", default="html,pdf,csv,xlsx", show_default=True,
               help="Comma-separated: html, pdf, csv, xlsx.")
-@click.option("--out", "out_dir", help="Folder (default: output/<event>/reports).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Folder (default: output/<event>/reports).")
 @click.option("--json", "as_json", is_flag=True, help="Print standings and matches as JSON instead.")
 @LANG_OPTION
 @BOARDS_DIR_OPTION
-@user_errors
 def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, lang: str,
            boards_dir: str) -> None:
     """Match sheets, cross-table and standings from the results database."""
-    from dealer.files import load_event
-    from dealer.report import build_report, report_json, write_reports
+    from dealer.report import build_report, parse_formats, report_json, write_reports
 
-    event = load_event(event_file)
-    data = build_report(event, boards_dir)
+    chosen = parse_formats(formats)
+    event, folder = _event_folder(event_file, boards_dir)
+    data = build_report(event, folder)
     if as_json:
-        click.echo(json.dumps(report_json(data), ensure_ascii=False, indent=1))
+        echo_json(report_json(data), indent=1)
         return
-    chosen = [f.strip().lower() for f in formats.split(",") if f.strip()]
-    unknown = set(chosen) - {"html", "pdf", "csv", "xlsx"}
-    if unknown:
-        fail(f"--format: unknown {', '.join(sorted(unknown))}; expected html, pdf, csv, xlsx")
-    folder = Path(out_dir) if out_dir else Path("output") / event.slug / "reports"
-    for path in write_reports(data, folder, chosen, lang):
-        click.echo(f"wrote {path}")
+    for path in write_reports(data, Path(out_dir) if out_dir else folder.reports_path, chosen, lang):
+        echo(f"wrote {path}")
+    echo(f"results chain head: {data.chain_head or '-'} (publish it with the report: a later rewrite "
+         "of the results shows against it)")
 
 
 # --- printing ------------------------------------------------------------------------------
 
+#: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
+#: heavy; a test pins the two equal).
+PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
+#: Above this many pages a progress bar is shown.
+PROGRESS_PAGES = 12
+
 
 @main.command("print")
-@click.argument("kind", type=click.Choice(["hand-records", "labels", "curtain-cards", "dealing-guide",
-                                           "travellers", "score-sheets", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "all"]))
 @EVENT_ARGUMENT
-@click.option("--set", "sets", type=int, multiple=True, help="Only this set (repeatable; default: all).")
+@click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
+              help="Only this set (repeatable; default: all).")
 @click.option("--copies", type=int, default=None,
               help="Copies of each board (labels, curtain cards; default: one per match playing the set).")
 @LANG_OPTION
@@ -452,8 +535,8 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
               help="Hand records: boards per page.")
 @click.option("--layout", default="a4-3x8", show_default=True,
               help="Label sheet layout (dealer/data/labels/*.toml), e.g. a4-3x8 or a4-half.")
-@click.option("--jobs", type=int, default=None, help="Worker processes (default: CPU count; 1 = serial).")
-@user_errors
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Worker processes (default: CPU count; 1 = serial).")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
                   layout: str, jobs: int | None) -> None:
@@ -469,28 +552,29 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     )
     documents = build_documents(load_event(event_file), kind, options)
     total = sum(len(doc.pages) for doc in documents)
-    if total > 12:
+    if total > PROGRESS_PAGES:
         with click.progressbar(length=total, label=f"rendering {total} pages", file=sys.stderr) as bar:
             written = render_documents(documents, fmt, jobs, bar.update)
     else:
         written = render_documents(documents, fmt, jobs)
     for item in written:
         units = ", ".join(f"{n} {name}" for name, n in item.units.items())
-        click.echo(f"{item.path}  {item.pages} pages  {item.size / 1024:.0f} KiB  ({units})")
+        mode = " (owner-only: shows cards)" if item.secret else ""
+        echo(f"{item.path}  {item.pages} pages  {item.size / 1024:.0f} KiB  ({units}){mode}")
     size = sum(item.size for item in written)
-    click.echo(f"{len(written)} files, {total} pages, {size / 1024 / 1024:.1f} MiB")
+    echo(f"{len(written)} files, {total} pages, {size / 1024 / 1024:.1f} MiB")
 
 
 @main.command()
 def doctor() -> None:
-    """Check that this machine can print, and which font Chinese text will use."""
+    """Check that this machine can print, and which font Chinese text will use (exit 3 if not)."""
     from dealer.render.doctor import run_checks
 
     checks = run_checks()
     for check in checks:
-        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     if not all(check.ok for check in checks):
-        sys.exit(1)
+        sys.exit(EXIT_ENVIRONMENT)
 
 
 if __name__ == "__main__":  # pragma: no cover

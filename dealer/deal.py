@@ -24,6 +24,7 @@ from math import prod
 from typing import Any
 
 from dealer.cards import SEATS, Card, Deal, Pack
+from dealer.errors import UserError
 
 ALGORITHM = "shengji-deal-v1"
 KEY_BYTES = 32
@@ -33,7 +34,7 @@ KEY_ID_TAG = b"shengji-dealer/key-id/v1\x00"
 WORD_LIMIT = 1 << 32
 
 
-class KeyFormatError(ValueError):
+class KeyFormatError(UserError, ValueError):
     """A key is malformed."""
 
 

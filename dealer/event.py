@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
+from dealer.errors import UserError, quote
 from dealer.profiles import Profile, ProfileError
 
 KITTY_MODES = ("in-hand", "separate")
 DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
 #: Event ids name folders and appear in QR payloads (docs/qr.md); match ids appear there too.
-EVENT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source"}
@@ -30,7 +31,7 @@ _ROUND_KEYS = {"number", "matches"}
 _MATCH_KEYS = {"id", "home", "away", "set"}
 
 
-class EventError(ValueError):
+class EventError(UserError, ValueError):
     """The event file is not valid; the message names the key."""
 
 
@@ -97,10 +98,6 @@ class Event:
     schedule: Mapping[tuple[int, int], BoardConditions]
     public_value_source: str | None = None
 
-    @property
-    def slug(self) -> str:
-        return self.id
-
     def team(self, team_id: str) -> Team:
         for team in self.teams:
             if team.id == team_id:
@@ -150,7 +147,7 @@ class Event:
 def _table(value: Any, where: str, allowed: set[str], example: str) -> Mapping[str, Any]:
     """A TOML table with only known keys (a misspelt key must not be silently ignored)."""
     if not isinstance(value, Mapping):
-        raise EventError(f"{where}: expected a table like {example}, got {value!r}")
+        raise EventError(f"{where}: expected a table like {example}, got {quote(value)}")
     unknown = set(value) - allowed
     if unknown:
         raise EventError(
@@ -162,13 +159,13 @@ def _table(value: Any, where: str, allowed: set[str], example: str) -> Mapping[s
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise EventError(f"{where}: expected a list, got {value!r}")
+        raise EventError(f"{where}: expected a list, got {quote(value)}")
     return value
 
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise EventError(f"{where}: expected true or false, got {value!r}")
+        raise EventError(f"{where}: expected true or false, got {quote(value)}")
     return value
 
 
@@ -180,13 +177,19 @@ def _require(data: Mapping[str, Any], key: str, where: str) -> Any:
 
 def _int(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EventError(f"{where}: expected a whole number from {low} to {high}, got {value!r}")
+        raise EventError(f"{where}: expected a whole number from {low} to {high}, got {quote(value)}")
     return value
+
+
+#: Longest text value of an event file (a name is printed on slips and labels).
+TEXT_LIMIT = 200
 
 
 def _str(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise EventError(f"{where}: expected a non-empty text, got {value!r}")
+        raise EventError(f"{where}: expected a non-empty text, got {quote(value)}")
+    if len(value.strip()) > TEXT_LIMIT:
+        raise EventError(f"{where}: at most {TEXT_LIMIT} characters, got {len(value.strip()):,}")
     return value.strip()
 
 
@@ -195,14 +198,14 @@ def _level(value: Any, where: str) -> str:
         return normalize_level(str(value))
     except ValueError:
         raise EventError(
-            f"{where}: expected a level ({', '.join(LEVELS)}), got {value!r}"
+            f"{where}: expected a level ({', '.join(LEVELS)}), got {quote(value)}"
         ) from None
 
 
 def _seat(value: Any, where: str) -> str:
     text = str(value).strip().upper()
     if text not in SEATS:
-        raise EventError(f"{where}: expected a seat N, E, S or W, got {value!r}")
+        raise EventError(f"{where}: expected a seat N, E, S or W, got {quote(value)}")
     return text
 
 
@@ -254,13 +257,15 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     _table(data, "the event file", _TOP_KEYS, "[event], [schedule], [[teams]], [[rounds]]")
     head = _table(_require(data, "event", ""), "event", _EVENT_KEYS, "[event]")
     event_id = _str(_require(head, "id", "event."), "event.id")
-    if not EVENT_ID.match(event_id):
+    if not EVENT_ID.fullmatch(event_id):
         raise EventError(
-            f"event.id: {event_id!r} must be lower-case letters, digits and '-' "
+            f"event.id: {quote(event_id)} must be lower-case letters, digits and '-' "
             "(it names the folder boards/<id>/)"
         )
     name = _str(_require(head, "name", "event."), "event.name")
     date_value = head.get("date", "")
+    if isinstance(date_value, dt.datetime) or isinstance(date_value, dt.time):
+        raise EventError(f"event.date: expected a date YYYY-MM-DD, got a time {date_value}")
     if isinstance(date_value, dt.date):
         date = date_value.isoformat()
     else:
@@ -269,7 +274,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             try:
                 dt.date.fromisoformat(date)
             except ValueError:
-                raise EventError(f"event.date: expected YYYY-MM-DD, got {date!r}") from None
+                raise EventError(f"event.date: expected YYYY-MM-DD, got {quote(date)}") from None
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
@@ -289,7 +294,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         raise EventError(f"event.kitty: {error}") from None
     kitty_mode = head.get("kitty_mode", "in-hand")
     if kitty_mode not in KITTY_MODES:
-        raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {kitty_mode!r}")
+        raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {quote(kitty_mode)}")
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
     sets = _int(head.get("sets", 1), "event.sets", 1, 999)
     public_source = head.get("public_value_source")
@@ -306,7 +311,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         raw = _table(item, where, _TEAM_KEYS, '[[teams]] with id = "T1", name = "…"')
         team_id = _str(_require(raw, "id", f"{where}."), f"{where}.id")
         if any(t.id == team_id for t in teams):
-            raise EventError(f"{where}.id: team id {team_id!r} is used twice")
+            raise EventError(f"{where}.id: team id {quote(team_id)} is used twice")
         players = raw.get("players", [])
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise EventError(f"{where}.players: expected a list of names")
@@ -330,27 +335,30 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         for j, item_match in enumerate(_list(raw.get("matches", []), f"{where}.matches")):
             mwhere = f"{where}.matches[{j}]"
             m = _table(item_match, mwhere, _MATCH_KEYS, '{ id = "1", home = "T1", away = "T2", set = 1 }')
-            match_id = _str(str(m.get("id", j + 1)), f"{mwhere}.id")
-            if not MATCH_ID.match(match_id):
+            raw_id = m.get("id", j + 1)
+            if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+                raise EventError(f"{mwhere}.id: expected a text or a number, got {quote(raw_id)}")
+            match_id = _str(str(raw_id), f"{mwhere}.id")
+            if not MATCH_ID.fullmatch(match_id):
                 raise EventError(
-                    f"{mwhere}.id: {match_id!r} must be 1 to 16 letters, digits, '-' or '_' "
+                    f"{mwhere}.id: {quote(match_id)} must be 1 to 16 letters, digits, '-' or '_' "
                     "(it is printed in the slips' QR codes)"
                 )
             if any(x.id == match_id for x in matches):
-                raise EventError(f"{mwhere}.id: match {match_id!r} appears twice in round {number}")
+                raise EventError(f"{mwhere}.id: match {quote(match_id)} appears twice in round {number}")
             home = _str(_require(m, "home", f"{mwhere}."), f"{mwhere}.home")
             away = _str(_require(m, "away", f"{mwhere}."), f"{mwhere}.away")
+            if home == away:
+                raise EventError(f"{mwhere}: a team cannot play itself ({quote(home)})")
             for key, team_id in (("home", home), ("away", away)):
                 if team_id not in team_ids:
                     raise EventError(
-                        f"{mwhere}.{key}: team {team_id!r} is not among the teams "
+                        f"{mwhere}.{key}: team {quote(team_id)} is not among the teams "
                         f"({', '.join(sorted(team_ids))})"
                     )
                 if team_id in busy:
-                    raise EventError(f"{mwhere}.{key}: team {team_id!r} plays twice in round {number}")
+                    raise EventError(f"{mwhere}.{key}: team {quote(team_id)} plays twice in round {number}")
                 busy.add(team_id)
-            if home == away:
-                raise EventError(f"{mwhere}: a team cannot play itself ({home!r})")
             set_number = _int(m.get("set", 1), f"{mwhere}.set", 1, sets)
             matches.append(Match(number, match_id, home, away, set_number))
         rounds.append(Round(number, tuple(matches)))

@@ -1,93 +1,192 @@
-"""Reading and writing the project's files: event files, key files, board sets, manifests.
+"""Reading and writing the project's files, safely: event files, key files, JSON, any output.
 
-All writes are atomic (a temporary file renamed into place) and never replace an existing
-board set or key.
+* Reads check what they read: a regular file (not a FIFO, a device or a folder), at most a given
+  size, in the expected encoding. Every failure is a :class:`~dealer.errors.UserError` naming the
+  file.
+* Writes are atomic (a unique temporary file, fsynced, renamed into place) and never replace an
+  existing file unless asked; an operating-system refusal (disk full, read-only, a file where a
+  folder should be) becomes an error naming the path, and nothing half-written is left.
+* Secret files (the key, board sets, card-bearing pages, the results database) are written
+  owner-only (0600) whatever the umask; public ones follow the umask.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from dealer.deal import KeyFormatError, parse_key
-from dealer.errors import FileProblem as FileProblem  # re-exported: callers import it from here
+from dealer.errors import EnvironmentProblem, FileProblem, UserError
 from dealer.event import Event, EventError, parse_event
 from dealer.resources import load_profile
 
-BOARDSET_SCHEMA = "shengji-dealer/boardset/1"
-MANIFEST_SCHEMA = "shengji-dealer/manifest/1"
+#: Largest event file read (an event of 2,000 teams and 30 rounds is about 3 MB).
+EVENT_FILE_LIMIT = 16 * 1024 * 1024
+#: Largest JSON file read (a set of 64 boards of 4 decks is about 100 KB).
+JSON_FILE_LIMIT = 16 * 1024 * 1024
+KEY_FILE_LIMIT = 1024
+
+OWNER_ONLY = 0o600
+OWNER_ONLY_FOLDER = 0o700
+
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
+                       errno.EIO, errno.EMFILE, errno.ENFILE}
+
+
+def os_problem(error: OSError, path: str | Path, action: str, field: str | None = None) -> UserError:
+    """An operating-system refusal as a user error naming ``path``: the machine's (disk full,
+    read-only, permission) or the path's (a file where a folder is expected, and the like)."""
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason = "no space left on the disk"
+    if error.errno in _ENVIRONMENT_ERRNOS:
+        return EnvironmentProblem(f"{path}: cannot {action}: {reason}", field=field)
+    return FileProblem(f"{path}: cannot {action}: {reason}", field=field)
+
+
+def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (checked before reading)."""
+    try:
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise FileProblem(f"{path}: the {what} is not a regular file")
+            if info.st_size > limit:
+                raise FileProblem(f"{path}: the {what} is {info.st_size:,} bytes; at most {limit:,} "
+                                  "are read")
+            data = stream.read(limit + 1)
+    except FileNotFoundError:
+        raise FileProblem(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise FileProblem(f"{path}: the {what} is a folder, not a file") from None
+    except OSError as error:
+        raise os_problem(error, path, f"read the {what}") from None
+    if len(data) > limit:  # grew while being read
+        raise FileProblem(f"{path}: the {what} is more than {limit:,} bytes")
+    return data
+
+
+def decode_text(data: bytes, path: str | Path, what: str, encoding: str = "utf-8") -> str:
+    """Text of a file in ``encoding``; a UTF-8 byte-order mark (as Notepad writes) is dropped."""
+    if encoding == "utf-8" and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise FileProblem(f"{path}: the {what} must be {encoding.upper()} text (byte {error.start:,} "
+                          "is not)") from None
+
+
+def read_text(path: str | Path, what: str, encoding: str = "utf-8", limit: int = JSON_FILE_LIMIT) -> str:
+    """A user file's text; a missing, oversized or undecodable file is an error naming it."""
+    return decode_text(read_bytes(path, what, limit), path, what, encoding)
 
 
 def load_event_text(text: str, source: str) -> Event:
+    """The event of an event file's text; any problem is an error naming ``source``."""
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise FileProblem(f"{source}: not valid TOML: {error}") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise FileProblem(f"{source}: not a usable TOML value: {error}") from None
+    except RecursionError:
+        raise FileProblem(f"{source}: not a usable event file: arrays or tables nested too deeply") \
+            from None
     try:
         return parse_event(data, load_profile)
     except EventError as error:
         raise FileProblem(f"{source}: {error}") from None
 
 
-def read_text(path: str | Path, what: str, encoding: str = "utf-8") -> str:
-    """A user file's text; a missing or undecodable file is a :class:`FileProblem` naming it."""
-    try:
-        return Path(path).read_text(encoding=encoding)
-    except OSError as error:
-        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise FileProblem(f"{path}: the {what} must be {encoding.upper()} text") from None
-
-
 def load_event(path: str | Path) -> Event:
-    return load_event_text(read_text(path, "event file"), str(path))
+    return load_event_text(read_text(path, "event file", limit=EVENT_FILE_LIMIT), str(path))
 
 
-def boards_dir(event: Event, root: str | Path = "boards") -> Path:
-    return Path(root) / event.slug
+def make_folder(path: Path, mode: int | None = None, field: str | None = None) -> None:
+    """Create ``path`` and its parents (``mode``, e.g. owner-only, for the last one when new)."""
+    try:
+        if mode is not None and not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir(mode=mode, exist_ok=True)
+            os.chmod(path, mode)  # whatever the umask
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise FileProblem(f"{path}: cannot create the folder: a file is in the way", field=field) from None
+    except OSError as error:
+        raise os_problem(error, path, "create the folder", field) from None
 
 
-def boardset_path(event: Event, set_number: int, root: str | Path = "boards") -> Path:
-    return boards_dir(event, root) / f"set-{set_number:02d}.json"
+def check_writable_folder(path: Path, field: str | None = None) -> None:
+    """Create ``path`` and prove a file can be written in it (before any long work)."""
+    make_folder(path, field=field)
+    try:
+        handle, probe = tempfile.mkstemp(dir=path, prefix=".probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise os_problem(error, path, "write in the folder", field) from None
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644, replace: bool = False) -> None:
-    """Write ``data`` to ``path`` in one step; refuse to replace unless ``replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool = False,
+                 field: str | None = None) -> None:
+    """Write ``data`` to ``path`` in one step; refuse to replace an existing file unless
+    ``replace``. ``mode`` (e.g. :data:`OWNER_ONLY`) is set whatever the umask; by default the
+    umask decides, as for any new file."""
+    make_folder(path.parent, field=field)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as error:
+        raise os_problem(error, path.parent, "write in the folder", field) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+        os.chmod(temporary, mode if mode is not None else 0o666 & ~_umask())
         if replace:
             os.replace(temporary, path)
         else:
             os.link(temporary, path)  # fails with FileExistsError if the file appeared
             os.unlink(temporary)
-    except BaseException:
+    except BaseException as error:
         if os.path.exists(temporary):
             os.unlink(temporary)
+        if isinstance(error, FileExistsError) and not replace:
+            raise
+        if isinstance(error, IsADirectoryError):
+            raise FileProblem(f"{path}: cannot write the file: a folder is in the way", field=field) \
+                from None
+        if isinstance(error, OSError):
+            raise os_problem(error, path, "write the file", field) from None
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def json_bytes(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def read_key(path: str | Path) -> bytes:
-    text = read_text(path, "key file", "ascii")
+    text = read_text(path, "key file", "ascii", limit=KEY_FILE_LIMIT)
     try:
         return parse_key(text)
     except KeyFormatError as error:
@@ -98,21 +197,20 @@ def write_key(path: str | Path, key: bytes) -> None:
     """Create a key file readable by its owner only; never replaces one."""
     path = Path(path)
     try:
-        write_atomic(path, (key.hex() + "\n").encode("ascii"), mode=0o600)
+        write_atomic(path, (key.hex() + "\n").encode("ascii"), mode=OWNER_ONLY)
     except FileExistsError:
         raise FileProblem(f"{path}: a key file is already there; not replacing it") from None
 
 
-def read_json(path: str | Path, what: str) -> Any:
-    text = read_text(path, what)
+def read_json(path: str | Path, what: str, limit: int = JSON_FILE_LIMIT) -> Any:
+    return parse_json(read_bytes(path, what, limit), path, what)
+
+
+def parse_json(data: bytes, path: str | Path, what: str) -> Any:
+    text = decode_text(data, path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise FileProblem(f"{path}: the {what} is not valid JSON: {error}") from None
-
-
-def read_boardset(path: str | Path) -> dict[str, Any]:
-    data = read_json(path, "board set")
-    if not isinstance(data, Mapping) or data.get("schema") != BOARDSET_SCHEMA:
-        raise FileProblem(f"{path}: not a board set file (schema {BOARDSET_SCHEMA} expected)")
-    return dict(data)
+    except (ValueError, RecursionError) as error:  # huge integers, deep nesting
+        raise FileProblem(f"{path}: the {what} is not usable JSON: {type(error).__name__}") from None

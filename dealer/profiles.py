@@ -18,11 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from dealer.errors import UserError
+
 Side = Literal["declarer", "tai", "defenders"]
 _SIDES: tuple[Side, ...] = ("declarer", "tai", "defenders")
 
 
-class ProfileError(ValueError):
+class ProfileError(UserError, ValueError):
     """A rule profile or a request against it is not valid."""
 
 

@@ -16,6 +16,7 @@ import hmac
 import re
 from dataclasses import dataclass
 
+from dealer.errors import UserError, quote
 from dealer.event import EVENT_ID, MATCH_ID
 
 PREFIX = "SJD1"
@@ -23,7 +24,7 @@ LABEL_TAG = b"shengji-dealer/label-tag/v1\x00"
 TAG_LENGTH = 8
 
 
-class PayloadError(ValueError):
+class PayloadError(UserError, ValueError):
     """A QR payload does not follow the spec."""
 
 
@@ -71,42 +72,51 @@ def score_sheet_payload(event: str, round_number: int, match: str, table: str) -
     return f"{PREFIX}:S:{event}:{round_number}:{match}:{table}"
 
 
+#: Numbers in payloads: 1 to 9 ASCII decimal digits, no sign, no leading zero.
+_NUMBER = re.compile(r"[1-9][0-9]{0,8}")
+
+
 def _positive(text: str, name: str, payload: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise PayloadError(f"QR payload {payload!r}: {name} must be a positive number")
+    if not _NUMBER.fullmatch(text):
+        raise PayloadError(f"QR payload {_shown(payload)}: {name} must be a positive decimal number "
+                           "(digits 0-9, no leading zero)")
     return int(text)
+
+
+def _shown(payload: str) -> str:
+    return quote(payload)
 
 
 def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
     """Parse any payload of the spec; raises :class:`PayloadError`."""
     parts = payload.strip().split(":")
     if len(parts) < 2 or parts[0] != PREFIX:
-        raise PayloadError(f"QR payload {payload!r}: not a {PREFIX} payload")
+        raise PayloadError(f"QR payload {_shown(payload)}: not a {PREFIX} payload")
     kind, fields = parts[1], parts[2:]
     expected = {"L": 5, "T": 4, "S": 4}
     if kind not in expected:
-        raise PayloadError(f"QR payload {payload!r}: unknown kind {kind!r} (L, T or S)")
+        raise PayloadError(f"QR payload {_shown(payload)}: unknown kind {kind!r} (L, T or S)")
     if len(fields) != expected[kind]:
-        raise PayloadError(f"QR payload {payload!r}: {kind} payloads have {expected[kind]} fields")
+        raise PayloadError(f"QR payload {_shown(payload)}: {kind} payloads have {expected[kind]} fields")
     event = fields[0]
-    if not EVENT_ID.match(event):
-        raise PayloadError(f"QR payload {payload!r}: bad event id {event!r}")
+    if not EVENT_ID.fullmatch(event):
+        raise PayloadError(f"QR payload {_shown(payload)}: bad event id {event!r}")
     if kind == "L":
         tag = fields[4]
         if len(tag) != TAG_LENGTH or not re.fullmatch(r"[A-Z2-7]+", tag):
-            raise PayloadError(f"QR payload {payload!r}: bad check tag {tag!r}")
+            raise PayloadError(f"QR payload {_shown(payload)}: bad check tag {tag!r}")
         return LabelId(event, _positive(fields[1], "set", payload),
                        _positive(fields[2], "board", payload),
                        _positive(fields[3], "copy", payload), tag)
     round_number = _positive(fields[1], "round", payload)
     match = fields[2]
-    if not MATCH_ID.match(match):
-        raise PayloadError(f"QR payload {payload!r}: bad match id {match!r}")
+    if not MATCH_ID.fullmatch(match):
+        raise PayloadError(f"QR payload {_shown(payload)}: bad match id {match!r}")
     if kind == "T":
         return TravellerId(event, round_number, match, _positive(fields[3], "board", payload))
     table = fields[3]
     if table not in ("A", "B"):
-        raise PayloadError(f"QR payload {payload!r}: table must be A or B")
+        raise PayloadError(f"QR payload {_shown(payload)}: table must be A or B")
     return ScoreSheetId(event, round_number, match, table)
 
 

@@ -23,14 +23,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from dealer.cards import side_of
+from dealer.errors import FieldLabel, HintText, UserError, no_hint, plain_label
 from dealer.event import Event, Match
-from dealer.profiles import Profile, ProfileError
+from dealer.profiles import Profile
 
 TABLES = ("A", "B")
 
@@ -48,15 +49,83 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-class ScoringError(ValueError):
+class ScoringError(UserError, ValueError):
     """The results cannot be scored against the event (e.g. a row for an unknown match)."""
 
 
-class TieBreakError(ScoringError, ProfileError):
-    """The profile's tie-break chain names a key this module does not know.
+class TieBreakError(ScoringError):
+    """The profile's tie-break chain names a key this module does not know."""
 
-    Also a :class:`ProfileError`, so the command line reports it as a one-line error.
-    """
+
+class StoredSeating(Protocol):
+    """How stored results of one match and table were entered (see ``results.db.Seating``)."""
+
+    @property
+    def round(self) -> int: ...
+    @property
+    def match(self) -> str: ...
+    @property
+    def table(self) -> str: ...
+    @property
+    def played_set(self) -> int | None: ...
+    @property
+    def ns_team(self) -> str | None: ...
+    @property
+    def ew_team(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Misattributed:
+    """A match whose stored results no longer fit the event file as it is now."""
+
+    round: int
+    match: str
+    reason: str
+
+    def text(self) -> str:
+        return f"round {self.round} match {self.match}: {self.reason}"
+
+
+class AttributionError(ScoringError):
+    """Stored results that the event file, as edited, would credit to other teams or boards."""
+
+    def __init__(self, found: Sequence[Misattributed]) -> None:
+        self.found = list(found)
+        super().__init__(
+            f"results are stored for {len(self.found)} match(es) that the event file no longer has as "
+            "they were played; scoring them would change the standings silently",
+            hint="misattributed")
+
+    def lines(self, label: FieldLabel = plain_label, hint: HintText = no_hint) -> list[str]:
+        advice = hint(self.hint) if self.hint else None
+        return [self.message, *(f"  {f.text()}" for f in self.found), *([advice] if advice else [])]
+
+
+def attribution_problems(event: Event, seatings: Iterable[StoredSeating]) -> list[Misattributed]:
+    """Every match whose stored results were entered for a match, set or seating (N-S and E-W
+    team at each table) that the event no longer has. Results stored without their seating (by
+    versions before 0.2) are taken as they are."""
+    found: dict[tuple[int, str], str] = {}
+    for seating in seatings:
+        key = (seating.round, seating.match)
+        if key in found:
+            continue
+        rnd = event.round(seating.round)
+        match = rnd.match(seating.match) if rnd is not None else None
+        if match is None:
+            found[key] = "not in the event file any more"
+            continue
+        if seating.played_set is not None and seating.played_set != match.set:
+            found[key] = f"played on set {seating.played_set}, the event file now says set {match.set}"
+            continue
+        if seating.ns_team is None and seating.ew_team is None:
+            continue
+        seats = match.seats(seating.table)
+        if (seating.ns_team, seating.ew_team) != (seats["NS"], seats["EW"]):
+            found[key] = (f"entered with {seating.ns_team} N-S and {seating.ew_team} E-W at table "
+                          f"{seating.table}; the event file now seats {seats['NS']} N-S and {seats['EW']} "
+                          f"E-W there (home {match.home}, away {match.away})")
+    return [Misattributed(r, m, reason) for (r, m), reason in sorted(found.items())]
 
 
 def check_tie_breaks(profile: Profile) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.files import write_atomic
+from dealer.files import OWNER_ONLY, write_atomic
 from dealer.render.qrcodes import qr_svg
 from dealer.render.strings import strings
 from dealer.resources import templates_dir
@@ -36,6 +36,8 @@ class Document:
     pages: list[dict[str, Any]]
     #: What the document holds besides pages, e.g. {"labels": 32} (for the summary).
     units: dict[str, int] = field(default_factory=dict)
+    #: It shows cards: written owner-only (0600), as the board sets.
+    secret: bool = False
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Written:
     pages: int
     size: int
     units: dict[str, int]
+    secret: bool = False
 
 
 @functools.cache
@@ -100,10 +103,10 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(doc: Document, data: bytes) -> None:
     # A unique temporary file, fsynced, then renamed over any earlier rendering of the same file
     # (two print runs at once never share a temporary file).
-    write_atomic(path, data, replace=True)
+    write_atomic(doc.path, data, mode=OWNER_ONLY if doc.secret else None, replace=True, field="out")
 
 
 def render_documents(
@@ -122,8 +125,8 @@ def render_documents(
     if fmt == "html":
         for doc in documents:
             data = render_html(doc.template, doc.common, doc.pages).encode("utf-8")
-            _write(doc.path, data)
-            written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units))
+            _write(doc, data)
+            written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
         return written
@@ -151,6 +154,6 @@ def render_documents(
                     progress(count)
     for index, doc in enumerate(documents):
         data = _merge(results[index]) if results[index] else b""
-        _write(doc.path, data)
-        written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units))
+        _write(doc, data)
+        written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written

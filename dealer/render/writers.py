@@ -1,7 +1,8 @@
 """The table of writers: one per KIND, each turning the event into documents to render.
 
-Writers read dealt boards with :func:`dealer.boardsets.load_boards` and the key file for labels;
-they never deal, and never change anything under ``boards/``.
+Writers read the dealt boards and, for labels, the key through :class:`~dealer.folder.EventFolder`
+(each set file checked against the manifest, the key against the commitment); they never deal,
+and never change anything under ``boards/``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealer.boardsets import KEY_FILE, check_plan, load_boards, read_commitment
+from dealer.boardset import BoardSet
+from dealer.errors import FileProblem
 from dealer.event import Event
-from dealer.files import FileProblem, boards_dir, boardset_path, read_boardset, read_key
+from dealer.files import check_writable_folder
+from dealer.folder import EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.pages import page_layout
@@ -23,6 +26,10 @@ from dealer.resources import label_layouts
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
+#: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
+SECRET_KINDS = frozenset({"hand-records", "curtain-cards", "dealing-guide"})
+#: Most copies of a board set printed at once (a round of 50 matches on one set needs 50).
+MAX_COPIES = 200
 
 
 @dataclass
@@ -32,22 +39,26 @@ class PrintOptions:
     out_dir: Path | None = None
     sets: tuple[int, ...] | None = None
     copies: int | None = None
-    boards_root: Path = Path("boards")
+    boards_root: Path | None = None
     key_file: Path | None = None
     per_page: int = 2
     layout: str = DEFAULT_LAYOUT
 
+    def folder(self, event: Event) -> EventFolder:
+        return EventFolder.of(event, self.boards_root)
+
     def output_dir(self, event: Event) -> Path:
-        return self.out_dir if self.out_dir is not None else Path("output") / event.slug
+        return self.out_dir if self.out_dir is not None else self.folder(event).output_path
 
 
 class Source:
-    """What the writers read: the event, its dealt sets (cached) and, for labels, the key."""
+    """What the writers read: the event, its dealt sets (checked, cached) and, for labels, the key."""
 
     def __init__(self, event: Event, options: PrintOptions) -> None:
         self.event = event
         self.options = options
-        self._boards: dict[int, Any] = {}
+        self.folder = options.folder(event)
+        self._sets: dict[int, BoardSet] = {}
         self._key: bytes | None = None
 
     def set_numbers(self) -> list[int]:
@@ -55,42 +66,37 @@ class Source:
             return list(range(1, self.event.sets + 1))
         for number in self.options.sets:
             if not 1 <= number <= self.event.sets:
-                raise FileProblem(f"--set {number}: the event has sets 1 to {self.event.sets}")
-        return list(self.options.sets)
+                raise FileProblem(f"{number}: the event has sets 1 to {self.event.sets}", field="set")
+        return list(dict.fromkeys(self.options.sets))
 
     def copies(self, set_number: int) -> int:
         if self.options.copies is not None:
-            if self.options.copies < 1:
-                raise FileProblem(f"--copies {self.options.copies}: expected at least 1")
+            if not 1 <= self.options.copies <= MAX_COPIES:
+                raise FileProblem(f"{self.options.copies}: expected 1 to {MAX_COPIES} copies of a set",
+                                  field="copies")
             return self.options.copies
         return self.event.copies_needed(set_number)
 
-    def boards(self, set_number: int) -> Any:
-        if set_number not in self._boards:
-            self._boards[set_number] = load_boards(self.event, set_number, self.options.boards_root)
-        return self._boards[set_number]
+    def boardset(self, set_number: int) -> BoardSet:
+        if set_number not in self._sets:
+            self._sets[set_number] = self.folder.read_set(self.event, set_number)
+        return self._sets[set_number]
 
-    def set_info(self, set_number: int) -> dict[str, str]:
-        data = read_boardset(boardset_path(self.event, set_number, self.options.boards_root))
-        return {"fingerprint": str(data.get("fingerprint", "")), "commitment": str(data.get("commitment", ""))}
+    def boards(self, set_number: int) -> Any:
+        return list(self.boardset(set_number).boards)
 
     def key(self) -> bytes:
         if self._key is None:
-            path = self.options.key_file or boards_dir(self.event, self.options.boards_root) / KEY_FILE
-            if not path.exists():
-                raise FileProblem(
-                    f"{path}: no key file, so wallet labels cannot be printed "
-                    "(their QR check tag needs the key; give it with --key-file)"
-                )
-            self._key = read_key(path)
+            # The labels' check tag is made with the key: it must be the committed one.
+            self._key = self.folder.read_key(self.event, self.options.key_file)
         return self._key
 
     def layout(self) -> dict[str, Any]:
         layouts = label_layouts()
         if self.options.layout not in layouts:
             raise FileProblem(
-                f"--layout {self.options.layout}: unknown label layout (known: {', '.join(sorted(layouts))})"
-            )
+                f"{self.options.layout}: unknown label layout (known: {', '.join(sorted(layouts))})",
+                field="layout")
         return layouts[self.options.layout]
 
     def common(self, kind: str, set_number: int | None) -> dict[str, Any]:
@@ -107,6 +113,12 @@ class Source:
             "set_number": set_number,
         }
 
+    def played_sets_only(self, kind: str, set_number: int) -> None:
+        """Travellers and score sheets are per match: a set no match plays has none."""
+        if not any(m.set == set_number for m in self.event.matches()):
+            raise FileProblem(f"{set_number}: no match of the event plays set {set_number}, so it has no "
+                              f"{kind}", field="set")
+
     def path(self, kind: str, set_number: int) -> Path:
         suffix = "pdf" if self.options.fmt == "pdf" else "html"
         return self.options.output_dir(self.event) / f"{kind}-set-{set_number:02d}-{self.options.lang}.{suffix}"
@@ -119,12 +131,12 @@ def hand_records(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     per_page = source.options.per_page
     if per_page not in HAND_RECORDS_PER_PAGE:
-        raise FileProblem(f"--per-page {per_page}: expected 1, 2 or 4 boards per page")
-    boards = source.boards(set_number)
+        raise FileProblem(f"{per_page}: expected 1, 2 or 4 boards per page", field="per_page")
+    boardset = source.boardset(set_number)
+    boards = list(boardset.boards)
     common = source.common("hand-records", set_number)
-    info = source.set_info(set_number)
-    common.update(info)
-    common["commitment"] = read_commitment(source.event, source.options.boards_root) or info["commitment"]
+    common["fingerprint"] = boardset.fingerprint
+    common["commitment"] = boardset.commitment  # equal to the published one (checked on reading)
     common["per_page"] = per_page
     pages = ctx.hand_record_pages(boards, per_page, t)
     return Document(source.path("hand-records", set_number), "hand-records", "hand-records.html",
@@ -167,6 +179,7 @@ def dealing_guide(source: Source, set_number: int) -> Document:
 
 def travellers(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
+    source.played_sets_only("travellers", set_number)
     common = source.common("travellers", set_number)
     common["slip"] = page_layout("travellers")
     pages = ctx.traveller_pages(source.event, set_number, t)
@@ -177,6 +190,7 @@ def travellers(source: Source, set_number: int) -> Document:
 
 def score_sheets(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
+    source.played_sets_only("score sheets", set_number)
     common = source.common("score-sheets", set_number)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
@@ -197,17 +211,36 @@ def expand_kinds(kind: str) -> list[str]:
     if kind == "all":
         return list(KINDS)
     if kind not in WRITERS:
-        raise FileProblem(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)")
+        raise FileProblem(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)", field="kind")
     return [kind]
 
 
 def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Document]:
-    """Every document that ``dealer print KIND`` writes, not yet rendered."""
-    # Labels, travellers and score sheets print the event's declarers and levels.
-    check_plan(event, options.boards_root)
+    """Every document that ``dealer print KIND`` writes, not yet rendered.
+
+    Everything is checked before any page is rendered: the event against the committed plan,
+    each set file against the manifest, the key against the commitment, the output folder by
+    writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
+    """
     source = Source(event, options)
+    source.folder.require()
+    # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
+    # the event's plan, must be the committed ones, whatever the kind.
+    source.folder.check_deal(event)
+    if source.folder.deal_state() != "complete":
+        raise FileProblem(f"{source.folder.path}: event {event.id} is not dealt yet", hint="deal")
     kinds = expand_kinds(kind)
     sets = source.set_numbers()
     if "labels" in kinds:
         source.key()  # fail early, before anything is rendered
-    return [WRITERS[k](source, s) for k in kinds for s in sets]
+    check_writable_folder(options.output_dir(event), field="out")
+    played = {m.set for m in event.matches()}
+    documents = []
+    for k in kinds:
+        for s in sets:
+            if kind == "all" and k in ("travellers", "score-sheets") and s not in played:
+                continue
+            document = WRITERS[k](source, s)
+            document.secret = k in SECRET_KINDS
+            documents.append(document)
+    return documents

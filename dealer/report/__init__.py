@@ -12,6 +12,7 @@ import csv
 import datetime as dt
 import functools
 import io
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,12 +20,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from dealer.errors import FileProblem
 from dealer.event import Event
 from dealer.explain import tie_break_name
-from dealer.files import write_atomic
-from dealer.results.db import has_sample_rows, scoring_rows
-from dealer.results.manage import open_existing_results
-from dealer.scoring import ResultColumns, ScoredEvent, Standing, score_event
+from dealer.files import check_writable_folder, write_atomic
+from dealer.folder import EventFolder
+from dealer.results.entry import open_existing_results
+from dealer.scoring import AttributionError, ResultColumns, ScoredEvent, Standing, attribution_problems, score_event
 
 STRINGS_FILE = "report-strings.toml"  # in dealer/data: the words of the reports, zh and en
 
@@ -58,25 +60,30 @@ class ReportData:
     standings: list[Standing]
     sample: bool
     generated: str
-    no_results: bool = False  # there is no results database yet
+    no_results: bool = False  # no result is stored (no database yet, or none current)
+    chain_head: str | None = None  # the results database's last chain link: a rewrite shows against it
 
 
-def build_report(event: Event, boards_root: str | Path = "boards") -> ReportData:
-    """Score the event from its results database; with no database yet, empty standings (and no
-    database is created: reporting only reads)."""
-    conn = open_existing_results(event, boards_root)
+def build_report(event: Event, folder: EventFolder) -> ReportData:
+    """Score the event from its results database, read-only; with no results yet, empty standings
+    (and no database is created: reporting only reads). Refuses results that the event file, as
+    edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`)."""
+    store = open_existing_results(event, folder)
     rows: list[tuple[int, str, str, int, int]] = []
     sample = False
-    if conn is not None:
-        try:
-            rows = scoring_rows(conn)
-            sample = has_sample_rows(conn)  # rows of an import whose file said "# sample data"
-        finally:
-            conn.close()
+    head = None
+    if store is not None:
+        with store:
+            found = attribution_problems(event, store.seatings())
+            if found:
+                raise AttributionError(found)
+            rows = store.scoring_rows()
+            sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
+            head = store.chain_head()
     scored = score_event(event, ResultColumns.from_rows(rows))
     return ReportData(event, scored, scored.standings(), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-                      no_results=conn is None)
+                      no_results=not rows, chain_head=head)
 
 
 def report_json(data: ReportData) -> dict[str, Any]:
@@ -86,6 +93,7 @@ def report_json(data: ReportData) -> dict[str, Any]:
         "tie_breaks": list(data.event.profile.tie_breaks),
         "sample_data": data.sample,
         "no_results_yet": data.no_results,
+        "results_chain_head": data.chain_head,
         "standings": [s.as_dict() for s in data.standings],
         "matches": [
             {
@@ -178,11 +186,24 @@ def sheet_rows(data: ReportData, round_number: int, match: str) -> list[list[str
 # --- writers -------------------------------------------------------------------------------
 
 
+_NUMBER = re.compile(r"-?[0-9]+")
+#: A cell starting with one of these is read as a formula by spreadsheets (OWASP, CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading ``'`` before a formula start (OWASP);
+    plain whole numbers (``-3``) are left as numbers."""
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def _csv_bytes(head: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(head)
-    writer.writerows(rows)
+    writer.writerow([safe_cell(c) for c in head])
+    writer.writerows([safe_cell(c) for c in row] for row in rows)
     return buffer.getvalue().encode("utf-8-sig")
 
 
@@ -217,12 +238,16 @@ def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
         ("boards", (SHEET_HEAD, boards)),
     ):
         sheet = book.create_sheet(title)
-        sheet.append(list(head))
-        for row in rows:
-            sheet.append([int(v) if v.lstrip("-").isdigit() else v for v in row])
+        for values in (head, *rows):
+            sheet.append([int(v) if _NUMBER.fullmatch(v) else None for v in values])
+            for cell, value in zip(sheet[sheet.max_row], values, strict=False):
+                if not _NUMBER.fullmatch(value):
+                    # A text cell, never a formula: a team called "=1+1" stays that text.
+                    cell.value = value
+                    cell.data_type = "s"
     buffer = io.BytesIO()
     book.save(buffer)
-    path = folder / f"{data.event.slug}-results.xlsx"
+    path = folder / f"{data.event.id}-results.xlsx"
     write_atomic(path, buffer.getvalue(), replace=True)
     return path
 
@@ -250,25 +275,44 @@ def html_text(data: ReportData, lang: str) -> str:
     )
 
 
+def _write_html(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    path = folder / f"{data.event.id}-results.html"
+    write_atomic(path, html_text(data, lang).encode("utf-8"), replace=True)
+    return [path]
+
+
+def _write_pdf(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    import weasyprint
+
+    from dealer.resources import templates_dir
+
+    pdf = weasyprint.HTML(string=html_text(data, lang), base_url=str(templates_dir())).write_pdf()
+    path = folder / f"{data.event.id}-results.pdf"
+    write_atomic(path, pdf, replace=True)
+    return [path]
+
+
+def _write_xlsx(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    return [write_xlsx(data, folder, lang)]
+
+
+#: The report formats, each a writer (``dealer report --format``).
+REPORT_WRITERS = {"html": _write_html, "pdf": _write_pdf, "csv": write_csv, "xlsx": _write_xlsx}
+
+
+def parse_formats(text: str) -> list[str]:
+    """The formats of a comma-separated list, checked (none, unknown: an error)."""
+    chosen = list(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    unknown = [f for f in chosen if f not in REPORT_WRITERS]
+    if unknown or not chosen:
+        raise FileProblem(f"{'unknown ' + ', '.join(unknown) if unknown else 'no format given'}; expected "
+                          f"one or more of {', '.join(REPORT_WRITERS)}, separated by commas", field="format")
+    return chosen
+
+
 def write_reports(data: ReportData, folder: Path, formats: Sequence[str], lang: str = "zh") -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    check_writable_folder(folder, field="out")
     out: list[Path] = []
-    html = html_text(data, lang) if {"html", "pdf"} & set(formats) else ""
-    if "html" in formats:
-        path = folder / f"{data.event.slug}-results.html"
-        write_atomic(path, html.encode("utf-8"), replace=True)
-        out.append(path)
-    if "pdf" in formats:
-        import weasyprint
-
-        from dealer.resources import templates_dir
-
-        pdf = weasyprint.HTML(string=html, base_url=str(templates_dir())).write_pdf()
-        path = folder / f"{data.event.slug}-results.pdf"
-        write_atomic(path, pdf, replace=True)
-        out.append(path)
-    if "csv" in formats:
-        out.extend(write_csv(data, folder, lang))
-    if "xlsx" in formats:
-        out.append(write_xlsx(data, folder, lang))
+    for name in formats:
+        out.extend(REPORT_WRITERS[name](data, folder, lang))
     return out

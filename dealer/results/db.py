@@ -1,110 +1,201 @@
-"""The results database: SQLite beside the event's board data (``boards/<event>/results.sqlite``).
+"""The results database: SQLite in the event's folder (``boards/<event>/results.sqlite``).
 
 * WAL journal, foreign keys on, a busy timeout, and every write in one ``BEGIN IMMEDIATE``
   transaction: concurrent writers queue instead of failing, a killed process leaves nothing
   half-written.
-* Append-only: triggers refuse ``UPDATE`` and ``DELETE`` on the stored rows. A correction is a
-  new row that ``supersedes`` the current one and records who, when and why; the current value
-  of a slot (round, match, table, board) is the row nobody supersedes.
+* Append-only: triggers refuse ``UPDATE`` and ``DELETE``, and ``INSERT OR REPLACE`` (which
+  would delete a row without firing a delete trigger) is refused before it can replace anything.
+  A correction is a new row that ``supersedes`` the current one and records who, when and why;
+  the current value of a slot (round, match, table, board) is the row nobody supersedes.
+* Tamper-evident: every row of ``imports`` and ``results`` carries ``seq`` (1, 2, 3 … over both
+  tables, in the order the tool wrote them) and ``chain`` = SHA-256(previous chain || the row's
+  canonical content). :meth:`ResultsStore.audit` re-walks the chain and names every row edited,
+  deleted or added behind the tool's back, and every trigger dropped or changed; every write
+  first checks the last link; reports print the chain head, so a rewrite after publication shows
+  against the published report.
+* Owner-only (0600) whatever the umask; read-only commands open it read-only (``mode=ro``, or
+  ``immutable`` on a read-only medium) and never create it.
 * Versioned schema (``PRAGMA user_version``) with forward migrations in :data:`MIGRATIONS`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from dealer.event import Event
-from dealer.files import FileProblem, boards_dir
+from dealer.errors import EnvironmentProblem, FileProblem, UserError
+from dealer.files import OWNER_ONLY, make_folder, os_problem
 
-DB_NAME = "results.sqlite"
 BUSY_TIMEOUT_S = 60.0
+CHAIN_TAG = b"shengji-dealer/results-chain/v1\x00"
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: imports, results (append-only, corrections by supersession), event identity.
-    """
-    CREATE TABLE meta (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    );
-    CREATE TABLE imports (
-        id INTEGER PRIMARY KEY,
-        source TEXT NOT NULL,          -- file path, 'add' or 'correct'
-        sha256 TEXT,                   -- content hash of an imported file
-        kind TEXT NOT NULL CHECK (kind IN ('file', 'add', 'correct')),
-        rows_added INTEGER NOT NULL,
-        rows_skipped INTEGER NOT NULL,
-        entered_by TEXT,
-        at TEXT NOT NULL
-    );
-    CREATE TABLE results (
-        id INTEGER PRIMARY KEY,
-        round INTEGER NOT NULL,
-        match TEXT NOT NULL,
-        tbl TEXT NOT NULL CHECK (tbl IN ('A', 'B')),
-        board INTEGER NOT NULL CHECK (board >= 1),
-        defenders_points INTEGER CHECK (defenders_points % 5 = 0),
-        withdrawn INTEGER NOT NULL DEFAULT 0 CHECK (withdrawn IN (0, 1)),
-        trump TEXT,
-        declarer TEXT,
-        level TEXT,
-        ns_team TEXT,
-        ew_team TEXT,
-        note TEXT,
-        entered_by TEXT,
-        entered_at TEXT NOT NULL,
-        import_id INTEGER NOT NULL REFERENCES imports(id),
-        source_row INTEGER,
-        supersedes INTEGER UNIQUE REFERENCES results(id),
-        reason TEXT,
-        CHECK (withdrawn = 1 OR defenders_points IS NOT NULL),
-        CHECK (supersedes IS NULL OR (reason IS NOT NULL AND length(trim(reason)) > 0))
-    );
-    CREATE UNIQUE INDEX results_first_entry ON results (round, match, tbl, board)
-        WHERE supersedes IS NULL;
-    CREATE INDEX results_slot ON results (round, match, tbl, board);
-    CREATE TRIGGER results_no_update BEFORE UPDATE ON results
-        BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END;
-    CREATE TRIGGER results_no_delete BEFORE DELETE ON results
-        BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is deleted'); END;
-    CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports
-        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
-    CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports
-        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
-    CREATE VIEW current_results AS
-        SELECT r.* FROM results r
-        WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id);
-    """,
-    # 2: imports.sample: the file said it is sample data (first line "# sample data" / "# 样例数据").
-    # Databases made before it: the demo's sample file (sample-travellers.csv) was the only one.
-    """
-    ALTER TABLE imports ADD COLUMN sample INTEGER NOT NULL DEFAULT 0 CHECK (sample IN (0, 1));
-    DROP TRIGGER imports_no_update;
-    UPDATE imports SET sample = 1 WHERE kind = 'file' AND source LIKE '%sample-travellers.csv';
-    CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports
-        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
-    """,
-)
+#: Append-only guards, by name; checked at every open and by the audit (exact SQL).
+TRIGGERS: dict[str, str] = {
+    name: sql.strip() for name, sql in {
+        "results_no_update": "CREATE TRIGGER results_no_update BEFORE UPDATE ON results "
+                             "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END",
+        "results_no_delete": "CREATE TRIGGER results_no_delete BEFORE DELETE ON results "
+                             "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is deleted'); END",
+        # INSERT OR REPLACE deletes a conflicting row without firing the delete trigger: refuse
+        # any insert that would conflict, before the conflict clause applies.
+        "results_no_replace": "CREATE TRIGGER results_no_replace BEFORE INSERT ON results WHEN "
+                              "EXISTS (SELECT 1 FROM results WHERE id = NEW.id OR seq = NEW.seq "
+                              "OR (NEW.supersedes IS NOT NULL AND supersedes = NEW.supersedes) "
+                              "OR (NEW.supersedes IS NULL AND supersedes IS NULL AND round = NEW.round "
+                              "AND match = NEW.match AND tbl = NEW.tbl AND board = NEW.board)) "
+                              "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is replaced'); END",
+        "imports_no_update": "CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports "
+                             "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
+        "imports_no_delete": "CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports "
+                             "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
+        "imports_no_replace": "CREATE TRIGGER imports_no_replace BEFORE INSERT ON imports WHEN "
+                              "EXISTS (SELECT 1 FROM imports WHERE id = NEW.id OR seq = NEW.seq) "
+                              "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
+        "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
+                          "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
+        "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
+                          "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
+        "meta_no_replace": "CREATE TRIGGER meta_no_replace BEFORE INSERT ON meta WHEN "
+                           "EXISTS (SELECT 1 FROM meta WHERE key = NEW.key) "
+                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
+    }.items()
+}
+CURRENT_VIEW = ("CREATE VIEW current_results AS SELECT r.* FROM results r "
+                "WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)")
+
+#: The columns each chain link covers, in order (``seq`` and the table name come first).
+RESULT_COLUMNS = ("id", "round", "match", "tbl", "board", "defenders_points", "withdrawn", "trump",
+                  "declarer", "level", "ns_team", "ew_team", "played_set", "note", "entered_by",
+                  "entered_at", "import_id", "source_row", "supersedes", "reason")
+IMPORT_COLUMNS = ("id", "source", "sha256", "kind", "rows_added", "rows_skipped", "entered_by", "at",
+                  "sample")
+
+
+def _create_triggers(conn: sqlite3.Connection) -> None:
+    for name, sql in TRIGGERS.items():
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        conn.execute(sql)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _migration_1(conn: sqlite3.Connection) -> None:
+    """imports, results (append-only, corrections by supersession), event identity."""
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS imports (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,          -- file path, 'add' or 'correct'
+            sha256 TEXT,                   -- content hash of an imported file
+            kind TEXT NOT NULL CHECK (kind IN ('file', 'add', 'correct')),
+            rows_added INTEGER NOT NULL,
+            rows_skipped INTEGER NOT NULL,
+            entered_by TEXT,
+            at TEXT NOT NULL
+        )""")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS results (
+            id INTEGER PRIMARY KEY,
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL CHECK (tbl IN ('A', 'B')),
+            board INTEGER NOT NULL CHECK (board >= 1),
+            defenders_points INTEGER CHECK (defenders_points % 5 = 0),
+            withdrawn INTEGER NOT NULL DEFAULT 0 CHECK (withdrawn IN (0, 1)),
+            trump TEXT,
+            declarer TEXT,
+            level TEXT,
+            ns_team TEXT,
+            ew_team TEXT,
+            note TEXT,
+            entered_by TEXT,
+            entered_at TEXT NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES imports(id),
+            source_row INTEGER,
+            supersedes INTEGER UNIQUE REFERENCES results(id),
+            reason TEXT,
+            CHECK (withdrawn = 1 OR defenders_points IS NOT NULL),
+            CHECK (supersedes IS NULL OR (reason IS NOT NULL AND length(trim(reason)) > 0))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS results_first_entry ON results (round, match, tbl, board)"
+                 " WHERE supersedes IS NULL")
+    conn.execute("CREATE INDEX IF NOT EXISTS results_slot ON results (round, match, tbl, board)")
+    conn.execute(f"CREATE VIEW IF NOT EXISTS current_results AS {CURRENT_VIEW.split(' AS ', 1)[1]}")
+
+
+def _migration_2(conn: sqlite3.Connection) -> None:
+    """imports.sample: the file said it is sample data (first line "# sample data" / "# 样例数据").
+    Databases made before it: the demo's sample file (sample-travellers.csv) was the only one."""
+    if "sample" in _columns(conn, "imports"):  # a user_version set back by hand: already done
+        return
+    conn.execute("ALTER TABLE imports ADD COLUMN sample INTEGER NOT NULL DEFAULT 0 CHECK (sample IN (0, 1))")
+    conn.execute("DROP TRIGGER IF EXISTS imports_no_update")
+    conn.execute("UPDATE imports SET sample = 1 WHERE kind = 'file' AND source LIKE '%sample-travellers.csv'")
+
+
+def _migration_3(conn: sqlite3.Connection) -> None:
+    """results.played_set (the set a result was played on; its seating is ns_team/ew_team); the
+    hash chain (seq, chain) over both tables, linked for the rows already there; triggers that
+    refuse INSERT OR REPLACE, and meta made append-only."""
+    for table, column, kind in (("results", "played_set", "INTEGER"), ("results", "seq", "INTEGER"),
+                                ("results", "chain", "TEXT"), ("imports", "seq", "INTEGER"),
+                                ("imports", "chain", "TEXT")):
+        if column not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    for name in TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    event_id = conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
+    previous = genesis(event_id[0] if event_id else "")
+    seq = 0
+    for import_row in conn.execute("SELECT * FROM imports ORDER BY id").fetchall():
+        # Old databases: each import's rows follow it, as the tool wrote them.
+        seq += 1
+        previous = link(previous, seq, "imports", import_row)
+        conn.execute("UPDATE imports SET seq = ?, chain = ? WHERE id = ?", (seq, previous.hex(), import_row["id"]))
+        for row in conn.execute("SELECT * FROM results WHERE import_id = ? ORDER BY id",
+                                (import_row["id"],)).fetchall():
+            seq += 1
+            previous = link(previous, seq, "results", row)
+            conn.execute("UPDATE results SET seq = ?, chain = ? WHERE id = ?", (seq, previous.hex(), row["id"]))
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS results_seq ON results (seq)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS imports_seq ON imports (seq)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2, _migration_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
-RESULT_FIELDS = (
-    "round", "match", "tbl", "board", "defenders_points", "withdrawn", "trump", "declarer",
-    "level", "ns_team", "ew_team", "note", "entered_by",
-)
+
+def genesis(event_id: str) -> bytes:
+    """The link before the first row: bound to the event."""
+    return hashlib.sha256(CHAIN_TAG + event_id.encode("utf-8")).digest()
 
 
-class ResultsError(Exception):
-    """A request against the results database cannot be done; the message says why."""
+def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
+    columns = RESULT_COLUMNS if table == "results" else IMPORT_COLUMNS
+    return json.dumps([seq, table, *(row[c] for c in columns)], ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
+    """The chain value of a row: SHA-256(previous link || canonical JSON of [seq, table, columns…])."""
+    return hashlib.sha256(previous + _content(seq, table, row)).digest()
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One result row to store (points already validated)."""
+    """One result row to store (validated), with the match's seating and set when played."""
 
     round: int
     match: str
@@ -116,6 +207,7 @@ class Entry:
     level: str | None = None
     ns_team: str | None = None
     ew_team: str | None = None
+    played_set: int | None = None
     note: str | None = None
     entered_by: str | None = None
     source_row: int | None = None
@@ -148,6 +240,9 @@ class StoredRow:
     trump: str | None
     declarer: str | None
     level: str | None
+    ns_team: str | None
+    ew_team: str | None
+    played_set: int | None
     note: str | None
     entered_by: str | None
     entered_at: str
@@ -158,12 +253,68 @@ class StoredRow:
     current: bool
 
 
-def results_path(event: Event, root: str | Path = "boards") -> Path:
-    return boards_dir(event, root) / DB_NAME
+@dataclass(frozen=True)
+class Seating:
+    """How the current results of one match were entered: table, set, N-S and E-W team."""
+
+    round: int
+    match: str
+    table: str
+    played_set: int | None
+    ns_team: str | None
+    ew_team: str | None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the audit found: its kind and where."""
+
+    kind: str  # edited, deleted, added, unlinked, trigger-missing, trigger-changed, view-changed, meta
+    where: str
+    detail: str
+
+    def text(self) -> str:
+        return f"{self.where}: {self.kind}: {self.detail}"
+
+
+@dataclass
+class AuditReport:
+    rows: int
+    head: str | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
 
 
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _translate(error: sqlite3.Error, path: Path) -> UserError:
+    """An SQLite failure as a user error naming the database: the machine's or the file's."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return EnvironmentProblem(f"{path}: the results database is locked by another program (waited "
+                                  f"{BUSY_TIMEOUT_S:.0f} s); nothing stored, try again")
+    if "disk is full" in text or "disk I/O" in text:
+        return EnvironmentProblem(f"{path}: the disk is full (or failing): nothing stored")
+    if "readonly" in text or "read-only" in text:
+        return EnvironmentProblem(f"{path}: the results database is read-only here: nothing stored")
+    if "unable to open" in text:
+        return EnvironmentProblem(f"{path}: cannot open the results database: {text}")
+    if isinstance(error, sqlite3.IntegrityError):
+        return FileProblem(f"{path}: the results database refused the change: {text}")
+    return FileProblem(f"{path}: not a usable results database: {text}")
+
+
+@contextmanager
+def _sqlite_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as error:
+        raise _translate(error, path) from None
 
 
 def _retry_busy(action: str, conn: sqlite3.Connection) -> None:
@@ -178,189 +329,413 @@ def _retry_busy(action: str, conn: sqlite3.Connection) -> None:
             time.sleep(0.05)
 
 
-def connect_existing(path: str | Path, event_id: str) -> sqlite3.Connection | None:
-    """:func:`connect` to the database if it exists; ``None`` (and nothing created) if not."""
-    return connect(path, event_id) if Path(path).exists() else None
-
-
-def connect(path: str | Path, event_id: str) -> sqlite3.Connection:
-    """Open (creating and migrating as needed) the results database of event ``event_id``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _create_owner_only(path: Path) -> None:
+    """An empty database file, mode 0600 whatever the umask (SQLite gives its -wal and -shm
+    files the same mode)."""
+    make_folder(path.parent)
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    except sqlite3.Error as error:
-        raise FileProblem(f"{path}: cannot open the results database: {error}") from None
-    conn.row_factory = sqlite3.Row
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        _retry_busy("PRAGMA journal_mode = WAL", conn)
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = FULL")
-        migrate(conn, event_id, path)
-    except sqlite3.DatabaseError as error:
-        conn.close()
-        raise FileProblem(f"{path}: not a usable results database: {error}") from None
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, OWNER_ONLY)
+    except FileExistsError:
+        return
+    except OSError as error:
+        raise os_problem(error, path, "create the results database") from None
+    os.close(handle)
+    os.chmod(path, OWNER_ONLY)
 
 
-def migrate(conn: sqlite3.Connection, event_id: str, path: Path) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise FileProblem(
-            f"{path}: results database schema {version} is newer than this program "
-            f"({SCHEMA_VERSION}); update shengji-dealer"
-        )
-    if version < SCHEMA_VERSION:
-        with transaction(conn):
+class ResultsStore:
+    """The results database of one event, open for writing or read-only."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, event_id: str, readonly: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.event_id = event_id
+        self.readonly = readonly
+
+    # --- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, event_id: str) -> ResultsStore:
+        """Open for writing, creating (owner-only) and migrating as needed."""
+        path = Path(path)
+        if path.is_dir():
+            raise FileProblem(f"{path}: not a usable results database: a folder is in its place")
+        _create_owner_only(path)
+        try:
+            if os.stat(path).st_mode & 0o077:
+                os.chmod(path, OWNER_ONLY)  # made by an earlier version, or by hand
+        except OSError:
+            pass  # a read-only medium: the open below says so
+        with _sqlite_errors(path):
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        store = cls(conn, path, event_id, readonly=False)
+        try:
+            with _sqlite_errors(path):
+                conn.row_factory = sqlite3.Row
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                _retry_busy("PRAGMA journal_mode = WAL", conn)
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA synchronous = FULL")
+                store._migrate()
+                store._check_identity()
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @classmethod
+    def open_existing(cls, path: str | Path, event_id: str) -> ResultsStore | None:
+        """Open read-only if the database exists (``None`` otherwise; nothing is created)."""
+        path = Path(path)
+        if not path.exists():
+            return None
+        if path.is_dir():
+            raise FileProblem(f"{path}: not a usable results database: a folder is in its place")
+        quoted = urllib.parse.quote(str(path.resolve()))
+        conn = None
+        last: sqlite3.Error | None = None
+        # mode=ro reads a live database (another process may be writing); on a read-only medium
+        # the WAL index cannot be made, and immutable=1 (nothing changes the file) reads it.
+        for uri in (f"file:{quoted}?mode=ro", f"file:{quoted}?immutable=1"):
+            try:
+                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error as error:
+                last = error
+                if conn is not None:
+                    conn.close()
+                conn = None
+        if conn is None:
+            assert last is not None
+            raise _translate(last, path)
+        store = cls(conn, path, event_id, readonly=True)
+        try:
+            with _sqlite_errors(path):
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise FileProblem(
+                        f"{path}: results database schema {version} is newer than this program "
+                        f"({SCHEMA_VERSION}); update shengji-dealer")
+                if version < SCHEMA_VERSION:
+                    raise FileProblem(
+                        f"{path}: results database schema {version} is older than this program's "
+                        f"({SCHEMA_VERSION}); any writing command (e.g. `dealer results import`) "
+                        "upgrades it")
+                store._check_identity()
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        conn = self.conn
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise FileProblem(
+                f"{self.path}: results database schema {version} is newer than this program "
+                f"({SCHEMA_VERSION}); update shengji-dealer"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self._transaction(check=False):
             version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
             for number in range(version, SCHEMA_VERSION):
-                for statement in _statements(MIGRATIONS[number]):
-                    conn.execute(statement)
+                MIGRATIONS[number](conn)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
             if version == 0:
-                conn.execute("INSERT INTO meta (key, value) VALUES ('event', ?)", (event_id,))
+                conn.execute("INSERT INTO meta (key, value) VALUES ('event', ?)", (self.event_id,))
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (now(),))
-    stored = conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
-    if stored is None or stored[0] != event_id:
-        raise FileProblem(
-            f"{path}: this results database belongs to event "
-            f"{stored[0] if stored else '?'!r}, not {event_id!r}"
+            _create_triggers(conn)
+
+    def _check_identity(self) -> None:
+        stored = self.conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
+        if stored is None or stored[0] != self.event_id:
+            raise FileProblem(
+                f"{self.path}: this results database belongs to event "
+                f"{stored[0] if stored else '?'!r}, not {self.event_id!r}"
+            )
+
+    # --- writing -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` after checking the last link; rolled back on any
+        exception. SQLite failures become user errors naming the database."""
+        with self._transaction(check=True):
+            yield
+
+    @contextmanager
+    def _transaction(self, check: bool) -> Iterator[None]:
+        if self.readonly:
+            raise FileProblem(f"{self.path}: opened read-only")  # pragma: no cover - a bug
+        conn = self.conn
+        with _sqlite_errors(self.path):
+            _retry_busy("BEGIN IMMEDIATE", conn)
+        try:
+            if check:
+                self.check_tail()
+            yield
+            with _sqlite_errors(self.path):
+                conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:  # a failed COMMIT may have ended it already
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the original error says more
+            raise
+
+    def check_tail(self) -> None:
+        """The cheap check before a write: the guards are in place, no row is missing from the
+        count, and the last link is right. :meth:`audit` checks everything."""
+        conn = self.conn
+        with _sqlite_errors(self.path):
+            problems = [f.text() for f in self._schema_findings()]
+            rows = conn.execute("SELECT (SELECT count(*) FROM imports) + (SELECT count(*) FROM results),"
+                                " max(coalesce((SELECT max(seq) FROM imports), 0),"
+                                " coalesce((SELECT max(seq) FROM results), 0))").fetchone()
+            if rows[0] != rows[1]:
+                problems.append(f"{rows[0]} rows but the chain has {rows[1]} links")
+            elif rows[1]:
+                tail = self._rows_by_seq(rows[1] - 1, rows[1])
+                previous = bytes.fromhex(tail[0][2]["chain"]) if len(tail) == 2 else genesis(self.event_id)
+                seq, table, row = tail[-1]
+                if seq != rows[1] or row["chain"] != link(previous, seq, table, row).hex():
+                    problems.append(f"the last row ({table} #{row['id']}) is not the one the tool wrote")
+        if problems:
+            raise FileProblem(f"{self.path}: the results database was changed outside the tool ("
+                              + "; ".join(problems[:3]) + "): nothing stored", hint="audit")
+
+    def _rows_by_seq(self, low: int, high: int) -> list[tuple[int, str, sqlite3.Row]]:
+        found = []
+        for table in ("imports", "results"):
+            for row in self.conn.execute(f"SELECT * FROM {table} WHERE seq BETWEEN ? AND ?", (low, high)):
+                found.append((row["seq"], table, row))
+        return sorted(found, key=lambda item: item[0])
+
+    def _last_link(self) -> tuple[int, bytes]:
+        row = self.conn.execute(
+            "SELECT seq, chain FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain FROM results)"
+            " WHERE seq IS NOT NULL ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is None:
+            return 0, genesis(self.event_id)
+        return int(row[0]), bytes.fromhex(row[1])
+
+    def insert_batch(
+        self,
+        entries: Sequence[Entry],
+        *,
+        source: str,
+        kind: str,
+        sha256: str | None = None,
+        entered_by: str | None = None,
+        skipped: int = 0,
+        supersedes: Sequence[int | None] | None = None,
+        reason: str | None = None,
+        sample: bool = False,
+    ) -> int:
+        """Insert ``entries`` (inside :meth:`transaction`) with an import record; its id.
+
+        ``sample``: the rows are sample data (the file says so), shown with a banner in reports.
+        """
+        conn = self.conn
+        at = now()
+        seq, previous = self._last_link()
+        import_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM imports").fetchone()[0])
+        record = {"id": import_id, "source": source, "sha256": sha256, "kind": kind,
+                  "rows_added": len(entries), "rows_skipped": skipped, "entered_by": entered_by,
+                  "at": at, "sample": int(sample)}
+        seq += 1
+        previous = link(previous, seq, "imports", record)
+        with _sqlite_errors(self.path):
+            conn.execute(
+                "INSERT INTO imports (id, source, sha256, kind, rows_added, rows_skipped, entered_by, at, sample,"
+                " seq, chain) VALUES (:id, :source, :sha256, :kind, :rows_added, :rows_skipped, :entered_by,"
+                " :at, :sample, :seq, :chain)", {**record, "seq": seq, "chain": previous.hex()})
+            next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
+            links = supersedes if supersedes is not None else [None] * len(entries)
+            rows = []
+            for offset, (e, superseded) in enumerate(zip(entries, links, strict=True)):
+                row = {
+                    "id": next_id + offset, "round": e.round, "match": e.match, "tbl": e.table,
+                    "board": e.board, "defenders_points": e.defenders_points, "withdrawn": int(e.withdrawn),
+                    "trump": e.trump, "declarer": e.declarer, "level": e.level, "ns_team": e.ns_team,
+                    "ew_team": e.ew_team, "played_set": e.played_set, "note": e.note,
+                    "entered_by": e.entered_by or entered_by, "entered_at": at, "import_id": import_id,
+                    "source_row": e.source_row, "supersedes": superseded,
+                    "reason": reason if superseded is not None else None,
+                }
+                seq += 1
+                previous = link(previous, seq, "results", row)
+                rows.append({**row, "seq": seq, "chain": previous.hex()})
+            conn.executemany(
+                f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}, seq, chain) VALUES "
+                f"({', '.join(':' + c for c in RESULT_COLUMNS)}, :seq, :chain)", rows)
+        return import_id
+
+    # --- reading -------------------------------------------------------------------------
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with _sqlite_errors(self.path):
+            return self.conn.execute(sql, args).fetchall()
+
+    def current_rows(self, rounds: Sequence[int] | None = None) -> dict[tuple[int, str, str, int], sqlite3.Row]:
+        if rounds is None:
+            rows = self._query("SELECT * FROM current_results")
+        else:
+            marks = ",".join("?" * len(rounds))
+            rows = self._query(f"SELECT * FROM current_results WHERE round IN ({marks})", rounds)
+        return {(r["round"], r["match"], r["tbl"], r["board"]): r for r in rows}
+
+    def superseded_rows(self, rounds: Sequence[int]) -> dict[tuple[int, str, str, int], list[sqlite3.Row]]:
+        marks = ",".join("?" * len(rounds))
+        found: dict[tuple[int, str, str, int], list[sqlite3.Row]] = {}
+        for r in self._query(f"SELECT r.* FROM results r WHERE r.round IN ({marks}) AND EXISTS "
+                             "(SELECT 1 FROM results s WHERE s.supersedes = r.id)", rounds):
+            found.setdefault((r["round"], r["match"], r["tbl"], r["board"]), []).append(r)
+        return found
+
+    def current_row(self, slot: tuple[int, str, str, int]) -> sqlite3.Row | None:
+        rows = self._query("SELECT * FROM current_results WHERE round = ? AND match = ? AND tbl = ? "
+                           "AND board = ?", slot)
+        return rows[0] if rows else None
+
+    def current_match_rows(self, round_number: int, match: str) -> list[sqlite3.Row]:
+        return self._query("SELECT * FROM current_results WHERE round = ? AND match = ? AND withdrawn = 0"
+                           " ORDER BY tbl, board", (round_number, match))
+
+    def has_sample_rows(self) -> bool:
+        """Whether any current result came from an import marked as sample data."""
+        return bool(self._query(
+            "SELECT EXISTS (SELECT 1 FROM current_results r JOIN imports i ON i.id = r.import_id"
+            " WHERE i.sample = 1 AND r.withdrawn = 0)")[0][0])
+
+    def scoring_rows(self) -> list[tuple[int, str, str, int, int]]:
+        """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._query(
+            "SELECT round, match, tbl, board, defenders_points FROM current_results WHERE withdrawn = 0")]
+
+    def seatings(self) -> list[Seating]:
+        """Every distinct (round, match, table, set, N-S team, E-W team) of the current results."""
+        return [Seating(r["round"], r["match"], r["tbl"], r["played_set"], r["ns_team"], r["ew_team"])
+                for r in self._query(
+                    "SELECT DISTINCT round, match, tbl, played_set, ns_team, ew_team FROM current_results"
+                    " WHERE withdrawn = 0 ORDER BY round, match, tbl")]
+
+    def history(
+        self,
+        round_number: int | None = None,
+        match: str | None = None,
+        table: str | None = None,
+        board: int | None = None,
+    ) -> list[StoredRow]:
+        """Every stored row (superseded ones included), oldest first, optionally for one slot."""
+        where, args = [], []
+        for column, value in (("r.round", round_number), ("r.match", match), ("r.tbl", table),
+                              ("r.board", board)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = (
+            "SELECT r.*, i.source AS source, NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)"
+            " AS is_current FROM results r JOIN imports i ON i.id = r.import_id"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY r.round, r.match, r.tbl, r.board, r.id"
         )
+        return [
+            StoredRow(
+                r["id"], r["round"], r["match"], r["tbl"], r["board"], r["defenders_points"],
+                bool(r["withdrawn"]), r["trump"], r["declarer"], r["level"], r["ns_team"], r["ew_team"],
+                r["played_set"], r["note"], r["entered_by"], r["entered_at"], r["source"], r["source_row"],
+                r["supersedes"], r["reason"], bool(r["is_current"]),
+            )
+            for r in self._query(sql, args)
+        ]
+
+    def chain_head(self) -> str | None:
+        """The last link of the chain (hex), which a published report prints; ``None`` if empty."""
+        with _sqlite_errors(self.path):
+            seq, head = self._last_link()
+        return head.hex() if seq else None
+
+    # --- audit ---------------------------------------------------------------------------
+
+    def _schema_findings(self) -> list[Finding]:
+        found: list[Finding] = []
+        stored = {r["name"]: (r["type"], r["sql"]) for r in self.conn.execute(
+            "SELECT name, type, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")}
+        for name, sql in TRIGGERS.items():
+            if name not in stored:
+                found.append(Finding("trigger-missing", f"trigger {name}", "dropped: the append-only guard "
+                                     "is gone"))
+            elif " ".join(stored[name][1].split()) != " ".join(sql.split()):
+                found.append(Finding("trigger-changed", f"trigger {name}", "its SQL is not the tool's"))
+        for name, (kind, _sql) in stored.items():
+            if kind == "trigger" and name not in TRIGGERS:
+                found.append(Finding("trigger-added", f"trigger {name}", "not one of the tool's"))
+        view = stored.get("current_results")
+        if view is None or " ".join(view[1].split()) != " ".join(CURRENT_VIEW.split()):
+            found.append(Finding("view-changed", "view current_results", "missing or not the tool's"))
+        return found
+
+    def audit(self) -> AuditReport:
+        """Walk the whole chain: every row edited, deleted or added outside the tool, every guard
+        dropped or changed, the event identity."""
+        with _sqlite_errors(self.path):
+            return self._audit()
+
+    def _audit(self) -> AuditReport:
+        conn = self.conn
+        findings = self._schema_findings()
+        meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
+        if meta.get("event") != self.event_id or set(meta) != {"event", "created"}:
+            findings.append(Finding("meta", "table meta", f"holds {sorted(meta)} for event "
+                                    f"{meta.get('event')!r}; the tool writes event and created only"))
+        rows: list[tuple[int | None, str, sqlite3.Row]] = []
+        for table in ("imports", "results"):
+            rows.extend((r["seq"], table, r) for r in conn.execute(f"SELECT * FROM {table}"))
+        unlinked = [(t, r) for s, t, r in rows if s is None]
+        for table, row in unlinked:
+            findings.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no "
+                                    "chain link)"))
+        linked = sorted(((s, t, r) for s, t, r in rows if s is not None), key=lambda item: item[0])
+        previous = genesis(self.event_id)
+        expected_seq = 1
+        for seq, table, row in linked:
+            where = f"{table} #{row['id']} (link {seq})"
+            if seq > expected_seq:
+                findings.append(Finding("deleted", f"links {expected_seq}–{seq - 1}",
+                                        f"{seq - expected_seq} row(s) deleted before {table} #{row['id']}"))
+                previous = None  # type: ignore[assignment]
+            if previous is not None and row["chain"] == link(previous, seq, table, row).hex():
+                pass
+            elif row["chain"] is not None and previous is None:
+                pass  # after a gap: trust this link to go on checking the rest
+            else:
+                detail = "its content is not what the tool wrote"
+                findings.append(Finding("edited", where, detail))
+            try:
+                previous = bytes.fromhex(row["chain"])
+            except (TypeError, ValueError):
+                previous = None  # type: ignore[assignment]
+            expected_seq = seq + 1
+        head = linked[-1][2]["chain"] if linked else None
+        return AuditReport(len(rows), head, findings)
 
 
-def _statements(script: str) -> list[str]:
-    """Split a migration script into statements (triggers keep their inner ``;``)."""
-    out: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        code = line.split("--", 1)[0]
-        buffer += code
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                out.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        out.append(buffer.strip())
-    return out
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolled back on any exception."""
-    _retry_busy("BEGIN IMMEDIATE", conn)
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def current_rows(conn: sqlite3.Connection) -> dict[tuple[int, str, str, int], sqlite3.Row]:
-    rows = conn.execute("SELECT * FROM current_results").fetchall()
-    return {(r["round"], r["match"], r["tbl"], r["board"]): r for r in rows}
-
-
-def current_row(conn: sqlite3.Connection, slot: tuple[int, str, str, int]) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM current_results WHERE round = ? AND match = ? AND tbl = ? AND board = ?",
-        slot,
-    ).fetchone()
-    return row
-
-
-def has_sample_rows(conn: sqlite3.Connection) -> bool:
-    """Whether any current result came from an import marked as sample data."""
-    return bool(conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM current_results r JOIN imports i ON i.id = r.import_id"
-        " WHERE i.sample = 1)"
-    ).fetchone()[0])
-
-
-def scoring_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str, int, int]]:
-    """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
-    return conn.execute(
-        "SELECT round, match, tbl, board, defenders_points FROM current_results WHERE withdrawn = 0"
-    ).fetchall()
-
-
-def insert_batch(
-    conn: sqlite3.Connection,
-    entries: Sequence[Entry],
-    *,
-    source: str,
-    kind: str,
-    sha256: str | None = None,
-    entered_by: str | None = None,
-    skipped: int = 0,
-    supersedes: Sequence[int | None] | None = None,
-    reason: str | None = None,
-    sample: bool = False,
-) -> int:
-    """Insert ``entries`` (inside the caller's transaction) with an import record; its id.
-
-    ``sample``: the rows are sample data (the file says so), shown with a banner in reports.
-    """
-    at = now()
-    cursor = conn.execute(
-        "INSERT INTO imports (source, sha256, kind, rows_added, rows_skipped, entered_by, at, sample)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (source, sha256, kind, len(entries), skipped, entered_by, at, int(sample)),
-    )
-    import_id = cursor.lastrowid
-    links = supersedes if supersedes is not None else [None] * len(entries)
-    conn.executemany(
-        "INSERT INTO results (round, match, tbl, board, defenders_points, withdrawn, trump, declarer,"
-        " level, ns_team, ew_team, note, entered_by, entered_at, import_id, source_row, supersedes,"
-        " reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            (e.round, e.match, e.table, e.board, e.defenders_points, int(e.withdrawn), e.trump,
-             e.declarer, e.level, e.ns_team, e.ew_team, e.note, e.entered_by or entered_by, at,
-             import_id, e.source_row, link, reason if link is not None else None)
-            for e, link in zip(entries, links, strict=True)
-        ),
-    )
-    assert import_id is not None
-    return import_id
-
-
-def history(
-    conn: sqlite3.Connection,
-    round_number: int | None = None,
-    match: str | None = None,
-    table: str | None = None,
-    board: int | None = None,
-) -> list[StoredRow]:
-    """Every stored row (superseded ones included), oldest first, optionally for one slot."""
-    where, args = [], []
-    for column, value in (("r.round", round_number), ("r.match", match), ("r.tbl", table),
-                          ("r.board", board)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            args.append(value)
-    sql = (
-        "SELECT r.*, i.source AS source, NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)"
-        " AS is_current FROM results r JOIN imports i ON i.id = r.import_id"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY r.round, r.match, r.tbl, r.board, r.id"
-    )
-    return [
-        StoredRow(
-            r["id"], r["round"], r["match"], r["tbl"], r["board"], r["defenders_points"],
-            bool(r["withdrawn"]), r["trump"], r["declarer"], r["level"], r["note"], r["entered_by"],
-            r["entered_at"], r["source"], r["source_row"], r["supersedes"], r["reason"],
-            bool(r["is_current"]),
-        )
-        for r in conn.execute(sql, args)
-    ]
-
-
-def snapshot(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
-    """Every row of every table (for tests: the database is unchanged)."""
+def snapshot_rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+    """Every row of every table, in a stable order (to compare a database before and after)."""
     out: list[tuple[object, ...]] = []
     for table in ("meta", "imports", "results"):
         out.extend((table, *tuple(r)) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1"))

@@ -1,0 +1,218 @@
+"""Dealing an event on disk: the key and commitment, the board sets, and verifying a set file.
+
+The library behind ``dealer commit``, ``dealer deal`` and ``dealer verify``. Nothing here prints a
+hand or the key. Paths come from :class:`~dealer.folder.EventFolder`; the documents from
+:mod:`dealer.boardset`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dealer.boardset import (
+    COMMITMENT_SCHEMA,
+    MANIFEST_SCHEMA,
+    BoardSetError,
+    VerifyReport,
+    boardset_document,
+    verify_boardset,
+)
+from dealer.deal import ALGORITHM, commitment, key_id, new_key, plan_digest
+from dealer.errors import FileProblem
+from dealer.event import Event
+from dealer.files import (
+    OWNER_ONLY,
+    OWNER_ONLY_FOLDER,
+    json_bytes,
+    make_folder,
+    os_problem,
+    read_json,
+    read_key,
+    sha256_hex,
+    write_atomic,
+    write_key,
+)
+from dealer.folder import MANIFEST_FILE, SET_FILE_LIMIT, EventFolder
+
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+
+
+@dataclass
+class DealReport:
+    folder: Path
+    commitment: str
+    key_file: Path
+    key_created: bool
+    files: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)  # set files of an unfinished deal, found identical
+    warnings: list[str] = field(default_factory=list)
+
+
+def _other_events_with_key(root: Path, this_event: str, this_key_id: str) -> list[str]:
+    found = []
+    for manifest in sorted(root.glob(f"*/{MANIFEST_FILE}")):
+        try:
+            data = read_json(manifest, "manifest")
+        except FileProblem:
+            continue
+        if isinstance(data, Mapping) and data.get("key_id") == this_key_id and data.get("event") != this_event:
+            found.append(str(data.get("event")))
+    return found
+
+
+def _key(folder: EventFolder, key_file: str | Path | None) -> tuple[bytes, Path, bool]:
+    if key_file is not None:
+        return read_key(key_file), Path(key_file), False
+    path = folder.key_path
+    if path.exists():
+        return read_key(path), path, False
+    make_folder(folder.path, OWNER_ONLY_FOLDER)
+    key = new_key()
+    write_key(path, key)
+    return key, path, True
+
+
+def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None = None) -> DealReport:
+    """Create (or reuse) the key and write the publishable ``commitment.json``.
+
+    Publishing it before the public value is known and before play binds the director to the
+    key and plan: nothing can be re-dealt afterwards without the commitment changing.
+    """
+    make_folder(folder.path, OWNER_ONLY_FOLDER)
+    key, path, created = _key(folder, key_file)
+    plan = event.plan(ALGORITHM)
+    committed = commitment(key, plan)
+    document = {
+        "schema": COMMITMENT_SCHEMA,
+        "commitment": committed,
+        "plan_sha256": plan_digest(plan),
+        "plan": plan,
+    }
+    target = folder.commitment_path
+    report = DealReport(folder.path, committed, path, created)
+    if target.exists():
+        existing = folder.read_committed()
+        if existing is None or existing.commitment != committed:
+            raise FileProblem(
+                f"{target}: a different commitment is already published for this event "
+                "(another key or a changed event plan); not replacing it"
+            )
+        return report
+    write_atomic(target, json_bytes(document))
+    report.files.append(target)
+    return report
+
+
+def check_public_value(event: Event, public_value: str | None) -> None:
+    if event.public_value_source and public_value is None:
+        raise FileProblem(f"the event names a public value ({event.public_value_source}): give it",
+                          field="public_value")
+    if event.public_value_source and public_value is not None and not public_value.strip():
+        raise FileProblem("the public value is empty: with it the boards would be known before the "
+                          f"draw ({event.public_value_source}); give the drawn value", field="public_value")
+    if public_value is not None and not event.public_value_source:
+        raise FileProblem(
+            "a public value was given but the event file does not name its source "
+            "(event.public_value_source), so the commitment would not cover it", field="public_value")
+
+
+def deal_event(
+    event: Event,
+    folder: EventFolder,
+    key_file: str | Path | None = None,
+    public_value: str | None = None,
+) -> DealReport:
+    """Deal every board set of the event into its folder; never replaces a set.
+
+    A deal that stopped midway (set files, no manifest) is finished: dealing is deterministic, so
+    each set file left over must be byte for byte the one this key and public value deal (else it
+    is refused; :func:`discard_incomplete` removes them). The manifest is written last.
+    """
+    check_public_value(event, public_value)
+    if folder.deal_state() == "complete":
+        raise FileProblem(
+            f"{folder.path}: event {event.id} is already dealt ({MANIFEST_FILE}); not overwriting "
+            "any board set (move the folder away to deal again)")
+    report = commit_event(event, folder, key_file)
+    key = read_key(report.key_file)
+    this_key_id = key_id(key)
+    others = _other_events_with_key(folder.boards_root, event.id, this_key_id)
+    if others:
+        report.warnings.append(
+            f"this key was already used for event(s) {', '.join(others)}: revealing it for "
+            "one event reveals the other's boards"
+        )
+    hashes: dict[str, str] = {}
+    for set_number in range(1, event.sets + 1):
+        target = folder.set_path(set_number)
+        data = json_bytes(boardset_document(event, set_number, key, public_value))
+        if target.exists():
+            try:
+                same = target.read_bytes() == data
+            except OSError as error:
+                raise os_problem(error, target, "read the board set") from None
+            if not same:
+                raise FileProblem(
+                    f"{target}: left by a deal that did not finish, and not what this key and public "
+                    "value deal; not overwriting it (remove the unfinished deal first)",
+                    hint="discard_incomplete")
+            report.kept.append(target)
+        else:
+            write_atomic(target, data, mode=OWNER_ONLY)
+            report.files.append(target)
+        hashes[target.name] = sha256_hex(data)
+    manifest = {
+        "schema": MANIFEST_SCHEMA,
+        "event": event.id,
+        "algorithm": ALGORITHM,
+        "commitment": report.commitment,
+        "key_id": this_key_id,
+        "files": hashes,
+    }
+    write_atomic(folder.manifest_path, json_bytes(manifest))
+    report.files.append(folder.manifest_path)
+    return report
+
+
+def discard_incomplete(folder: EventFolder) -> list[Path]:
+    """Remove the set files of a deal that did not finish (no manifest: nothing can have been
+    printed or scored from them). A finished deal is never touched."""
+    if folder.deal_state() != "incomplete":
+        raise FileProblem(f"{folder.path}: no unfinished deal to discard (state: {folder.deal_state()})")
+    removed = []
+    for path in folder.set_files():
+        try:
+            os.unlink(path)
+        except OSError as error:
+            raise os_problem(error, path, "remove the board set") from None
+        removed.append(path)
+    return removed
+
+
+def read_published(value: str) -> str:
+    """The published commitment from ``value``: 64 hex digits, or a ``commitment.json`` file."""
+    text = value.strip()
+    if _HEX64.fullmatch(text):
+        return text.lower()
+    data = read_json(value, "published commitment")
+    found = data.get("commitment") if isinstance(data, Mapping) else None
+    if not isinstance(found, str) or not _HEX64.fullmatch(found):
+        raise FileProblem(f"{value}: not a commitment file (no 64-hex-digit commitment in it)",
+                          field="published")
+    return found.lower()
+
+
+def verify_file(path: str | Path, key_file: str | Path, public_value: str | None = None,
+                published: str | None = None) -> VerifyReport:
+    """:func:`~dealer.boardset.verify_boardset` of a set file on disk."""
+    data = read_json(path, "board set", SET_FILE_LIMIT)
+    key = read_key(key_file)
+    expected = read_published(published) if published is not None else None
+    try:
+        return verify_boardset(data, key, public_value, expected)
+    except BoardSetError as error:
+        raise FileProblem(f"{path}: {error}") from None

@@ -1,0 +1,260 @@
+"""The one owner of an event's files: ``boards/<event>/`` and ``output/<event>/``.
+
+``boards/<event>/`` holds what must be kept: the key (``deal.key``, secret until play ends), the
+published commitment (``commitment.json``), the board sets (``set-NN.json``, secret until play
+ends), the manifest of their hashes (``manifest.json``, written last: a deal without it did not
+finish) and the results database (``results.sqlite``). ``output/<event>/`` holds what can be
+rebuilt: the print pack, ``reports/`` and ``site/``.
+
+Nothing read from disk is trusted without a check: the commitment's plan against its hash and
+the event file, the manifest against the commitment, every set file against the manifest's hash
+and then whole (:func:`dealer.boardset.parse_boardset`), a key against the commitment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dealer.boardset import COMMITMENT_SCHEMA, MANIFEST_SCHEMA, BoardSet, BoardSetError, parse_boardset
+from dealer.deal import ALGORITHM, Board, commitment, plan_digest
+from dealer.errors import FileProblem
+from dealer.event import Event
+from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
+
+DEFAULT_BOARDS_ROOT = Path("boards")
+DEFAULT_OUTPUT_ROOT = Path("output")
+
+KEY_FILE = "deal.key"
+COMMITMENT_FILE = "commitment.json"
+MANIFEST_FILE = "manifest.json"
+RESULTS_FILE = "results.sqlite"
+SET_FILE = re.compile(r"set-(\d{2,3})\.json")
+SET_FILE_LIMIT = 8 * 1024 * 1024
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def set_file_name(set_number: int) -> str:
+    return f"set-{set_number:02d}.json"
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The published commitment, read back and found consistent with its plan."""
+
+    commitment: str
+    plan_sha256: str
+    plan: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class EventFolder:
+    """Where the files of event ``event_id`` live, and the checked way to read them."""
+
+    event_id: str
+    boards_root: Path = DEFAULT_BOARDS_ROOT
+    output_root: Path = DEFAULT_OUTPUT_ROOT
+
+    @classmethod
+    def of(cls, event: Event, boards_root: str | Path | None = None,
+           output_root: str | Path | None = None) -> EventFolder:
+        return cls(event.id, Path(boards_root) if boards_root is not None else DEFAULT_BOARDS_ROOT,
+                   Path(output_root) if output_root is not None else DEFAULT_OUTPUT_ROOT)
+
+    # --- paths ---------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self.boards_root / self.event_id
+
+    @property
+    def key_path(self) -> Path:
+        return self.path / KEY_FILE
+
+    @property
+    def commitment_path(self) -> Path:
+        return self.path / COMMITMENT_FILE
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST_FILE
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / RESULTS_FILE
+
+    def set_path(self, set_number: int) -> Path:
+        return self.path / set_file_name(set_number)
+
+    @property
+    def output_path(self) -> Path:
+        """The print pack (``output/<event>/``)."""
+        return self.output_root / self.event_id
+
+    @property
+    def reports_path(self) -> Path:
+        return self.output_path / "reports"
+
+    # --- state ---------------------------------------------------------------------------
+
+    def require(self) -> None:
+        """Refuse a folder that is not there: a mistyped boards folder must not look empty."""
+        if not self.path.is_dir():
+            raise FileProblem(
+                f"{self.path}: no such folder: event {self.event_id} was not committed or dealt "
+                f"under {self.boards_root} (is the boards folder right?)", field="boards_root")
+
+    def set_files(self) -> list[Path]:
+        if not self.path.is_dir():
+            return []
+        return sorted(p for p in self.path.iterdir() if SET_FILE.fullmatch(p.name))
+
+    def deal_state(self) -> str:
+        """``none`` (no commitment), ``committed``, ``incomplete`` (set files, no manifest) or
+        ``complete``."""
+        if self.manifest_path.exists():
+            return "complete"
+        if self.set_files():
+            return "incomplete"
+        return "committed" if self.commitment_path.exists() else "none"
+
+    # --- checked reads -------------------------------------------------------------------
+
+    def read_committed(self) -> Committed | None:
+        """The published commitment (``None`` when the event was never committed here)."""
+        path = self.commitment_path
+        if not path.exists():
+            return None
+        data = read_json(path, "commitment")
+        if not isinstance(data, Mapping) or data.get("schema") != COMMITMENT_SCHEMA:
+            raise FileProblem(f"{path}: not a commitment file (schema {COMMITMENT_SCHEMA} expected)")
+        plan, value = data.get("plan"), data.get("commitment")
+        if not isinstance(plan, Mapping) or not isinstance(value, str) or not _HEX64.fullmatch(value):
+            raise FileProblem(f"{path}: damaged commitment file (no plan or no commitment)")
+        try:
+            digest = plan_digest(plan)
+        except (TypeError, ValueError):
+            raise FileProblem(f"{path}: damaged commitment file (its plan cannot be read)") from None
+        if data.get("plan_sha256") != digest or plan.get("event") != self.event_id:
+            raise FileProblem(f"{path}: the commitment file was changed: its plan is not the one it "
+                              "names (plan_sha256) or not this event's")
+        return Committed(value, digest, plan)
+
+    def check_plan(self, event: Event) -> Committed | None:
+        """Refuse an event file whose plan differs from the one that was committed and dealt.
+
+        Labels, travellers, score sheets and scoring take declarers and levels from the event
+        file; if it was edited after the deal (say a new declarer rotation), they would disagree
+        with the dealt boards and credit level points to the wrong side. Teams and rounds are not
+        part of the plan and may change (later rounds of a Swiss, a substitute team).
+        """
+        committed = self.read_committed()
+        if committed is None:
+            return None
+        plan = event.plan(ALGORITHM)
+        if committed.plan_sha256 == plan_digest(plan):
+            return committed
+        old = committed.plan
+        changed = sorted(k for k in set(plan) | set(old) if plan.get(k) != old.get(k)) or ["plan"]
+        raise FileProblem(
+            f"{self.commitment_path}: the event file no longer matches the plan that was committed "
+            f"and dealt (changed: {', '.join(changed)}); restore those settings, or deal a new event"
+        )
+
+    def read_manifest(self, committed: Committed) -> dict[str, str]:
+        """The manifest's file hashes, checked against the commitment."""
+        path = self.manifest_path
+        state = self.deal_state()
+        if state == "incomplete":
+            raise FileProblem(f"{self.path}: the deal of event {self.event_id} did not finish (set files "
+                              "but no manifest.json): run `dealer deal` again to finish it",
+                              hint="finish_deal")
+        if state != "complete":
+            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet", hint="deal")
+        data = read_json(path, "manifest")
+        files = data.get("files") if isinstance(data, Mapping) else None
+        if (not isinstance(data, Mapping) or data.get("schema") != MANIFEST_SCHEMA
+                or not isinstance(files, Mapping)
+                or not all(isinstance(v, str) and _HEX64.fullmatch(v) for v in files.values())):
+            raise FileProblem(f"{path}: damaged manifest (schema {MANIFEST_SCHEMA} with file hashes "
+                              "expected)")
+        if data.get("event") != self.event_id or data.get("commitment") != committed.commitment:
+            raise FileProblem(f"{path}: the manifest is not that of the committed deal (another event "
+                              "or another commitment)")
+        return {str(name): str(digest) for name, digest in files.items()}
+
+    def check_deal(self, event: Event) -> None:
+        """Refuse a deal whose files changed after it was made: the event file against the
+        committed plan, the manifest against the commitment, every set file against the
+        manifest's hash. Cheap (one hash per set file); an event never committed here passes."""
+        committed = self.check_plan(event)
+        if committed is None and self.deal_state() == "none":
+            return
+        if committed is None:
+            raise FileProblem(f"{self.path}: set files but no {COMMITMENT_FILE}: this is not a deal the "
+                              "tool made")
+        hashes = self.read_manifest(committed)
+        expected = {set_file_name(n) for n in range(1, event.sets + 1)}
+        found = {p.name for p in self.set_files()}
+        for name in sorted((found | set(hashes)) - expected):
+            raise FileProblem(f"{self.path / name}: a set file the deal did not make (the event has sets 1 "
+                              f"to {event.sets})")
+        for name in sorted(expected):
+            path = self.path / name
+            if name not in hashes:
+                raise FileProblem(f"{path}: not in the manifest of the deal")
+            if sha256_hex(read_bytes(path, "board set", SET_FILE_LIMIT)) != hashes[name]:
+                raise FileProblem(f"{path}: the board set was changed after the deal (its SHA-256 is not "
+                                  "the manifest's); not using the deal")
+
+    def read_set(self, event: Event, set_number: int) -> BoardSet:
+        """Board set ``set_number``, refused unless it is byte for byte the dealt file (the
+        manifest's hash, the manifest the commitment's) and whole and consistent."""
+        if not 1 <= set_number <= event.sets:
+            raise FileProblem(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
+        committed = self.check_plan(event)
+        if committed is None:
+            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet (no "
+                              f"{COMMITMENT_FILE})", hint="deal")
+        hashes = self.read_manifest(committed)
+        path = self.set_path(set_number)
+        digest = hashes.get(path.name)
+        if digest is None:
+            raise FileProblem(f"{path}: set {set_number} is not in the manifest of the deal")
+        data = read_bytes(path, "board set", SET_FILE_LIMIT)
+        if sha256_hex(data) != digest:
+            raise FileProblem(f"{path}: the board set was changed after the deal (its SHA-256 is not "
+                              "the manifest's); not using it")
+        try:
+            parsed, problems = parse_boardset(parse_json(data, path, "board set"))
+        except BoardSetError as error:
+            raise FileProblem(f"{path}: {error}") from None
+        if parsed is None:
+            raise FileProblem(f"{path}: damaged board set: {problems[0]}"
+                              + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+        if parsed.commitment != committed.commitment or parsed.plan_sha256 != committed.plan_sha256 \
+                or parsed.set_number != set_number:
+            raise FileProblem(f"{path}: the board set is not set {set_number} of the committed deal")
+        return parsed
+
+    def load_boards(self, event: Event, set_number: int) -> list[Board]:
+        return list(self.read_set(event, set_number).boards)
+
+    def read_key(self, event: Event, key_file: str | Path | None = None) -> bytes:
+        """The dealing key (``key_file`` or the folder's), refused unless it is the committed one."""
+        path = Path(key_file) if key_file is not None else self.key_path
+        if not path.exists():
+            raise FileProblem(f"{path}: no key file", field="key_file")
+        key = read_key(path)
+        committed = self.check_plan(event)
+        if committed is None:
+            raise FileProblem(f"{self.path}: event {self.event_id} has no commitment to check the key "
+                              "against", hint="deal")
+        if commitment(key, committed.plan) != committed.commitment:
+            raise FileProblem(f"{path}: this is not the key of event {self.event_id}: it does not match "
+                              f"the published commitment ({self.commitment_path})", field="key_file")
+        return key

@@ -1,0 +1,220 @@
+"""The scorer's day-to-day work: single entries, corrections, withdrawals, missing travellers.
+
+Entries are validated exactly like file rows (:mod:`.validate`); problems name fields, never an
+interface's words for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dealer.errors import FileProblem, Problem, Rejected
+from dealer.event import Event, Match
+from dealer.folder import EventFolder
+from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
+from dealer.results.db import Entry, ResultsStore
+from dealer.results.importer import check_seating
+from dealer.results.validate import entry_row, slot_text, stored_text, validate_row, whole_number
+
+
+def open_results(event: Event, folder: EventFolder) -> ResultsStore:
+    """The event's results database, for writing (created owner-only when new)."""
+    folder.require()
+    folder.check_deal(event)  # scoring uses the event's declarers: they must be the dealt ones
+    return ResultsStore.open(folder.results_path, event.id)
+
+
+def open_existing_results(event: Event, folder: EventFolder) -> ResultsStore | None:
+    """For read-only commands: the results database read-only if there is one, else ``None``
+    (none created)."""
+    folder.require()
+    folder.check_deal(event)
+    return ResultsStore.open_existing(folder.results_path, event.id)
+
+
+def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:
+    return Rejected(None, [Problem(None, None, field, None, value, message, hint)], 1)
+
+
+def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
+    """Fill round/match/board or round/match/table from a traveller or score-sheet QR payload."""
+    try:
+        parsed = parse_payload(payload)
+    except PayloadError as error:
+        raise _rejected("qr", payload, str(error)) from None
+    if not isinstance(parsed, TravellerId | ScoreSheetId):
+        raise _rejected("qr", payload, "a wallet label does not name a match; scan the traveller or the "
+                                       "score sheet")
+    if parsed.event != event.id:
+        raise _rejected("qr", payload, f"the slip belongs to event {parsed.event!r}, not {event.id!r}")
+    found: dict[str, str] = {"round": str(parsed.round), "match": parsed.match}
+    if isinstance(parsed, TravellerId):
+        found["board"] = str(parsed.board)
+    else:
+        found["table"] = parsed.table
+    problems = [
+        Problem(None, None, key, None, values[key], f"disagrees with the QR payload, which says {value}")
+        for key, value in found.items()
+        if values.get(key) not in (None, "") and str(values[key]).strip() != value
+    ]
+    if problems:
+        raise Rejected(None, problems, 1)
+    values.update(found)
+
+
+def _entry(event: Event, values: Mapping[str, str | None], check_plausible: bool = True) -> Entry:
+    entry, problems = validate_row(event, None, entry_row(values), check_plausible)
+    if entry is None:
+        raise Rejected(None, problems, 1)
+    return entry
+
+
+def add_result(
+    store: ResultsStore, event: Event, values: Mapping[str, str | None], check_plausible: bool = True
+) -> str:
+    """Store one new result; a different value for a filled slot needs a correction."""
+    entry = _entry(event, values, check_plausible)
+    with store.transaction():
+        check_seating(store, event, {(entry.round, entry.match)})
+        old = store.current_row(entry.slot)
+        if old is not None:
+            if entry.same_result(old):
+                return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
+            raise _rejected("defenders_points", str(entry.defenders_points),
+                            f"duplicate: {slot_text(entry.slot)} already has {stored_text(old)}",
+                            hint="use_correct")
+        import_id = store.insert_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
+    return f"added {slot_text(entry.slot)}: {entry.defenders_points} points (import #{import_id})"
+
+
+def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
+    """The slot an entry names, read without the event: a withdrawal reaches results of matches
+    the event file no longer has."""
+    problems: list[Problem] = []
+    numbers: dict[str, int] = {}
+    for key in ("round", "board"):
+        text = (values.get(key) or "").strip()
+        try:
+            number = whole_number(text) if text else None
+        except OverflowError:
+            number = None
+        if number is None:
+            problems.append(Problem(None, None, key, None, text or None, "expected a whole number"))
+        else:
+            numbers[key] = number
+    match = (values.get("match") or "").strip()
+    if not match:
+        problems.append(Problem(None, None, "match", None, None, "the match is missing"))
+    table = (values.get("table") or "").strip().upper()
+    if table not in ("A", "B"):
+        problems.append(Problem(None, None, "table", None, table or None, "table must be A or B"))
+    if problems:
+        raise Rejected(None, problems, 1)
+    return numbers["round"], match, table, numbers["board"]
+
+
+def correct_result(
+    store: ResultsStore,
+    event: Event,
+    values: Mapping[str, str | None],
+    reason: str,
+    withdraw: bool = False,
+    check_plausible: bool = True,
+) -> str:
+    """Supersede the current result of a slot with a new value (or withdraw it), with a reason."""
+    if not reason.strip():
+        raise _rejected("reason", reason, "a correction needs a reason")
+    with store.transaction():
+        if withdraw:
+            slot = _stored_slot(values)
+            old = store.current_row(slot)
+            if old is None:
+                raise _rejected(None, None, f"{slot_text(slot)} has no result to withdraw", hint="use_add")
+            entry = Entry(*slot, None, ns_team=old["ns_team"], ew_team=old["ew_team"],
+                          played_set=old["played_set"], note=(values.get("note") or None),
+                          entered_by=(values.get("entered_by") or None), withdrawn=True)
+        else:
+            entry = _entry(event, values, check_plausible)
+            check_seating(store, event, {(entry.round, entry.match)})
+            old = store.current_row(entry.slot)
+            if old is None:
+                raise _rejected(None, None, f"{slot_text(entry.slot)} has no result to correct",
+                                hint="use_add")
+        if entry.same_result(old):
+            return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
+        import_id = store.insert_batch([entry], source="correct", kind="correct",
+                                       entered_by=entry.entered_by, supersedes=[old["id"]],
+                                       reason=reason.strip())
+    new = "withdrawn" if withdraw else f"{entry.defenders_points} points"
+    was = "withdrawn" if old["withdrawn"] else f"{old['defenders_points']} points"
+    return f"corrected {slot_text(entry.slot)}: {was} → {new} (import #{import_id}, reason: {reason.strip()})"
+
+
+def withdraw_match(store: ResultsStore, round_number: int, match: str, reason: str,
+                   entered_by: str | None = None) -> list[tuple[int, str, str, int]]:
+    """Withdraw every current result of one match (e.g. one the event file no longer has, or
+    entered under the wrong seating), with a reason; the slots withdrawn."""
+    if not reason.strip():
+        raise _rejected("reason", reason, "a correction needs a reason")
+    with store.transaction():
+        rows = store.current_match_rows(round_number, match)
+        if not rows:
+            raise _rejected(None, None, f"round {round_number} match {match} has no current result to "
+                                        "withdraw")
+        entries = [Entry(r["round"], r["match"], r["tbl"], r["board"], None, ns_team=r["ns_team"],
+                         ew_team=r["ew_team"], played_set=r["played_set"], entered_by=entered_by,
+                         withdrawn=True) for r in rows]
+        store.insert_batch(entries, source="correct", kind="correct", entered_by=entered_by,
+                           supersedes=[r["id"] for r in rows], reason=reason.strip())
+    return [e.slot for e in entries]
+
+
+@dataclass(frozen=True)
+class MissingReport:
+    match: Match
+    gaps: list[tuple[int, str]]  # (board, table)
+    match_boards: int
+
+    def text(self) -> str:
+        head = f"round {self.match.round} match {self.match.id} ({self.match.home} v {self.match.away})"
+        if not self.gaps:
+            return f"{head}: complete"
+        boards = self.match_boards
+        a = [b for b, t in self.gaps if t == "A"]
+        b = [b for b, t in self.gaps if t == "B"]
+        if len(a) == len(b) == boards:
+            detail = "all boards at both tables"
+        else:
+            detail = "; ".join(f"table {t} boards {' '.join(map(str, bs))}" for t, bs in (("A", a), ("B", b)) if bs)
+        return f"{head}: {len(self.gaps)} missing: {detail}"
+
+
+def missing(
+    store: ResultsStore | None, event: Event, round_number: int | None = None
+) -> list[MissingReport]:
+    """Per match, the missing (board, table) results; ``store=None``: no database yet, all missing."""
+    from dealer.scoring import AttributionError, ResultColumns, attribution_problems, score_event
+
+    if round_number is not None and event.round(round_number) is None:
+        raise FileProblem(f"round {round_number} is not in the event", field="round")
+    rows = []
+    if store is not None:
+        found = attribution_problems(event, store.seatings())
+        if found:
+            raise AttributionError(found)
+        rows = store.scoring_rows()
+    scored = score_event(event, ResultColumns.from_rows(rows))
+    return [MissingReport(m, gaps, event.boards_per_set) for m, gaps in scored.missing(round_number)]
+
+
+def missing_results(
+    event: Event, folder: EventFolder, round_number: int | None = None
+) -> list[MissingReport]:
+    """:func:`missing` for ``dealer results missing``: reads the database only if it exists."""
+    store = open_existing_results(event, folder)
+    try:
+        return missing(store, event, round_number)
+    finally:
+        if store is not None:
+            store.close()

@@ -1,0 +1,245 @@
+"""Validating one result against the event (DESIGN §8): a traveller row or an entry typed in.
+
+The same rules for a file row and for ``results add`` / ``correct``: problems are named by
+*field* (``defenders_points``) and, for a file, by the column as written; the interface says how
+the field is called to its user.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dealer.cards import LEVELS, SEATS, normalize_level
+from dealer.errors import Problem, quote
+from dealer.event import Event, Match
+from dealer.results.db import Entry
+
+#: Longest text accepted in a free-text field (note, who entered it) and in any cell.
+TEXT_LIMIT = 500
+#: Most digits of a whole number in a result (round, board, points): far beyond any real value.
+DIGITS_LIMIT = 9
+
+_TRUMPS: dict[str, str] = {}
+for _code, _names in {
+    "S": ("S", "♠", "♤", "SPADE", "SPADES", "黑桃", "黑"),
+    "H": ("H", "♥", "♡", "HEART", "HEARTS", "红桃", "红心", "红"),
+    "C": ("C", "♣", "♧", "CLUB", "CLUBS", "梅花", "草花", "梅"),
+    "D": ("D", "♦", "♢", "DIAMOND", "DIAMONDS", "方块", "方片", "方"),
+    "NT": ("NT", "N/T", "NOTRUMP", "NOTRUMPS", "NO TRUMP", "NO-TRUMP", "无主", "无将"),
+}.items():
+    for _name in _names:
+        _TRUMPS[_name] = _code
+TRUMP_EXPECTED = "S H C D NT (or ♠ ♥ ♣ ♦, 黑桃 红桃 梅花 方块, 无主)"
+
+_SEATS = {"N": "N", "E": "E", "S": "S", "W": "W", "北": "N", "东": "E", "南": "S", "西": "W",
+          "NORTH": "N", "EAST": "E", "SOUTH": "S", "WEST": "W"}
+_TABLES = {"A": "A", "B": "B"}
+
+#: Fields of a result, in the order problems are reported.
+FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "declarer", "level",
+          "ns_team", "ew_team", "note", "entered_by")
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: str
+    column: str | None = None  # the column as written in a file (letter and header); None for an entry
+
+
+@dataclass(frozen=True)
+class RawRow:
+    number: int | None  # the row as a spreadsheet shows it; None for an entry
+    cells: Mapping[str, Cell]
+
+
+def entry_row(values: Mapping[str, object]) -> RawRow:
+    """An entry typed in (``results add``), by field, as a row without a file."""
+    return RawRow(None, {key: Cell("" if value is None else str(value).strip())
+                         for key, value in values.items() if key in FIELDS})
+
+
+def plausible_range(event: Event) -> tuple[int, int]:
+    """Defenders' points accepted for the event: −total … 2 × total (total = 100 per deck).
+
+    A profile may set ``plausible_points = [min, max]`` for its own range.
+    """
+    custom = event.profile.extras.get("plausible_points")
+    if isinstance(custom, list) and len(custom) == 2:
+        return int(custom[0]), int(custom[1])
+    total = 100 * event.decks
+    return -total, 2 * total
+
+
+#: The absolute bound on defenders' points is this many times the points of the pack (100 per
+#: deck): beyond it a value is a typing error, and not even an explicit acceptance admits it.
+ABSOLUTE_PACKS = 10
+
+
+def absolute_limit(event: Event) -> int:
+    """|defenders' points| allowed at all: :data:`ABSOLUTE_PACKS` × 100 × decks."""
+    return ABSOLUTE_PACKS * 100 * event.decks
+
+
+# A whole number as a person types it, or as a spreadsheet writes an integral numeric cell
+# ("50.0"); ASCII digits only (no "٥٠"), no exponents ("5e1"), no underscores, no "inf"/"nan".
+_WHOLE = re.compile(r"[+-]?([0-9]+)(?:\.0+)?")
+
+
+def whole_number(text: str) -> int | None:
+    """The whole number ``text`` says, or ``None``; :class:`OverflowError` beyond
+    :data:`DIGITS_LIMIT` digits (said apart: a typing error, not a number format)."""
+    text = text.strip().replace("−", "-").replace("＋", "+").replace("－", "-")
+    found = _WHOLE.fullmatch(text)
+    if found is None:
+        return None
+    digits = found.group(1).lstrip("0")
+    if len(digits) > DIGITS_LIMIT:
+        raise OverflowError(len(digits))
+    return int(text.split(".", 1)[0])
+
+
+def validate_row(
+    event: Event, source: str | None, row: RawRow, check_plausible: bool = True
+) -> tuple[Entry | None, list[Problem]]:
+    """Check one row against the event; the entry to store, or the problems.
+
+    ``check_plausible=False`` admits points outside :func:`plausible_range` (an extraordinary
+    result the scorer confirms explicitly).
+    """
+    problems: list[Problem] = []
+    cells = row.cells
+
+    def cell(key: str) -> Cell:
+        return cells.get(key, Cell(""))
+
+    def problem(key: str, message: str, hint: str | None = None) -> None:
+        c = cell(key)
+        problems.append(Problem(source, row.number, key, c.column, c.value, message, hint))
+
+    for key in FIELDS:
+        if len(cell(key).value) > TEXT_LIMIT:
+            problem(key, f"at most {TEXT_LIMIT} characters, got {len(cell(key).value):,}")
+    if problems:
+        return None, problems
+
+    def required_int(key: str, what: str) -> int | None:
+        text = cell(key).value
+        if not text:
+            problem(key, f"{what} is missing; expected a whole number")
+            return None
+        try:
+            value = whole_number(text)
+        except OverflowError as digits:
+            problem(key, f"{what} has {digits.args[0]:,} digits; expected a whole number of at most "
+                         f"{DIGITS_LIMIT}")
+            return None
+        if value is None:
+            problem(key, f"expected {what} as a whole number")
+        return value
+
+    round_number = required_int("round", "the round number")
+    match_id = cell("match").value
+    match: Match | None = None
+    rnd = event.round(round_number) if round_number is not None else None
+    if round_number is not None and rnd is None:
+        numbers = ", ".join(str(r.number) for r in event.rounds)
+        problem("round", f"round {round_number} is not in the event (rounds: {numbers})")
+    if not match_id:
+        problem("match", "the match is missing; expected a match id of the round")
+    elif rnd is not None:
+        match = rnd.match(match_id)
+        if match is None:
+            ids = ", ".join(m.id for m in rnd.matches)
+            problem("match", f"match {quote(match_id)} is not in round {rnd.number} (matches: {ids})")
+
+    table = _TABLES.get(cell("table").value.strip().upper())
+    if table is None:
+        problem("table", "table must be A or B")
+
+    board = required_int("board", "the board number")
+    if board is not None and not 1 <= board <= event.boards_per_set:
+        problem("board", f"board {board} is not in the round's set; expected 1 to {event.boards_per_set}")
+        board = None
+
+    points = required_int("defenders_points", "the defenders' points")
+    if points is not None:
+        low, high = plausible_range(event)
+        limit = absolute_limit(event)
+        if abs(points) > limit:
+            problem("defenders_points",
+                    f"beyond the absolute bound of -{limit} to {limit} ({ABSOLUTE_PACKS} × the "
+                    f"{100 * event.decks} points of {event.decks} decks); not accepted, even as an "
+                    "implausible result")
+            points = None
+        elif points % 5:
+            problem("defenders_points", "defenders' points must be a multiple of 5")
+            points = None
+        elif check_plausible and not low <= points <= high:
+            problem("defenders_points",
+                    f"implausible for profile {event.profile.id} with {event.decks} decks; "
+                    f"expected {low} to {high}", hint="accept_implausible")
+            points = None
+
+    trump = None
+    if cell("trump").value:
+        trump = _TRUMPS.get(cell("trump").value.strip().upper())
+        if trump is None:
+            problem("trump", f"unknown trump suit; expected {TRUMP_EXPECTED}")
+
+    conditions = event.board(match.set, board) if match is not None and board is not None else None
+    declarer = None
+    if cell("declarer").value:
+        declarer = _SEATS.get(cell("declarer").value.strip().upper())
+        if declarer is None:
+            problem("declarer", f"expected a seat: {' '.join(SEATS)} (北 东 南 西)")
+        elif conditions is not None and declarer != conditions.declarer:
+            problem("declarer", f"the schedule has declarer {conditions.declarer} for set "
+                                f"{conditions.set} board {conditions.number}")
+    level = None
+    if cell("level").value:
+        try:
+            level = normalize_level(cell("level").value.strip().upper())
+        except ValueError:
+            problem("level", f"expected a level: {' '.join(LEVELS)}")
+        else:
+            if conditions is not None and level != conditions.level:
+                problem("level", f"the schedule has level {conditions.level} for set "
+                                 f"{conditions.set} board {conditions.number}")
+
+    for key, side in (("ns_team", "NS"), ("ew_team", "EW")):
+        text = cell(key).value
+        if not text:
+            continue
+        team = next((t.id for t in event.teams if text in (t.id, t.name)), None)
+        if team is None:
+            problem(key, "not a team of the event (expected a team id or name)")
+        elif match is not None and table is not None:
+            expected = match.seats(table)[side]
+            if team != expected:
+                home = "home" if expected == match.home else "away"
+                problem(key, f"at table {table} of round {match.round} match {match.id} "
+                             f"{side[0]}-{side[1]} is {expected} (the {home} team; A: home E-W, B: home N-S)")
+
+    if problems or round_number is None or match is None or table is None or board is None \
+            or points is None:
+        return None, problems
+    seats = match.seats(table)
+    return Entry(
+        round=round_number, match=match.id, table=table, board=board, defenders_points=points,
+        trump=trump, declarer=declarer, level=level, ns_team=seats["NS"], ew_team=seats["EW"],
+        played_set=match.set, note=cell("note").value or None,
+        entered_by=cell("entered_by").value or None, source_row=row.number,
+    ), []
+
+
+def slot_text(slot: tuple[int, str, str, int]) -> str:
+    return f"round {slot[0]} match {slot[1]} table {slot[2]} board {slot[3]}"
+
+
+def stored_text(row: sqlite3.Row) -> str:
+    value = "withdrawn" if row["withdrawn"] else f"{row['defenders_points']} points"
+    by = f" by {row['entered_by']}" if row["entered_by"] else ""
+    return f"{value} (entered {row['entered_at'][:19]}{by})"
