@@ -18,8 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dealer.boardsets import deal_event
+from dealer.dealing import deal_event
 from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.render import PrintOptions, build_documents, default_jobs, render_documents
 
 
@@ -48,7 +49,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="print-bench-") as folder:
         root = Path(folder)
         event = load_event_text(event_text(args.matches, args.boards), "benchmark event")
-        deal_event(event, root=root / "boards")
+        deal_event(event, EventFolder(event.id, root / "boards"))
         print(f"set of {args.boards} boards in {event.copies_needed(1)} copies, {args.matches} matches; "
               f"{os.cpu_count()} CPUs, parallel jobs {args.jobs}")
         results = {}

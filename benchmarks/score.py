@@ -81,15 +81,14 @@ def write_travellers(folder: Path, teams: int, rounds: int, seed: int = 1) -> li
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
     from dealer.files import load_event
-    from dealer.results.db import scoring_rows
-    from dealer.results.manage import open_results
+    from dealer.folder import EventFolder
+    from dealer.results.entry import open_results
     from dealer.scoring import ResultColumns, score_event
 
     event = load_event(event_file)
     start = time.perf_counter()
-    conn = open_results(event, boards_root)
-    rows = scoring_rows(conn)
-    conn.close()
+    with open_results(event, EventFolder(event.id, Path(boards_root))) as store:
+        rows = store.scoring_rows()
     read = time.perf_counter()
     scored = score_event(event, ResultColumns.from_rows(rows))
     table = scored.standings()
@@ -110,9 +109,11 @@ def main() -> None:
         score_only(*args.score_only)
         return
 
+    from dealer.dealing import deal_event
     from dealer.files import load_event
+    from dealer.folder import EventFolder
+    from dealer.results.entry import open_results
     from dealer.results.importer import import_file
-    from dealer.results.manage import open_results
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(args.keep or temporary)
@@ -123,14 +124,16 @@ def main() -> None:
         t1 = time.perf_counter()
         event = load_event(event_path)
         boards_root = folder / "boards"
-        conn = open_results(event, boards_root)
+        event_folder = EventFolder(event.id, boards_root)
+        deal_event(event, event_folder)  # results are stored for a dealt event
+        store = open_results(event, event_folder)
         t2 = time.perf_counter()
         added = 0
         for path in files:
-            added += import_file(conn, event, path).added
-        conn.close()
+            added += import_file(store, event, path).added
+        store.close()
         t3 = time.perf_counter()
-        size_mb = (boards_root / event.slug / "results.sqlite").stat().st_size / 2**20
+        size_mb = event_folder.results_path.stat().st_size / 2**20
         print(f"league: {args.teams} teams × {args.rounds} rounds × {BOARDS} boards × 2 tables "
               f"= {added:,} traveller rows (files written in {t1 - t0:.1f} s, event loaded in {t2 - t1:.1f} s)")
         print(f"import:  {added:,} rows in {t3 - t2:.2f} s = {added / (t3 - t2):,.0f} rows/s "

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dealer.cards import SEATS, Deal, parse_card
+from dealer.cards import SEATS, Deal, Pack, parse_card
 from dealer.deal import (
     ALGORITHM,
     Board,
@@ -182,6 +182,7 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
         conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
         decks = int(plan["decks"])
         Layout(decks, int(plan["hand"]), int(plan["kitty"]), plan["kitty_mode"] == "in-hand")
+        Pack(decks)
     except (KeyError, TypeError, ValueError):
         return None, [*problems, "the plan's boards or pack cannot be read"]
     if not _is_int(set_number) or not any(s == set_number for s, _ in conditions):
@@ -242,6 +243,38 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
     ), []
 
 
+def _differing_entries(data: Mapping[str, Any], key: bytes) -> list[int]:
+    """In a document that did not read whole: the boards whose entry (deal code or hands) is not
+    the board the key deals, as far as the plan and the entries can be read."""
+    plan, set_number, public_value = data.get("plan"), data.get("set"), data.get("public_value")
+    entries = data.get("boards")
+    if (not isinstance(plan, Mapping) or not isinstance(set_number, int) or isinstance(set_number, bool)
+            or not isinstance(entries, list) or not (public_value is None or isinstance(public_value, str))):
+        return []
+    try:
+        layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
+                        plan["kitty_mode"] == "in-hand")
+        Pack(layout.decks)
+        conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
+    except (KeyError, TypeError, ValueError):
+        return []
+    differing: set[int] = set()
+    for entry in entries:
+        number = entry.get("number") if isinstance(entry, Mapping) else None
+        if not isinstance(number, int) or (set_number, number) not in conditions:
+            continue
+        declarer, level = conditions[(set_number, number)]
+        spec = BoardSpec(str(plan.get("event")), set_number, number, declarer, level, public_value)
+        expected = deal_board(key, spec, layout).deal.code
+        try:
+            same = entry.get("deal_code") == expected == board_from_dict(entry, set_number, layout.decks).deal.code
+        except (KeyError, TypeError, ValueError):
+            same = False
+        if not same:
+            differing.add(number)
+    return sorted(differing)
+
+
 @dataclass
 class VerifyReport:
     commitment_ok: bool
@@ -269,6 +302,7 @@ def verify_boardset(
     parsed, problems = parse_boardset(data)
     report = VerifyReport(False, [], list(problems))
     if parsed is None:
+        report.differing_boards = _differing_entries(data, key)
         return report
     report.set_number, report.boards, report.commitment = (parsed.set_number, len(parsed.boards),
                                                            parsed.commitment)

@@ -161,13 +161,20 @@ def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
 @rules.command("level")
 @click.argument("profile_id", metavar="PROFILE")
 @click.option("--decks", type=click.IntRange(1, 4), required=True, help="Decks per board.")
-@click.option("--points", type=click.IntRange(-100_000, 100_000), required=True,
-              help="Defenders' points (a multiple of 5).")
+@click.option("--points", "points_text", required=True, help="Defenders' points (a multiple of 5).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def rules_level(profile_id: str, decks: int, points: int, as_json: bool) -> None:
+def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) -> None:
     """Convert a board's defenders' points into level points."""
+    from dealer.errors import FileProblem
+    from dealer.numbers import whole_number
     from dealer.resources import load_profile
 
+    try:
+        points = whole_number(points_text)
+    except OverflowError:
+        points = None
+    if points is None:
+        raise FileProblem(f"expected a whole number of points, got {points_text!r}"[:120], field="points")
     result = load_profile(profile_id).level_points(decks, points)
     if as_json:
         echo_json(result.as_dict())
@@ -387,8 +394,8 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
                     accept_implausible: bool, boards_dir: str, **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
     from dealer.errors import FileProblem
+    from dealer.numbers import whole_number
     from dealer.results.entry import correct_result, open_results, withdraw_match
-    from dealer.results.validate import whole_number
 
     if withdraw == (values.get("points") is not None):
         raise FileProblem("give either --points or --withdraw")

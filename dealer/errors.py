@@ -42,10 +42,12 @@ def no_hint(key: str) -> str | None:
 
 def quote(value: object) -> str:
     """``repr`` of a value for a message, cut to :data:`QUOTE_LIMIT` characters."""
-    text = str(value)
-    if len(text) <= QUOTE_LIMIT:
-        return repr(text)
-    return repr(text[:QUOTE_LIMIT]) + f"… ({len(text):,} characters)"
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text):,} characters)"
+    if len(value) <= QUOTE_LIMIT:
+        return repr(value)
+    return repr(value[:QUOTE_LIMIT]) + f"… ({len(value):,} characters)"
 
 
 class UserError(Exception):

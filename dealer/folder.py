@@ -244,11 +244,12 @@ class EventFolder:
     def load_boards(self, event: Event, set_number: int) -> list[Board]:
         return list(self.read_set(event, set_number).boards)
 
-    def read_key(self, event: Event, key_file: str | Path | None = None) -> bytes:
+    def read_key(self, event: Event, key_file: str | Path | None = None, purpose: str | None = None) -> bytes:
         """The dealing key (``key_file`` or the folder's), refused unless it is the committed one."""
         path = Path(key_file) if key_file is not None else self.key_path
         if not path.exists():
-            raise FileProblem(f"{path}: no key file", field="key_file")
+            needed = f", so {purpose} cannot be printed (their QR check tag needs the key)" if purpose else ""
+            raise FileProblem(f"{path}: no key file{needed}", field="key_file")
         key = read_key(path)
         committed = self.check_plan(event)
         if committed is None:

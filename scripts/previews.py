@@ -13,8 +13,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from dealer.boardsets import deal_event
+from dealer.dealing import deal_event
 from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.resources import demo_event_text
 
@@ -30,7 +31,7 @@ def main() -> None:
     event = load_event_text(demo_event_text(), "demo")
     with tempfile.TemporaryDirectory(prefix="previews-") as folder:
         root = Path(folder)
-        deal_event(event, root=root / "boards")
+        deal_event(event, EventFolder(event.id, root / "boards"))
         options = PrintOptions(lang="zh", out_dir=root / "out", sets=(1,), boards_root=root / "boards")
         written = render_documents(build_documents(event, "all", options), "pdf", 1)
         args.out.mkdir(parents=True, exist_ok=True)

@@ -1,15 +1,56 @@
-"""Shared fixtures: the demo event dealt into a temporary folder (never the repo's boards/)."""
+"""Shared fixtures: the demo event dealt into a temporary folder (never the repo's boards/), and
+the one helper that drives the ``dealer`` command in-process (click's CliRunner)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from dealer.boardsets import deal_event
+from dealer.cli import main
+from dealer.dealing import deal_event
+from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_OK, EXIT_REJECTED
 from dealer.event import Event
 from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+
+#: Every exit status the command documents (README, "Exit statuses"); an internal error is not one.
+DOCUMENTED_STATUSES = {EXIT_OK, EXIT_DIFFERENCE, EXIT_REJECTED, EXIT_ENVIRONMENT}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of ``dealer`` did: its exit status and what it printed."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def run_dealer(*args: object, input: str | None = None) -> Outcome:
+    """Run ``dealer ARGS…`` in this process. A traceback (the internal-error status) fails the
+    test at once, with the traceback shown."""
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    outcome = Outcome(result.exit_code, result.stdout, result.stderr)
+    assert outcome.exit_code != EXIT_INTERNAL, outcome.stderr
+    assert outcome.exit_code in DOCUMENTED_STATUSES, (outcome.exit_code, outcome.output)
+    return outcome
+
+
+@pytest.fixture
+def dealer() -> Callable[..., Outcome]:
+    """:func:`run_dealer`, for tests that take it as a fixture."""
+    return run_dealer
 
 
 def demo_event() -> Event:
@@ -26,5 +67,5 @@ def dealt(tmp_path: Path) -> tuple[Event, Path]:
     """The demo event dealt with a fresh key into tmp_path/boards; returns (event, boards root)."""
     event = demo_event()
     root = tmp_path / "boards"
-    deal_event(event, root=root)
+    deal_event(event, EventFolder(event.id, root))
     return event, root

@@ -10,12 +10,11 @@ from math import prod
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_dealer
 
 from dealer.batch import shuffle_many
-from dealer.boardsets import boardset_document, deal_event, load_boards
+from dealer.boardset import boardset_document
 from dealer.cards import SEATS, Pack
-from dealer.cli import main
 from dealer.deal import (
     WORD_LIMIT,
     BoardSpec,
@@ -28,8 +27,15 @@ from dealer.deal import (
     key_id,
     shuffle_positions,
 )
+from dealer.dealing import deal_event
+from dealer.errors import FileProblem
 from dealer.event import Event
-from dealer.files import FileProblem, boardset_path, read_key
+from dealer.files import read_key
+from dealer.folder import EventFolder
+
+
+def boardset_path(event: Event, set_number: int, root: Path) -> Path:
+    return EventFolder(event.id, root).set_path(set_number)
 
 KAT_KEY = bytes(range(32))
 
@@ -110,8 +116,8 @@ def _shuffle_with_words(words: list[int], size: int) -> list[int]:
 def test_same_key_and_event_give_byte_identical_files(tmp_path: Path, event: Event) -> None:
     key_file = tmp_path / "k.key"
     key_file.write_text(KAT_KEY.hex() + "\n")
-    deal_event(event, key_file, root=tmp_path / "one")
-    deal_event(event, key_file, root=tmp_path / "two")
+    deal_event(event, EventFolder(event.id, tmp_path / "one"), key_file)
+    deal_event(event, EventFolder(event.id, tmp_path / "two"), key_file)
     for name in ["set-01.json", "set-02.json", "set-03.json", "commitment.json", "manifest.json"]:
         assert (tmp_path / "one/demo" / name).read_bytes() == (tmp_path / "two/demo" / name).read_bytes()
 
@@ -132,7 +138,7 @@ def test_every_board_differs_across_event_set_and_board(event: Event) -> None:
 def test_hand_sizes_and_the_whole_pack(dealt: tuple[Event, Path]) -> None:
     event, root = dealt
     for set_number in range(1, event.sets + 1):
-        for board in load_boards(event, set_number, root):
+        for board in EventFolder(event.id, root).load_boards(event, set_number):
             sizes = board.deal.sizes()
             for seat in SEATS:
                 assert sizes[seat] == (33 if seat == board.declarer else 25)
@@ -179,8 +185,8 @@ def test_a_plain_reimplementation_agrees() -> None:
         assert shuffle_positions(material, 108) == _shuffle_with_words(_words(material), 108)
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, [str(a) for a in args])
+def run(*args: object) -> tuple[int, str, str]:
+    result = run_dealer(*args)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -215,7 +221,7 @@ def test_deal_refuses_to_overwrite_a_board_set(dealt: tuple[Event, Path]) -> Non
     event, root = dealt
     before = boardset_path(event, 1, root).read_bytes()
     with pytest.raises(FileProblem, match="already dealt"):
-        deal_event(event, root=root)
+        deal_event(event, EventFolder(event.id, root))
     assert boardset_path(event, 1, root).read_bytes() == before
 
 
@@ -264,13 +270,19 @@ def test_warns_when_a_key_is_reused_for_another_event(tmp_path: Path) -> None:
 
 
 def test_public_value_enters_every_board_and_must_be_named(event: Event, tmp_path: Path) -> None:
+    folder = EventFolder(event.id, tmp_path)
     with pytest.raises(FileProblem, match="does not name its source"):
-        deal_event(event, public_value="123", root=tmp_path)
+        deal_event(event, folder, public_value="123")
     from dataclasses import replace
 
     named = replace(event, public_value_source="lottery draw of 2026-12-04")
-    with pytest.raises(FileProblem, match="give it with --public-value"):
-        deal_event(named, root=tmp_path)
+    with pytest.raises(FileProblem, match=r"names a public value \(lottery draw of 2026-12-04\): give it") as error:
+        deal_event(named, folder)
+    assert error.value.field == "public_value"
+    for empty in ("", "  "):  # the boards would be known before the draw
+        with pytest.raises(FileProblem, match="the public value is empty"):
+            deal_event(named, folder, public_value=empty)
+    assert not folder.path.exists()
     with_value = boardset_document(named, 1, KAT_KEY, "123")
     without = boardset_document(event, 1, KAT_KEY, None)
     assert with_value["commitment"] != without["commitment"]  # the source is in the plan
@@ -292,7 +304,7 @@ def test_commit_then_deal_keeps_the_published_commitment(tmp_path: Path) -> None
 
 def test_deal_errors_are_one_line_with_status_2(tmp_path: Path) -> None:
     code, _, err = run("deal", tmp_path / "absent.toml")
-    assert code == 2 and "cannot read the event file" in err
+    assert code == 2 and "no such event file" in err
     bad_key = tmp_path / "bad.key"
     bad_key.write_text("not hex")
     event_file = tmp_path / "event.toml"
@@ -311,11 +323,12 @@ def test_verify_reports_a_damaged_file_with_status_2(dealt: tuple[Event, Path], 
     damaged = tmp_path / "damaged.json"
     damaged.write_text(json.dumps(data))
     code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
-    assert code == 2
-    assert "damaged.json: damaged board set: cannot read 'decks'" in err
-    damaged.write_text("[1]")
-    code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
-    assert code == 2 and "not a board set file" in err
+    assert code == 1  # a difference from what was dealt
+    assert "damaged.json: plan_sha256 is not the hash of the plan" in err
+    for text in ("[1]", "", "{"):
+        damaged.write_text(text)
+        code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
+        assert code == 2 and "damaged.json: " in err  # not a board set at all
 
 
 def test_an_event_file_edited_after_the_deal_is_refused(dealt: tuple[Event, Path], tmp_path: Path) -> None:
@@ -358,9 +371,11 @@ def test_verify_against_the_published_commitment(dealt: tuple[Event, Path], tmp_
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.update(public_value=5), "public_value must be a text"),
-    (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "damaged board set"),
-    (lambda d: d["boards"][0].pop("number"), "cannot read 'number'"),
+    (lambda d: d.update(public_value=5), "public_value is given but the plan names no public value source"),
+    (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "plan_sha256 is not the hash of the plan"),
+    (lambda d: d["boards"][0].pop("number"), "boards[0]: field number is missing"),
+    (lambda d: d["boards"][0].update(number="1"), "boards[0]: board '1' is not in set 1 of the plan"),
+    (lambda d: d["boards"][2]["hands"]["N"].append(7), "board 3: not one whole pack"),
 ])
 def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_path: Path,
                                                  change: object, message: str) -> None:
@@ -370,4 +385,4 @@ def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_p
     crafted = tmp_path / "crafted.json"
     crafted.write_text(json.dumps(data))
     code, _, err = run("verify", crafted, "--key-file", root / "demo/deal.key")
-    assert code == 2 and message in err and "Traceback" not in err
+    assert code == 1 and message in err and "Traceback" not in err

@@ -100,5 +100,5 @@ def test_malformed_tables_are_named_not_crashed_on(text: str, message: str) -> N
 def test_not_toml_and_missing_file(tmp_path: Path) -> None:
     with pytest.raises(FileProblem, match=r"bad\.toml: not valid TOML"):
         load_event_text("[event\n", "bad.toml")
-    with pytest.raises(FileProblem, match="cannot read the event file"):
+    with pytest.raises(FileProblem, match="no such event file"):
         load_event(tmp_path / "absent.toml")

@@ -7,13 +7,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_dealer
 from print_support import decode_qr_codes, page_count
 
-from dealer.boardsets import KEY_FILE, deal_event
-from dealer.cli import main
+from dealer.dealing import deal_event
 from dealer.event import Event
-from dealer.files import boards_dir, load_event_text
+from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.qr import LabelId, parse_payload
 from dealer.resources import demo_event_text, label_layouts
 
@@ -25,14 +25,14 @@ def dealt_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Event, Path, P
     root = tmp_path_factory.mktemp("cli")
     event = load_event_text(demo_event_text(), "demo")
     boards = root / "boards"
-    deal_event(event, root=boards)
+    deal_event(event, EventFolder(event.id, boards))
     event_file = root / "event.toml"
     event_file.write_text(demo_event_text(), encoding="utf-8")
     return event, boards, event_file
 
 
 def run(*args: object) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, [str(a) for a in args])
+    result = run_dealer(*args)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -53,7 +53,8 @@ def test_labels_need_the_key(dealt_demo: tuple[Event, Path, Path], tmp_path: Pat
     code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--out", tmp_path,
                           "--key-file", tmp_path / "nowhere.key")
     assert code == 2
-    assert "nowhere.key" in stderr and "labels cannot be printed" in stderr
+    assert "--key-file: " in stderr and "nowhere.key: no key file" in stderr
+    assert "labels cannot be printed" in stderr
     assert stderr.count("\n") == 1
 
 
@@ -63,13 +64,19 @@ def test_undealt_event_is_a_clear_error(tmp_path: Path) -> None:
     code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", tmp_path / "boards",
                           "--out", tmp_path / "out")
     assert code == 2
-    assert "set-01.json" in stderr and "not dealt" in stderr
+    assert "--boards-dir: " in stderr and "boards/demo: no such folder" in stderr
+    (tmp_path / "boards" / "demo").mkdir(parents=True)
+    code, _, stderr = run("print", "travellers", event_file, "--boards-dir", tmp_path / "boards",
+                          "--out", tmp_path / "out")
+    assert code == 2 and "event demo is not dealt yet" in stderr and "dealer deal" in stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--set", "9"], "--set 9"),
-    (["--copies", "0"], "--copies 0"),
-    (["--layout", "nope"], "--layout nope"),
+    (["--set", "9"], "--set: set 9 is not in the event (sets 1 to 3)"),
+    (["--copies", "0"], "--copies: 0 copies: expected 1 to 200"),
+    (["--copies", "100000"], "--copies: 100000 copies: expected 1 to 200"),
+    (["--layout", "nope"], "--layout: unknown label layout 'nope'"),
 ])
 def test_bad_options(dealt_demo: tuple[Event, Path, Path], tmp_path: Path, args: list[str], words: str) -> None:
     _, boards, event_file = dealt_demo
@@ -81,7 +88,8 @@ def test_bad_options(dealt_demo: tuple[Event, Path, Path], tmp_path: Path, args:
 def test_half_page_labels_and_copies_option(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
     event, boards, event_file = dealt_demo
     code, stdout, _ = run("print", "labels", event_file, "--boards-dir", boards, "--set", 3, "--copies", 1,
-                          "--layout", "a4-half", "--out", tmp_path, "--key-file", boards_dir(event, boards) / KEY_FILE)
+                          "--layout", "a4-half", "--out", tmp_path,
+                          "--key-file", EventFolder(event.id, boards).key_path)
     assert code == 0, stdout
     path = tmp_path / "labels-set-03-zh.pdf"
     layout = tomllib.loads((DATA / "labels" / "a4-half.toml").read_text(encoding="utf-8"))

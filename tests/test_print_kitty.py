@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from print_support import expected_pages, page_count, page_texts, pocket_labels, pockets_per_wallet, set_copies
 
-from dealer.boardsets import deal_event, load_boards
 from dealer.cards import SEATS
+from dealer.dealing import deal_event
 from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.render import PrintOptions, build_documents, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
@@ -30,7 +31,7 @@ class KittyPack:
     def __init__(self, root: Path) -> None:
         self.event = load_event_text(kitty_event_text(), "kitty-event.toml")
         self.boards_root = root / "boards"
-        deal_event(self.event, root=self.boards_root)
+        deal_event(self.event, EventFolder(self.event.id, self.boards_root))
         self.out = root / "output"
         self.files: dict[str, Path] = {}
         self.units: dict[str, dict[str, int]] = {}
@@ -54,7 +55,7 @@ def test_the_event_deals_the_kitty_apart(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
     assert event.kitty_mode == "separate" and event.kitty > 0
     assert pockets_per_wallet(event) == 5
-    for board in load_boards(event, 1, kitty_pack.boards_root):
+    for board in EventFolder(event.id, kitty_pack.boards_root).load_boards(event, 1):
         assert len(board.deal.kitty) == event.kitty
 
 
@@ -112,7 +113,7 @@ GUIDE_TOTALS = re.compile(r"插袋 (.+)\n张 ([\d ]+)\n分 ([\d ]+)\n")
 
 def test_dealing_guide_has_a_kitty_column_and_totals_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
-    boards = load_boards(event, 1, kitty_pack.boards_root)
+    boards = EventFolder(event.id, kitty_pack.boards_root).load_boards(event, 1)
     t = strings("zh")
     pages = page_texts(kitty_pack.files["dealing-guide"])
     assert len(pages) == len(boards)

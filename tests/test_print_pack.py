@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,10 @@ from print_support import (
     set_matches,
 )
 
-from dealer.boardsets import KEY_FILE, deal_event, load_boards
 from dealer.cards import SEATS, SUITS, Card, parse_card
-from dealer.files import boards_dir, boardset_path, load_event_text, read_key
+from dealer.dealing import deal_event
+from dealer.files import load_event_text, read_key
+from dealer.folder import EventFolder
 from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.render.strings import strings
@@ -35,8 +35,8 @@ class Pack:
     def __init__(self, root: Path) -> None:
         self.event = load_event_text(demo_event_text(), "demo-event.toml")
         self.boards_root = root / "boards"
-        deal_event(self.event, root=self.boards_root)
-        self.key = read_key(boards_dir(self.event, self.boards_root) / KEY_FILE)
+        deal_event(self.event, EventFolder(self.event.id, self.boards_root))
+        self.key = read_key(EventFolder(self.event.id, self.boards_root).key_path)
         self.out = root / "output"
         self.files: dict[tuple[str, str, int], Path] = {}
 
@@ -113,22 +113,22 @@ def test_forged_label_fails_the_check(pack: Pack) -> None:
     assert not check_label(pack.key, tampered)
 
 
-def test_tampering_with_a_board_leaves_its_label_payload_unchanged(pack: Pack, tmp_path: Path) -> None:
-    root = tmp_path / "boards"
-    shutil.copytree(pack.boards_root, root)
-    path = boardset_path(pack.event, 1, root)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    hands = data["boards"][0]["hands"]
-    # Swap two different cards between N and E: still one pack, other hands (copies of one card
-    # are identical, so the swapped cards must differ or nothing changes).
-    other = next(i for i, card in enumerate(hands["E"]) if card != hands["N"][0])
-    hands["N"][0], hands["E"][other] = hands["E"][other], hands["N"][0]
-    data["boards"][0]["deal_code"] = "changed"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    assert load_boards(pack.event, 1, root)[0].deal.hands != load_boards(pack.event, 1, pack.boards_root)[0].deal.hands
-    options = PrintOptions(lang="zh", out_dir=tmp_path / "out", sets=(1,), boards_root=root)
-    [written] = render_documents(build_documents(pack.event, "labels", options), "pdf", 1)
-    assert decode_qr_codes(written.path) == decode_qr_codes(pack.files[("zh", "labels", 1)])
+def test_label_payloads_do_not_depend_on_the_cards(pack: Pack, tmp_path: Path) -> None:
+    """The same key and wallets with other cards (another public value): the same label QR codes."""
+    text = demo_event_text().replace('name = "升级复式赛示例 Demo Cup"',
+                                     'name = "升级复式赛示例 Demo Cup"\npublic_value_source = "a draw"', 1)
+    event = load_event_text(text, "drawn.toml")
+    key_file = EventFolder(pack.event.id, pack.boards_root).key_path
+    payloads = []
+    for draw in ("1", "2"):
+        root = tmp_path / draw
+        deal_event(event, EventFolder(event.id, root), key_file, public_value=draw)
+        assert EventFolder(event.id, root).load_boards(event, 1)[0].deal.hands != \
+            EventFolder(pack.event.id, pack.boards_root).load_boards(pack.event, 1)[0].deal.hands
+        options = PrintOptions(lang="zh", out_dir=root / "out", sets=(1,), boards_root=root, key_file=key_file)
+        [written] = render_documents(build_documents(event, "labels", options), "pdf", 1)
+        payloads.append(decode_qr_codes(written.path))
+    assert payloads[0] == payloads[1] == decode_qr_codes(pack.files[("zh", "labels", 1)])
 
 
 CARD_TEXT = re.compile(r"[♠♥♣♦]|大王|小王")
@@ -193,7 +193,7 @@ def _hands_from_text(text: str, lang: str) -> dict[int, dict[str, list[Card]]]:
 def test_hand_record_text_lists_exactly_the_cards_per_seat(pack: Pack, lang: str) -> None:
     text = "\n".join(page_texts(pack.files[(lang, "hand-records", 1)]))
     boards = _hands_from_text(text, lang)
-    dealt = load_boards(pack.event, 1, pack.boards_root)
+    dealt = EventFolder(pack.event.id, pack.boards_root).load_boards(pack.event, 1)
     assert sorted(boards) == [b.number for b in dealt]
     for board in dealt:
         for seat in SEATS:
@@ -201,7 +201,7 @@ def test_hand_record_text_lists_exactly_the_cards_per_seat(pack: Pack, lang: str
 
 
 def test_hand_record_footer_carries_fingerprint_and_commitment(pack: Pack) -> None:
-    data = json.loads(boardset_path(pack.event, 1, pack.boards_root).read_text(encoding="utf-8"))
+    data = json.loads(EventFolder(pack.event.id, pack.boards_root).set_path(1).read_text(encoding="utf-8"))
     text = page_texts(pack.files[("zh", "hand-records", 1)])[0]
     assert data["fingerprint"] in text
     assert data["commitment"] in text.replace("\n", "")

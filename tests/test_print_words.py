@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dealer.boardsets import deal_event, load_boards
 from dealer.cards import SEATS, SUITS
+from dealer.dealing import deal_event
 from dealer.files import load_event_text
+from dealer.folder import EventFolder
 from dealer.render import context as ctx
 from dealer.render.strings import Strings, strings
 from dealer.resources import demo_event_text
@@ -41,8 +42,8 @@ def test_page_contexts_take_seat_kitty_and_joker_words_from_the_strings(tmp_path
     text = demo_event_text().replace('# kitty_mode = "in-hand"', f'kitty_mode = "{mode}"')
     event = load_event_text(text, "event.toml")
     assert event.kitty_mode == mode
-    deal_event(event, root=tmp_path)
-    boards = load_boards(event, 1, tmp_path)
+    deal_event(event, EventFolder(event.id, tmp_path))
+    boards = EventFolder(event.id, tmp_path).load_boards(event, 1)
     t = sentinel_strings()
     contexts = [
         ctx.hand_record_pages(boards, 2, t),

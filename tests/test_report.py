@@ -10,11 +10,66 @@ from pathlib import Path
 import pytest
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
+from dealer.demo import score_demo
 from dealer.files import load_event, load_event_text
+from dealer.folder import EventFolder
 from dealer.report import build_report
-from dealer.report.demo import score_demo
 from dealer.resources import demo_event_text
 from dealer.results import db
+
+#: The schema version 0.1.0 created (migration 1 of that version), to test upgrades from it.
+SCHEMA_0_1 = """    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE imports (
+        id INTEGER PRIMARY KEY,
+        source TEXT NOT NULL,          -- file path, 'add' or 'correct'
+        sha256 TEXT,                   -- content hash of an imported file
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'add', 'correct')),
+        rows_added INTEGER NOT NULL,
+        rows_skipped INTEGER NOT NULL,
+        entered_by TEXT,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE results (
+        id INTEGER PRIMARY KEY,
+        round INTEGER NOT NULL,
+        match TEXT NOT NULL,
+        tbl TEXT NOT NULL CHECK (tbl IN ('A', 'B')),
+        board INTEGER NOT NULL CHECK (board >= 1),
+        defenders_points INTEGER CHECK (defenders_points % 5 = 0),
+        withdrawn INTEGER NOT NULL DEFAULT 0 CHECK (withdrawn IN (0, 1)),
+        trump TEXT,
+        declarer TEXT,
+        level TEXT,
+        ns_team TEXT,
+        ew_team TEXT,
+        note TEXT,
+        entered_by TEXT,
+        entered_at TEXT NOT NULL,
+        import_id INTEGER NOT NULL REFERENCES imports(id),
+        source_row INTEGER,
+        supersedes INTEGER UNIQUE REFERENCES results(id),
+        reason TEXT,
+        CHECK (withdrawn = 1 OR defenders_points IS NOT NULL),
+        CHECK (supersedes IS NULL OR (reason IS NOT NULL AND length(trim(reason)) > 0))
+    );
+    CREATE UNIQUE INDEX results_first_entry ON results (round, match, tbl, board)
+        WHERE supersedes IS NULL;
+    CREATE INDEX results_slot ON results (round, match, tbl, board);
+    CREATE TRIGGER results_no_update BEFORE UPDATE ON results
+        BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END;
+    CREATE TRIGGER results_no_delete BEFORE DELETE ON results
+        BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is deleted'); END;
+    CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports
+        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
+    CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports
+        BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END;
+    CREATE VIEW current_results AS
+        SELECT r.* FROM results r
+        WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id);
+"""
 
 
 def _imported(tmp_path: Path) -> tuple[Path, str]:
@@ -80,10 +135,14 @@ def test_report_json_and_a_correction_changes_it(tmp_path: Path) -> None:
 
 def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     event = load_event_text(demo_event_text(), "demo")
-    first = list(score_demo(event, tmp_path / "boards", tmp_path / "output"))
+    from dealer.dealing import deal_event
+
+    folder = EventFolder(event.id, tmp_path / "boards", tmp_path / "output")
+    deal_event(event, folder)
+    first = list(score_demo(event, folder))
     assert "imported 191 row(s)" in first[0]
     assert any("round 3 match 2 (T2 v T3): 1 missing: table B boards 16" in line for line in first)
-    second = list(score_demo(event, tmp_path / "boards", tmp_path / "output"))
+    second = list(score_demo(event, folder))
     assert "nothing changed: all 191 row(s) are already recorded" in second[0]
     folder = tmp_path / "output" / "demo" / "reports"
     assert "样例数据" in (folder / "demo-results.html").read_text(encoding="utf-8")
@@ -134,10 +193,9 @@ def test_sample_banner_comes_from_the_files_marker_not_from_notes(tmp_path: Path
 def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: Path) -> None:
     event_path = write_event(tmp_path)
     path = db_path(tmp_path)
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None)
-    for statement in db._statements(db.MIGRATIONS[0]):
-        conn.execute(statement)
+    conn.executescript(SCHEMA_0_1)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO meta VALUES ('event', 'hand'), ('created', '2024-01-01')")
     for number, source in ((1, "/x/dealer/data/sample-travellers.csv"), (2, "round1.csv")):
@@ -146,7 +204,15 @@ def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: P
         conn.execute("INSERT INTO results (round, match, tbl, board, defenders_points, entered_at,"
                      " import_id) VALUES (1, ?, 'A', 1, 0, '2024-01-01', ?)", (str(number), number))
     conn.close()
-    data = build_report(load_event(event_path), tmp_path / "boards")
+    event = load_event(event_path)
+    folder = EventFolder(event.id, tmp_path / "boards")
+    # Reading never upgrades: a read-only open says which command does.
+    with pytest.raises(db.FileProblem, match="older than this program"):
+        build_report(event, folder)
+    from dealer.results.entry import open_results
+
+    open_results(event, folder).close()  # a writing open migrates
+    data = build_report(event, folder)
     assert data.sample
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
@@ -169,7 +235,7 @@ def test_report_without_results_creates_no_database(tmp_path: Path) -> None:
                  boards, "--lang", "en")
     assert result.exit_code == 0, result.output
     assert "No results yet" in (out / "hand-results.html").read_text(encoding="utf-8")
-    assert not db_path(tmp_path).exists() and not (tmp_path / "boards").exists()
+    assert not db_path(tmp_path).exists()
     # Once there are results the note goes.
     _imported(tmp_path)
     payload = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)

@@ -9,10 +9,11 @@ import pytest
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
 from dealer.files import load_event
+from dealer.folder import EventFolder
 from dealer.qr import score_sheet_payload, traveller_payload
 from dealer.report import build_report
-from dealer.results.db import SCHEMA_VERSION, history
-from dealer.results.manage import missing_results, open_results
+from dealer.results.db import SCHEMA_VERSION
+from dealer.results.entry import missing_results, open_results
 
 FULL_HEADER = [*HEADER, "trump", "declarer", "level", "ns_team", "ew_team", "note", "entered_by"]
 GOOD = [1, "1", "A", 1, 30, "S", "N", "2", "V", "H", "", "lee"]  # board 1: N declares, level 2
@@ -60,8 +61,10 @@ CASES = [
      'E "defenders_points"', "'5e1'", "expected the defenders' points as a whole number"),
     ("fraction", [1, "1", "B", 2, "50.5", "", "", "", "", "", "", ""],
      'E "defenders_points"', "'50.5'", "expected the defenders' points as a whole number"),
-    ("beyond the absolute bound", [1, "1", "B", 2, 10**24, "", "", "", "", "", "", ""],
-     'E "defenders_points"', f"'{10**24}'", "beyond the absolute bound of -2000 to 2000"),
+    ("beyond the absolute bound", [1, "1", "B", 2, 10**8, "", "", "", "", "", "", ""],
+     'E "defenders_points"', f"'{10**8}'", "beyond the absolute bound of -2000 to 2000"),
+    ("too many digits", [1, "1", "B", 2, 10**24, "", "", "", "", "", "", ""],
+     'E "defenders_points"', f"'{10**24}'", "has 25 digits; expected a whole number of at most 9"),
 ]
 
 
@@ -145,10 +148,9 @@ def test_reimport_after_a_correction_keeps_the_correction(tmp_path: Path) -> Non
     assert ("imported 1 row(s), 30 already recorded (skipped); 2 row(s) were corrected since: "
             "kept the corrections") in result.output
     event = load_event(event_path)
-    conn = open_results(event, boards)
-    assert [r.defenders_points for r in history(conn, 1, "1", "A", 1) if r.current] == [160]
-    assert [r.withdrawn for r in history(conn, 1, "1", "A", 2) if r.current] == [True]
-    conn.close()
+    with open_results(event, EventFolder(event.id, Path(boards))) as store:
+        assert [r.defenders_points for r in store.history(1, "1", "A", 1) if r.current] == [160]
+        assert [r.withdrawn for r in store.history(1, "1", "A", 2) if r.current] == [True]
     # A value neither current nor corrected away is still a duplicate.
     other = write_csv(tmp_path / "other.csv", HEADER, [[1, "1", "A", 1, 80]])
     result = _import(tmp_path, event_path, other)
@@ -194,7 +196,8 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
     path = write_csv(tmp_path / "all.csv", HEADER, hand_rows())
     assert _import(tmp_path, event_path, path).exit_code == 0
     event = load_event(event_path)
-    assert build_report(event, boards).scored.score(1, "1").home_levels == 33
+    folder = EventFolder(event.id, Path(boards))
+    assert build_report(event, folder).scored.score(1, "1").home_levels == 33
 
     # Entering board 1 at table A again with another value is refused.
     result = run("results", "add", str(event_path), "--qr", traveller_payload("hand", 1, "1", 1),
@@ -206,7 +209,7 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
                  "--boards-dir", boards)
     assert result.exit_code == 0, result.output
     assert "0 points → 160 points" in result.output
-    score = build_report(event, boards).scored.score(1, "1")
+    score = build_report(event, folder).scored.score(1, "1")
     # Board 1: A 160 → defenders E-W (home) +2; B 80 上台. Home 33 + 2, away 27 - 3.
     assert (score.home_levels, score.away_levels) == (35, 24)
 
@@ -217,14 +220,13 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
     assert "[superseded]" in lines[0] and "   0" in lines[0]
     assert "[current]" in lines[1] and "160" in lines[1] and "reason: slip misread" in lines[1]
     assert "by 王芳" in lines[1]
-    conn = open_results(event, boards)
-    rows = history(conn, 1, "1", "A", 1)
-    assert [r.defenders_points for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("UPDATE results SET defenders_points = 5")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("DELETE FROM results")
-    conn.close()
+    with open_results(event, folder) as store:
+        rows = store.history(1, "1", "A", 1)
+        assert [r.defenders_points for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            store.conn.execute("UPDATE results SET defenders_points = 5")
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            store.conn.execute("DELETE FROM results")
 
     # Adding through a score-sheet QR (table from the payload) to match 2.
     result = run("results", "add", str(event_path), "--qr", score_sheet_payload("hand", 1, "2", "B"),
@@ -253,22 +255,22 @@ def test_missing_lists_boards_and_tables_per_match(tmp_path: Path) -> None:
 
 def test_missing_without_a_database_creates_none(tmp_path: Path) -> None:
     event = load_event(write_event(tmp_path))
-    reports = missing_results(event, tmp_path / "boards", 1)
+    reports = missing_results(event, EventFolder(event.id, tmp_path / "boards"), 1)
     assert [r.text() for r in reports] == [
         "round 1 match 1 (H v V): 32 missing: all boards at both tables",
         "round 1 match 2 (X v Y): 32 missing: all boards at both tables",
     ]
-    assert not db_path(tmp_path).exists() and not (tmp_path / "boards").exists()
+    assert not db_path(tmp_path).exists()
 
 
 def test_schema_version_and_newer_database_refused(tmp_path: Path) -> None:
     event = load_event(write_event(tmp_path))
-    conn = open_results(event, tmp_path / "boards")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    conn.close()
+    with open_results(event, EventFolder(event.id, tmp_path / "boards")) as store:
+        conn = store.conn
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     result = run("results", "missing", str(write_event(tmp_path)), "--boards-dir", str(tmp_path / "boards"))
     assert result.exit_code == 2 and "newer than this program" in result.output
 
@@ -279,7 +281,8 @@ def test_implausible_value_needs_explicit_acceptance(tmp_path: Path) -> None:
             "--board", "2", "--points", "480", "--boards-dir", str(tmp_path / "boards")]
     result = run(*args)
     assert result.exit_code == 2
-    assert "command line: column --points: value '480': implausible" in result.output
+    assert "--points: value '480': implausible" in result.output
+    assert "with --accept-implausible" in result.output
     assert db_state(tmp_path) == [r for r in db_state(tmp_path) if r[0] == "meta"]
     result = run(*args, "--accept-implausible")
     assert result.exit_code == 0 and "480 points" in result.output
@@ -292,9 +295,10 @@ def test_absolute_bound_holds_even_with_accept_implausible(tmp_path: Path) -> No
     for points in ("1000000000000000000000000", "-2005", "2005"):
         result = run(*args, "--points", points)
         assert result.exit_code == 2, result.output
-        assert (f"command line: column --points: value '{points}': beyond the absolute bound of "
-                "-2000 to 2000 (10 × the 200 points of 2 decks); not accepted, even with "
-                "--accept-implausible") in result.output
+        assert (f"--points: value '{points}': " in result.output)
+        assert ("beyond the absolute bound of -2000 to 2000 (10 × the 200 points of 2 decks); not "
+                "accepted, even as an implausible result" in result.output
+                or "has 25 digits" in result.output)
     assert [r for r in db_state(tmp_path) if r[0] == "results"] == []
     result = run(*args, "--points", "2000")
     assert result.exit_code == 0 and "2000 points" in result.output

@@ -13,15 +13,15 @@ from pathlib import Path
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
 # The child process runs the real `dealer results import`; to stop it between inserting its rows
-# and committing them, the script wraps the importer's insert step (in that process only). It
+# and committing them, the script wraps the store's insert step (in that process only). It
 # writes its pid to the marker file, then waits until the "go" file exists (or the time is up),
 # writes the time it let go, and returns: the commit follows, so the write lock is held from
 # before the marker until after the release time.
 PAUSING = """
 import os, sys, time
 from pathlib import Path
-import dealer.results.importer as importer
-inserting = importer.insert_batch
+from dealer.results.db import ResultsStore
+inserting = ResultsStore.insert_batch
 marker, go, seconds = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
 def insert_then_pause(*args, **kwargs):
     import_id = inserting(*args, **kwargs)
@@ -31,7 +31,7 @@ def insert_then_pause(*args, **kwargs):
         time.sleep(0.02)
     Path(str(marker) + ".released").write_text(repr(time.time()))
     return import_id
-importer.insert_batch = insert_then_pause
+ResultsStore.insert_batch = insert_then_pause
 from dealer.cli import main
 main(sys.argv[4:])
 """
@@ -39,12 +39,12 @@ main(sys.argv[4:])
 ASKING = """
 import sys, time
 from pathlib import Path
-import dealer.results.importer as importer
-beginning = importer.transaction
-def ask_then_begin(conn):
+from dealer.results.db import ResultsStore
+beginning = ResultsStore.transaction
+def ask_then_begin(store):
     Path(sys.argv[1]).write_text(repr(time.time()))
-    return beginning(conn)
-importer.transaction = ask_then_begin
+    return beginning(store)
+ResultsStore.transaction = ask_then_begin
 from dealer.cli import main
 main(sys.argv[2:])
 """

@@ -12,10 +12,12 @@ import csv
 import sqlite3
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from conftest import run_dealer
 
-from dealer.cli import main
-from dealer.results.db import snapshot
+from dealer.dealing import deal_event
+from dealer.files import load_event
+from dealer.folder import EventFolder
+from dealer.results.db import snapshot_rows
 
 EVENT_TOML = """
 [event]
@@ -70,6 +72,8 @@ HOME_TOTAL = 33  # 0+2+2+6+5+1+2+0+5+1+1+2+1+1+1+3
 AWAY_TOTAL = 27  # 3+1+0+0+0+0+1+3+4+4+1+0+2+2+5+1
 MARGIN = 6
 
+run = run_dealer  # the CLI helper of conftest, under the name these tests use
+
 HEADER = ["round", "match", "table", "board", "defenders_points"]
 
 
@@ -81,9 +85,13 @@ def hand_rows() -> list[list[object]]:
     return rows
 
 
-def write_event(tmp_path: Path) -> Path:
+def write_event(tmp_path: Path, text: str = EVENT_TOML) -> Path:
+    """The hand-worked event file, dealt into tmp_path/boards (results need a dealt event)."""
     path = tmp_path / "hand.toml"
-    path.write_text(EVENT_TOML, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    folder = EventFolder("hand", tmp_path / "boards")
+    if folder.deal_state() != "complete":
+        deal_event(load_event(path), folder)
     return path
 
 
@@ -93,10 +101,6 @@ def write_csv(path: Path, header: list[str], rows: list[list[object]], encoding:
         writer.writerow(header)
         writer.writerows(rows)
     return path
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def db_path(tmp_path: Path) -> Path:
@@ -109,6 +113,6 @@ def db_state(tmp_path: Path) -> list[tuple[object, ...]]:
         return []
     conn = sqlite3.connect(path)
     try:
-        return snapshot(conn)
+        return snapshot_rows(conn)
     finally:
         conn.close()

@@ -66,13 +66,13 @@ class Source:
             return list(range(1, self.event.sets + 1))
         for number in self.options.sets:
             if not 1 <= number <= self.event.sets:
-                raise FileProblem(f"{number}: the event has sets 1 to {self.event.sets}", field="set")
+                raise FileProblem(f"set {number} is not in the event (sets 1 to {self.event.sets})", field="set")
         return list(dict.fromkeys(self.options.sets))
 
     def copies(self, set_number: int) -> int:
         if self.options.copies is not None:
             if not 1 <= self.options.copies <= MAX_COPIES:
-                raise FileProblem(f"{self.options.copies}: expected 1 to {MAX_COPIES} copies of a set",
+                raise FileProblem(f"{self.options.copies} copies: expected 1 to {MAX_COPIES} copies of a set",
                                   field="copies")
             return self.options.copies
         return self.event.copies_needed(set_number)
@@ -88,14 +88,14 @@ class Source:
     def key(self) -> bytes:
         if self._key is None:
             # The labels' check tag is made with the key: it must be the committed one.
-            self._key = self.folder.read_key(self.event, self.options.key_file)
+            self._key = self.folder.read_key(self.event, self.options.key_file, "wallet labels")
         return self._key
 
     def layout(self) -> dict[str, Any]:
         layouts = label_layouts()
         if self.options.layout not in layouts:
             raise FileProblem(
-                f"{self.options.layout}: unknown label layout (known: {', '.join(sorted(layouts))})",
+                f"unknown label layout {self.options.layout!r} (known: {', '.join(sorted(layouts))})",
                 field="layout")
         return layouts[self.options.layout]
 
@@ -116,8 +116,8 @@ class Source:
     def played_sets_only(self, kind: str, set_number: int) -> None:
         """Travellers and score sheets are per match: a set no match plays has none."""
         if not any(m.set == set_number for m in self.event.matches()):
-            raise FileProblem(f"{set_number}: no match of the event plays set {set_number}, so it has no "
-                              f"{kind}", field="set")
+            raise FileProblem(f"no match of the event plays set {set_number}, so it has no {kind}",
+                              field="set")
 
     def path(self, kind: str, set_number: int) -> Path:
         suffix = "pdf" if self.options.fmt == "pdf" else "html"
@@ -131,7 +131,7 @@ def hand_records(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     per_page = source.options.per_page
     if per_page not in HAND_RECORDS_PER_PAGE:
-        raise FileProblem(f"{per_page}: expected 1, 2 or 4 boards per page", field="per_page")
+        raise FileProblem(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
     boardset = source.boardset(set_number)
     boards = list(boardset.boards)
     common = source.common("hand-records", set_number)

@@ -48,18 +48,22 @@ TRIGGERS: dict[str, str] = {
                              "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is deleted'); END",
         # INSERT OR REPLACE deletes a conflicting row without firing the delete trigger: refuse
         # any insert that would conflict, before the conflict clause applies.
+        # (One EXISTS per constraint, so that each is an index lookup.)
         "results_no_replace": "CREATE TRIGGER results_no_replace BEFORE INSERT ON results WHEN "
-                              "EXISTS (SELECT 1 FROM results WHERE id = NEW.id OR seq = NEW.seq "
-                              "OR (NEW.supersedes IS NOT NULL AND supersedes = NEW.supersedes) "
-                              "OR (NEW.supersedes IS NULL AND supersedes IS NULL AND round = NEW.round "
-                              "AND match = NEW.match AND tbl = NEW.tbl AND board = NEW.board)) "
+                              "EXISTS (SELECT 1 FROM results WHERE id = NEW.id) "
+                              "OR EXISTS (SELECT 1 FROM results WHERE seq = NEW.seq) "
+                              "OR EXISTS (SELECT 1 FROM results WHERE supersedes = NEW.supersedes) "
+                              "OR (NEW.supersedes IS NULL AND EXISTS (SELECT 1 FROM results WHERE "
+                              "round = NEW.round AND match = NEW.match AND tbl = NEW.tbl AND board = NEW.board "
+                              "AND supersedes IS NULL)) "
                               "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is replaced'); END",
         "imports_no_update": "CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports "
                              "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
         "imports_no_delete": "CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports "
                              "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
         "imports_no_replace": "CREATE TRIGGER imports_no_replace BEFORE INSERT ON imports WHEN "
-                              "EXISTS (SELECT 1 FROM imports WHERE id = NEW.id OR seq = NEW.seq) "
+                              "EXISTS (SELECT 1 FROM imports WHERE id = NEW.id) "
+                              "OR EXISTS (SELECT 1 FROM imports WHERE seq = NEW.seq) "
                               "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
@@ -182,10 +186,12 @@ def genesis(event_id: str) -> bytes:
     return hashlib.sha256(CHAIN_TAG + event_id.encode("utf-8")).digest()
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     columns = RESULT_COLUMNS if table == "results" else IMPORT_COLUMNS
-    return json.dumps([seq, table, *(row[c] for c in columns)], ensure_ascii=False,
-                      separators=(",", ":")).encode("utf-8")
+    return _ENCODER.encode([seq, table, *(row[c] for c in columns)]).encode("utf-8")
 
 
 def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:

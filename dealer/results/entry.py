@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from dealer.errors import FileProblem, Problem, Rejected
 from dealer.event import Event, Match
 from dealer.folder import EventFolder
+from dealer.numbers import whole_number
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
-from dealer.results.validate import entry_row, slot_text, stored_text, validate_row, whole_number
+from dealer.results.validate import entry_row, slot_text, stored_text, validate_row
 
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:

@@ -7,7 +7,6 @@ the field is called to its user.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,12 +14,11 @@ from dataclasses import dataclass
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Problem, quote
 from dealer.event import Event, Match
+from dealer.numbers import DIGITS_LIMIT, whole_number
 from dealer.results.db import Entry
 
 #: Longest text accepted in a free-text field (note, who entered it) and in any cell.
 TEXT_LIMIT = 500
-#: Most digits of a whole number in a result (round, board, points): far beyond any real value.
-DIGITS_LIMIT = 9
 
 _TRUMPS: dict[str, str] = {}
 for _code, _names in {
@@ -55,6 +53,9 @@ class RawRow:
     cells: Mapping[str, Cell]
 
 
+_EMPTY = Cell("")
+
+
 def entry_row(values: Mapping[str, object]) -> RawRow:
     """An entry typed in (``results add``), by field, as a row without a file."""
     return RawRow(None, {key: Cell("" if value is None else str(value).strip())
@@ -83,24 +84,6 @@ def absolute_limit(event: Event) -> int:
     return ABSOLUTE_PACKS * 100 * event.decks
 
 
-# A whole number as a person types it, or as a spreadsheet writes an integral numeric cell
-# ("50.0"); ASCII digits only (no "٥٠"), no exponents ("5e1"), no underscores, no "inf"/"nan".
-_WHOLE = re.compile(r"[+-]?([0-9]+)(?:\.0+)?")
-
-
-def whole_number(text: str) -> int | None:
-    """The whole number ``text`` says, or ``None``; :class:`OverflowError` beyond
-    :data:`DIGITS_LIMIT` digits (said apart: a typing error, not a number format)."""
-    text = text.strip().replace("−", "-").replace("＋", "+").replace("－", "-")
-    found = _WHOLE.fullmatch(text)
-    if found is None:
-        return None
-    digits = found.group(1).lstrip("0")
-    if len(digits) > DIGITS_LIMIT:
-        raise OverflowError(len(digits))
-    return int(text.split(".", 1)[0])
-
-
 def validate_row(
     event: Event, source: str | None, row: RawRow, check_plausible: bool = True
 ) -> tuple[Entry | None, list[Problem]]:
@@ -113,15 +96,15 @@ def validate_row(
     cells = row.cells
 
     def cell(key: str) -> Cell:
-        return cells.get(key, Cell(""))
+        return cells.get(key, _EMPTY)
 
     def problem(key: str, message: str, hint: str | None = None) -> None:
         c = cell(key)
         problems.append(Problem(source, row.number, key, c.column, c.value, message, hint))
 
-    for key in FIELDS:
-        if len(cell(key).value) > TEXT_LIMIT:
-            problem(key, f"at most {TEXT_LIMIT} characters, got {len(cell(key).value):,}")
+    for key, value in cells.items():
+        if len(value.value) > TEXT_LIMIT:
+            problem(key, f"at most {TEXT_LIMIT} characters, got {len(value.value):,}")
     if problems:
         return None, problems
 

@@ -1,0 +1,28 @@
+"""Whole numbers as a person types them, or as a spreadsheet writes a numeric cell.
+
+Pure. ASCII digits only (no "٥٠", no "²"), an optional sign, an optional ".0" (a spreadsheet's
+integral float "50.0"); no exponent ("5e1"), no underscores, no "inf"/"nan"; at most
+:data:`DIGITS_LIMIT` digits, far beyond any real value (a longer one is a typing error, said as
+such, and never reaches Python's int conversion limit).
+"""
+
+from __future__ import annotations
+
+import re
+
+DIGITS_LIMIT = 9
+
+_WHOLE = re.compile(r"[+-]?([0-9]+)(?:\.0+)?")
+
+
+def whole_number(text: str) -> int | None:
+    """The whole number ``text`` says, or ``None``; :class:`OverflowError` (its argument the
+    number of digits) beyond :data:`DIGITS_LIMIT` digits."""
+    text = text.strip().replace("−", "-").replace("＋", "+").replace("－", "-")
+    found = _WHOLE.fullmatch(text)
+    if found is None:
+        return None
+    digits = found.group(1).lstrip("0")
+    if len(digits) > DIGITS_LIMIT:
+        raise OverflowError(len(digits))
+    return int(text.split(".", 1)[0])
