@@ -8,7 +8,7 @@ Notation (documented in ``docs/notation.md``):
   ``2``…``9``, ``T`` (``10`` accepted), ``J``, ``Q``, ``K``, ``A``. Jokers are ``BJ`` (big joker,
   大王) and ``LJ`` (little/small joker, 小王); ``大王`` and ``小王`` are accepted when parsing.
 * The display form uses ♠♥♣♦ and ``10``: ``♠10``, ``♥A``, ``大王``.
-* A hand is its cards separated by spaces, in canonical order (jokers first, then ♠ ♥ ♣ ♦, each
+* A hand is its cards separated by spaces, in display order (jokers first, then ♠ ♥ ♣ ♦, each
   suit from A down to 2). Copies of a card are identical, so a hand is a multiset.
 * A deal is ``N: … / E: … / S: … / W: …`` with an optional ``/ K: …`` for a separate kitty.
 """

@@ -1,10 +1,11 @@
 """Fair, secret, reproducible dealing (the algorithm of ``docs/dealing.md``).
 
-Pure domain code. Every board is derived on its own from (key, event id, set, board number,
-public value, algorithm version):
+Pure domain code. Every board is derived on its own: its stream from (key, event id, set, board
+number, public value, algorithm version), its hands from that stream and the plan's pack, hand and
+kitty sizes, kitty mode and declarer:
 
 1. a stream of 32-bit big-endian words from ``SHAKE-256(STREAM_TAG || key || message)`` with the
-   message of :func:`board_message` (the key is 32 bytes, so the input is unambiguous);
+   message of :func:`board_input` (the key is 32 bytes, so the input is unambiguous);
 2. a Fisher–Yates shuffle of the sorted pack whose index draws are unbiased by rejection
    sampling (no modulo bias, no ``random`` module);
 3. the shuffled pack is cut into the N, E, S, W hands and the kitty; in the duplicate format
@@ -115,7 +116,7 @@ class WordStream:
 
 
 def draw_bounds(size: int) -> list[tuple[int, ...]]:
-    """The bounds of the shuffle's draws, two Fisher–Yates steps per draw (docs/dealing.md §5).
+    """The bounds of the shuffle's draws, two Fisher–Yates steps per draw (docs/dealing.md §4).
 
     Steps ``i = size-1 … 1`` need uniform indexes below ``i + 1``; consecutive steps are paired,
     ``(size, size-1), (size-2, size-3), …``, with a single last step when their number is odd.

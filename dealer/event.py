@@ -195,6 +195,8 @@ def _str(value: Any, where: str) -> str:
 
 def _level(value: Any, where: str) -> str:
     try:
+        if not str(value).isascii():
+            raise ValueError(value)
         return normalize_level(str(value))
     except ValueError:
         raise EventError(
@@ -203,7 +205,8 @@ def _level(value: Any, where: str) -> str:
 
 
 def _seat(value: Any, where: str) -> str:
-    text = str(value).strip().upper()
+    text = str(value).strip()
+    text = text.upper() if text.isascii() else text  # ASCII only: "ſ".upper() is "S"
     if text not in SEATS:
         raise EventError(f"{where}: expected a seat N, E, S or W, got {quote(value)}")
     return text

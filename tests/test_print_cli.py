@@ -169,3 +169,11 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     assert other_run.read_text(encoding="utf-8") == "another print run, still writing"
     assert synced
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, other_run.name])
+
+
+def test_the_command_knows_every_print_kind() -> None:
+    """cli.py lists the kinds itself (``--help`` imports nothing heavy): they must be render's."""
+    from dealer.cli import PRINT_KINDS
+    from dealer.render import KINDS
+
+    assert PRINT_KINDS == KINDS

@@ -28,6 +28,11 @@ from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
+#: The pack is rendered once per test run: every test of this module goes to one xdist worker
+#: (``--dist loadgroup`` in the Makefile), which builds the fixture once.
+pytestmark = pytest.mark.xdist_group("print-pack")
+
+
 PER_PAGE = 2
 
 
@@ -51,7 +56,7 @@ class Pack:
 
 @pytest.fixture(scope="session")
 def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
-    """The demo event dealt and printed once per test process: every kind of set 1 in Chinese
+    """The demo event dealt and printed once per test run (one xdist group): every kind of set 1 in Chinese
     (through the parallel path) and in English (serial); the match-dependent kinds of the other
     sets too (the rest is the same size for every set)."""
     result = Pack(tmp_path_factory.mktemp("print"))

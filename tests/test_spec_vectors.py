@@ -40,7 +40,7 @@ from dealer.deal import (
     plan_digest,
     shuffle_positions,
 )
-from dealer.event import parse_event
+from dealer.event import EventError, parse_event
 from dealer.qr import LabelId, check_label, label_payload, parse_payload
 from dealer.resources import demo_event_text, load_profile
 
@@ -468,7 +468,7 @@ def _events() -> list[dict[str, Any]]:
     one_deck = {"event": {"id": "one", "name": "n", "profile": "official-2002", "decks": 1, "kitty": 2,
                           "kitty_mode": "separate", "sets": 3, "boards_per_set": 5,
                           "public_value_source": "\u001c\u0085 draw \u00a0\u200b"},
-                "schedule": {"declarer_rotation": [" s", "\u017f", "E\u3000"], "levels": ["q", " t", 9],
+                "schedule": {"declarer_rotation": [" s", "n", "E\u3000"], "levels": ["q", " t", 9],
                              "overrides": [{"board": 2}, {"set": 3, "board": 5, "level": "a"},
                                            {"board": 5, "declarer": "w"}, {"set": 2, "board": 5, "level": 10}]}}
     four = {"event": {"id": "four", "name": "n", "profile": " four-deck-2v2\t", "decks": 4, "sets": 2}}
@@ -501,14 +501,19 @@ def test_the_white_space_list_is_python_s() -> None:
         assert char not in WHITE_SPACE
 
 
-def test_only_one_other_character_upper_cases_to_a_seat() -> None:
+def test_seats_are_ascii_letters_only() -> None:
+    """§7.3: only ASCII letters are upper-cased; U+017F (which Python upper-cases to S) is refused."""
     text = " ".join(_section(DEALING, "### 7.3").split())
-    other = _search(r"the only character that upper-cases to a seat is U\+([0-9A-F]{4})", text).group(1)
-    expected = set("NESWnesw") | {chr(int(other, 16))}
-    assert {chr(c) for c in range(0x110000) if chr(c).upper() in SEATS} == expected
-    data = {"event": {"id": "x", "name": "x", "profile": "official-2002"},
-            "schedule": {"declarer_rotation": [chr(int(other, 16))]}}
-    assert parse_event(data, load_profile).plan(ALGORITHM)["boards"][0][2] == "S"
+    assert "ASCII letters upper-cased" in text and "`ſ` (U+017F) is refused" in text
+    for seat, expected in (("n", "N"), (" w ", "W"), ("S", "S")):
+        data = {"event": {"id": "x", "name": "x", "profile": "official-2002"},
+                "schedule": {"declarer_rotation": [seat]}}
+        assert parse_event(data, load_profile).plan(ALGORITHM)["boards"][0][2] == expected
+    for refused in ("ſ", "Ｎ", "north"):
+        data = {"event": {"id": "x", "name": "x", "profile": "official-2002"},
+                "schedule": {"declarer_rotation": [refused]}}
+        with pytest.raises(EventError):
+            parse_event(data, load_profile)
 
 
 def test_the_event_plan_and_its_canonical_bytes() -> None:
@@ -582,7 +587,7 @@ def test_the_event_files_byte_for_byte() -> None:
         content = [[b["number"], b["declarer"], b["level"], b["deal_code"]] for b in boards]
         fingerprint = hashlib.sha256(_canonical(content)).hexdigest()[:16]
         values = {
-            "schema": schema, "event": plan["event"], "event_name": _strip(EVENT_DATA["event"]["name"]),
+            "schema": schema, "event": plan["event"],
             "set": set_number, "algorithm": ALGORITHM, "commitment": _commitment(KAT_KEY, plan),
             "plan_sha256": _plan_sha256(plan).hex(), "plan": plan, "public_value": EVENT_PUBLIC_VALUE,
             "profile": plan["profile"], "decks": plan["decks"], "hand": plan["hand"],
@@ -605,6 +610,24 @@ def test_the_event_files_byte_for_byte() -> None:
     for name, data in files.items():
         assert hashlib.sha256(data).hexdigest() == _code(files_table[name]["SHA-256"]), name
         assert data == (json.dumps(json.loads(data), ensure_ascii=False, indent=1) + "\n").encode()
+
+
+def test_dealer_deal_writes_exactly_these_files(tmp_path: Path) -> None:
+    """§9.4: `dealer deal` itself, run on the event of the docs, writes the files of the table."""
+    from dealer.dealing import deal_event
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+
+    event_file = tmp_path / "spec.toml"
+    event_file.write_text(_block(EVENT_SECTION, "toml"), encoding="utf-8")
+    key_file = tmp_path / "kat.key"
+    key_file.write_text(KAT_KEY.hex() + "\n", encoding="ascii")
+    event = load_event(event_file)
+    folder = EventFolder(event.id, tmp_path / "boards")
+    deal_event(event, folder, key_file, EVENT_PUBLIC_VALUE)
+    for row in _table(EVENT_SECTION, "file"):
+        data = (folder.path / _code(row["file"])).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == _code(row["SHA-256"]), row["file"]
 
 
 def test_the_file_layout_example() -> None:
