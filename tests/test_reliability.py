@@ -1,0 +1,547 @@
+"""The reliability review (``reliability-review.md``), defect by defect, through the command line.
+
+Each test is named after the review's number and drives ``dealer`` the way the reviewer did (the
+one helper :func:`conftest.run_dealer`); expected values come from the hand-worked event
+(``test_results_support``) or the demo event, never from the code under test. The faults that
+need a real machine (a full disk, a read-only medium) run the command in a subprocess inside a
+private mount namespace (``unshare --mount``), as root, on a small tmpfs or a read-only bind mount.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Outcome, run_dealer
+from test_results_support import (
+    AWAY_TOTAL,
+    EVENT_TOML,
+    HAND,
+    HEADER,
+    HOME_TOTAL,
+    db_path,
+    db_state,
+    hand_rows,
+    write_csv,
+    write_event,
+)
+
+from dealer.resources import demo_event_text
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+SAMPLE = REPO / "dealer" / "data" / "sample-travellers.csv"
+
+MATCH_1 = '{ id = "1", home = "H", away = "V", set = 1 }'
+MATCH_2 = '{ id = "2", home = "X", away = "Y", set = 1 }'
+SWAPPED_1 = '{ id = "1", home = "V", away = "H", set = 1 }'
+#: Board 16 of the hand match gives home 3, away 1 (test_results_support.HAND).
+HOME_15 = HOME_TOTAL - 3
+AWAY_15 = AWAY_TOTAL - 1
+
+ESC = "\x1b"
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def boards(tmp_path: Path) -> Path:
+    return tmp_path / "boards"
+
+
+def dealer_at(tmp_path: Path, *args: object) -> Outcome:
+    """``dealer ARGS… --boards-dir tmp_path/boards``."""
+    return run_dealer(*args, "--boards-dir", boards(tmp_path))
+
+
+def edited_event(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    """The hand event file with ``old`` replaced by ``new`` (an edit made after the deal)."""
+    assert old in EVENT_TOML
+    path = tmp_path / name
+    path.write_text(EVENT_TOML.replace(old, new), encoding="utf-8")
+    return path
+
+
+def match_2_rows() -> list[list[object]]:
+    return [[1, "2", table, board, points] for _round, _match, table, board, points in hand_rows()]
+
+
+def scored_hand_event(tmp_path: Path, rows: list[list[object]]) -> Path:
+    """The hand event dealt, with ``rows`` imported; the event file's path."""
+    event = write_event(tmp_path)
+    result = dealer_at(tmp_path, "results", "import", event, write_csv(tmp_path / "seed.csv", HEADER, rows))
+    assert result.exit_code == 0, result.output
+    return event
+
+
+def report_json(tmp_path: Path, event: Path) -> dict[str, Any]:
+    result = dealer_at(tmp_path, "report", event, "--json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def standing(data: dict[str, Any], team: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(s for s in data["standings"] if s["team"] == team)
+    return found
+
+
+def demo_event_file(tmp_path: Path, text: str | None = None, name: str = "demo.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text if text is not None else demo_event_text(), encoding="utf-8")
+    return path
+
+
+def dealt_demo(tmp_path: Path) -> Path:
+    """The demo event dealt by ``dealer deal`` into tmp_path/boards; the event file."""
+    event = demo_event_file(tmp_path)
+    result = dealer_at(tmp_path, "deal", event)
+    assert result.exit_code == 0, result.output
+    return event
+
+
+def files_under(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def run_in_mount_namespace(tmp_path: Path, shell_setup: str, script: str) -> dict[str, Any]:
+    """Run ``shell_setup`` then the Python ``script`` (which prints one JSON object on its last
+    line) in a private mount namespace as root; its JSON. A machine without ``unshare`` or
+    ``mount`` fails the test: these defects need a real filesystem, not a mock."""
+    assert os.geteuid() == 0, "these tests mount filesystems: run them as root"
+    for tool in ("unshare", "mount"):
+        assert shutil.which(tool), f"{tool} is needed to test a real full or read-only filesystem"
+    program = tmp_path / "in_namespace.py"
+    program.write_text(textwrap.dedent(script), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(TESTS)])}
+    command = f"set -e\n{shell_setup}\nexec {sys.executable} {program}"
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", command],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+#: Prelude of the namespace scripts: the CLI helper, and what one run did as a JSON-able dict.
+SCRIPT_PRELUDE = """
+import json, sqlite3, sys
+from pathlib import Path
+from conftest import run_dealer
+
+def run(*args):
+    outcome = run_dealer(*args)
+    return {"exit": outcome.exit_code, "out": outcome.output}
+"""
+
+
+# --- 1. home/away of a scored match edited ---------------------------------------------------
+
+
+def test_defect_01_swapping_home_and_away_after_results_is_refused(tmp_path: Path) -> None:
+    """Review 1: the stored slips say which team sat where; an event file edited to swap home and
+    away of that match must not move the results to the other team (report, missing, correct,
+    add and import all refuse, naming the match); restoring the file restores the report."""
+    rows = [r for r in hand_rows() if r[3] != 16]  # boards 1-15 at both tables
+    event = scored_hand_event(tmp_path, rows)
+    before = report_json(tmp_path, event)
+    assert (standing(before, "H")["level_points_for"], standing(before, "V")["level_points_for"]) == (
+        HOME_15, AWAY_15)
+    swapped = edited_event(tmp_path, "swapped.toml", MATCH_1, SWAPPED_1)
+    stored = db_state(tmp_path)
+    board_16 = write_csv(tmp_path / "board16.csv", HEADER, [[1, "1", "A", 16, HAND[16][0]]])
+    attempts = {
+        "report --json": ("report", swapped, "--json"),
+        "report": ("report", swapped, "--format", "csv", "--out", tmp_path / "rep"),
+        "results missing": ("results", "missing", swapped),
+        "results correct": ("results", "correct", swapped, "--round", 1, "--match", 1, "--table", "A",
+                            "--board", 1, "--points", 5, "--reason", "typo"),
+        "results add": ("results", "add", swapped, "--round", 1, "--match", 1, "--table", "A",
+                        "--board", 16, "--points", HAND[16][0]),
+        "results import": ("results", "import", swapped, board_16),
+    }
+    for what, args in attempts.items():
+        result = dealer_at(tmp_path, *args)
+        assert result.exit_code == 2, (what, result.output)
+        assert "round 1 match 1" in result.output, (what, result.output)
+        assert "Traceback" not in result.output
+    assert db_state(tmp_path) == stored  # nothing stored by any of them
+    assert not (tmp_path / "rep").exists() or not any((tmp_path / "rep").iterdir())
+    assert report_json(tmp_path, event)["standings"] == before["standings"]  # the file restored
+
+
+def test_defect_01_withdrawing_the_match_lets_the_new_seating_report(tmp_path: Path) -> None:
+    """Review 1: withdrawing every current result of the match (``correct --round --match
+    --withdraw``) is the way out: the report then runs with the new seating, match 1 unscored."""
+    rows = [r for r in hand_rows() if r[3] != 16]
+    scored_hand_event(tmp_path, rows)
+    swapped = edited_event(tmp_path, "swapped.toml", MATCH_1, SWAPPED_1)
+    result = dealer_at(tmp_path, "results", "correct", swapped, "--round", 1, "--match", 1, "--withdraw",
+                       "--reason", "home and away were entered the wrong way round")
+    assert result.exit_code == 0, result.output
+    assert f"withdrew {len(rows)} result(s) of round 1 match 1" in result.output
+    data = report_json(tmp_path, swapped)
+    match_1 = next(m for m in data["matches"] if (m["round"], m["match"]) == (1, "1"))
+    assert (match_1["home"], match_1["away"], match_1["boards_counted"]) == ("V", "H", 0)
+    assert data["no_results_yet"] is True
+    history = dealer_at(tmp_path, "results", "history", swapped, "--round", 1, "--match", 1, "--table", "A",
+                        "--board", 1)
+    assert "withdrawn" in history.output and "home and away were entered" in history.output
+
+
+# --- 2. board set files tampered with ---------------------------------------------------------
+
+
+def _swap_a_card(doc: dict[str, Any]) -> str:
+    hands = doc["boards"][0]["hands"]
+    north, east = hands["N"], hands["E"]
+    i = next(i for i, c in enumerate(north) if c not in east)
+    j = next(j for j, c in enumerate(east) if c not in north)
+    north[i], east[j] = east[j], north[i]
+    return "board 1"
+
+
+def _duplicate_board(doc: dict[str, Any]) -> str:
+    doc["boards"].append(json.loads(json.dumps(doc["boards"][0])))
+    return "board 1 appears twice"
+
+
+def _extra_hand(doc: dict[str, Any]) -> str:
+    doc["boards"][3]["hands"]["X"] = ["SA"]
+    return "board 4"
+
+
+def _fingerprint(doc: dict[str, Any]) -> str:
+    doc["fingerprint"] = "deadbeefdeadbeef"
+    return "fingerprint"
+
+
+def _decks(doc: dict[str, Any]) -> str:
+    doc["decks"] = 3
+    return "decks is 3"
+
+
+def _number_true(doc: dict[str, Any]) -> str:
+    doc["boards"][0]["number"] = True
+    return "board True is not in set 1"
+
+
+def _plan_sha(doc: dict[str, Any]) -> str:
+    doc["plan_sha256"] = "0" * 64
+    return "plan_sha256"
+
+
+TAMPERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "card swapped": _swap_a_card, "board duplicated": _duplicate_board, "extra hand X": _extra_hand,
+    "fingerprint changed": _fingerprint, "top-level decks changed": _decks,
+    "number true": _number_true, "plan_sha256 changed": _plan_sha,
+}
+PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
+
+
+def tamper(set_file: Path, change: Callable[[dict[str, Any]], str]) -> str:
+    """Apply ``change`` to a set file as a person with an editor would; what verify must name."""
+    doc = json.loads(set_file.read_text(encoding="utf-8"))
+    expected = change(doc)
+    set_file.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+    return expected
+
+
+@pytest.mark.parametrize("what", list(TAMPERS))
+def test_defect_02_a_tampered_set_file_is_refused_everywhere(tmp_path: Path, what: str) -> None:
+    """Review 2: printing (every kind), results import/add/missing and report refuse a set file
+    that is not the dealt one, naming it; ``verify`` exits 1 naming the problem."""
+    event = dealt_demo(tmp_path)
+    set_file = boards(tmp_path) / "demo" / "set-01.json"
+    expected = tamper(set_file, TAMPERS[what])
+    out = tmp_path / "out"
+    for kind in PRINT_KINDS:
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 1, "--format", "html", "--out", out)
+        assert result.exit_code == 2, (kind, result.output)
+        assert str(set_file) in result.output, (kind, result.output)
+    assert not out.exists() or not any(out.iterdir())
+    for args in (("results", "import", event, SAMPLE),
+                 ("results", "add", event, "--round", 1, "--match", 1, "--table", "A", "--board", 1,
+                  "--points", 30),
+                 ("results", "missing", event),
+                 ("report", event, "--json")):
+        result = dealer_at(tmp_path, *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert str(set_file) in result.output, (args, result.output)
+    assert not (boards(tmp_path) / "demo" / "results.sqlite").exists()
+    key = boards(tmp_path) / "demo" / "deal.key"
+    result = run_dealer("verify", set_file, "--key-file", key)
+    assert result.exit_code == 1, result.output
+    assert expected in result.output, result.output
+
+
+@pytest.mark.parametrize("what", [w for w in TAMPERS if w != "plan_sha256 changed"])
+def test_defect_02_a_manifest_edited_to_match_is_still_caught_when_printing(tmp_path: Path, what: str) -> None:
+    """Review 2: whoever edits the manifest's hash to match the tampered file is still refused:
+    the set file is read whole (commitment, plan, boards, fingerprint) before anything is printed."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    set_file = folder / "set-01.json"
+    tamper(set_file, TAMPERS[what])
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["set-01.json"] = hashlib.sha256(set_file.read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    for kind in ("dealing-guide", "hand-records"):
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 1, "--format", "html", "--out",
+                           tmp_path / "out")
+        assert result.exit_code == 2, (kind, result.output)
+        assert str(set_file) in result.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_defect_02_a_changed_plan_hash_with_its_manifest_is_caught(tmp_path: Path) -> None:
+    """Review 2: ``plan_sha256`` changed, manifest updated: the set is not the committed deal's."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    set_file = folder / "set-01.json"
+    tamper(set_file, _plan_sha)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["set-01.json"] = hashlib.sha256(set_file.read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    result = dealer_at(tmp_path, "print", "dealing-guide", event, "--set", 1, "--format", "html", "--out",
+                       tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert str(set_file) in result.output and "plan_sha256" in result.output
+
+
+def test_defect_02_verify_without_a_commitment_says_what_it_did_not_check(tmp_path: Path) -> None:
+    """Review 2: without ``--commitment`` verify shows only that the file agrees with the key
+    given, and says so; with the published commitment.json it says nothing of the kind."""
+    dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    alone = run_dealer("verify", folder / "set-02.json", "--key-file", folder / "deal.key")
+    assert alone.exit_code == 0, alone.output
+    assert "note: no published commitment given" in alone.output
+    published = run_dealer("verify", folder / "set-02.json", "--key-file", folder / "deal.key",
+                           "--commitment", folder / "commitment.json")
+    assert published.exit_code == 0, published.output
+    assert "no published commitment" not in published.output
+    assert "the published commitment" in published.output
+
+
+# --- 3. file modes ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def umask_set(request: pytest.FixtureRequest) -> Iterator[int]:
+    value: int = request.param
+    old = os.umask(value)
+    try:
+        yield value
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("umask_set", [0o000, 0o077], indirect=True, ids=["umask000", "umask077"])
+def test_defect_03_secret_files_are_owner_only_whatever_the_umask(tmp_path: Path, umask_set: int) -> None:
+    """Review 3: set files, the key, the results database (and its -wal/-shm) and every page
+    that shows cards are 0600, the event folder 0700, under umask 000 and 077; public files
+    (commitment, manifest, labels, travellers) follow the umask."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    assert dealer_at(tmp_path, "results", "import", event, SAMPLE).exit_code == 0
+    database = folder / "results.sqlite"
+    reader = sqlite3.connect(database)  # held open so that the -wal and -shm files stay
+    try:
+        reader.execute("SELECT count(*) FROM results").fetchone()
+        added = dealer_at(tmp_path, "results", "add", event, "--round", 3, "--match", 2, "--table", "B",
+                          "--board", 16, "--points", 40)
+        assert added.exit_code in (0, 2), added.output  # stored, or already in the sample
+        for suffix in ("-wal", "-shm"):
+            side = database.with_name(database.name + suffix)
+            assert side.exists(), side
+            assert mode(side) == 0o600, (side, oct(mode(side)))
+    finally:
+        reader.close()
+    out = tmp_path / "out"
+    for kind in ("hand-records", "curtain-cards", "dealing-guide", "labels", "travellers"):
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 1, "--format", "html", "--out", out)
+        assert result.exit_code == 0, result.output
+    public = 0o666 & ~umask_set
+    assert mode(folder) == 0o700
+    for name in ("deal.key", "set-01.json", "set-02.json", "set-03.json", "results.sqlite"):
+        assert mode(folder / name) == 0o600, (name, oct(mode(folder / name)))
+    for name in ("commitment.json", "manifest.json"):
+        assert mode(folder / name) == public, (name, oct(mode(folder / name)))
+    for kind in ("hand-records", "curtain-cards", "dealing-guide"):
+        page = out / f"{kind}-set-01-zh.html"
+        assert mode(page) == 0o600, (kind, oct(mode(page)))
+    for kind in ("labels", "travellers"):
+        page = out / f"{kind}-set-01-zh.html"
+        assert mode(page) == public, (kind, oct(mode(page)))
+
+
+# --- 4. append-only and tamper-evident results --------------------------------------------------
+
+
+def _sql(tmp_path: Path, *statements: str) -> None:
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()
+
+
+ROW_1 = ("SELECT id, round, match, tbl, board, 200, withdrawn, trump, declarer, level, ns_team, ew_team, note,"
+         " entered_by, entered_at, import_id, source_row, supersedes, reason, played_set, seq, chain FROM results"
+         " WHERE id = 1")
+COLUMNS = ("id, round, match, tbl, board, defenders_points, withdrawn, trump, declarer, level, ns_team, ew_team,"
+           " note, entered_by, entered_at, import_id, source_row, supersedes, reason, played_set, seq, chain")
+
+
+def test_defect_04_replace_is_refused_by_the_database_itself(tmp_path: Path) -> None:
+    """Review 4: ``INSERT OR REPLACE`` / ``REPLACE INTO`` on results, imports and meta (which
+    would rewrite a row without firing the delete guard) are refused by SQLite."""
+    scored_hand_event(tmp_path, hand_rows())
+    stored = db_state(tmp_path)
+    for statement in (
+        f"INSERT OR REPLACE INTO results ({COLUMNS}) {ROW_1}",
+        f"REPLACE INTO results ({COLUMNS}) {ROW_1}",
+        "REPLACE INTO imports (id, source, kind, rows_added, rows_skipped, at, sample) "
+        "VALUES (1, 'forged.csv', 'file', 32, 0, '2026-01-01', 0)",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('event', 'other')",
+        "UPDATE meta SET value = 'other' WHERE key = 'event'",
+        "DELETE FROM meta",
+    ):
+        with pytest.raises(sqlite3.DatabaseError):
+            _sql(tmp_path, statement)
+    assert db_state(tmp_path) == stored
+
+
+TAMPERING = {
+    # kind: (statements, what the audit names)
+    "replaced": (["DROP TRIGGER results_no_replace", f"INSERT OR REPLACE INTO results ({COLUMNS}) {ROW_1}"],
+                 ["results #1", "edited", "trigger results_no_replace", "trigger-missing"]),
+    "deleted": (["DROP TRIGGER results_no_delete", "DELETE FROM results WHERE id = 5"],
+                ["deleted", "trigger results_no_delete", "trigger-missing"]),
+    "edited": (["DROP TRIGGER results_no_update", "UPDATE results SET defenders_points = 200 WHERE id = 3"],
+               ["results #3", "edited", "trigger results_no_update", "trigger-missing"]),
+    "added": ([f"INSERT INTO results ({COLUMNS}) SELECT 99, 1, '2', 'A', 1, 200, 0, NULL, NULL, NULL, 'Y', 'X',"
+               " NULL, 'mallory', entered_at, import_id, NULL, NULL, NULL, 1, NULL, NULL FROM results WHERE id = 1"],
+              ["results #99", "added"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(TAMPERING))
+def test_defect_04_tampering_is_found_by_the_audit_and_blocks_writing(tmp_path: Path, kind: str) -> None:
+    """Review 4: a row replaced, deleted, edited or added behind the tool's back (guards dropped
+    where needed): ``results audit`` exits 1 naming each row and kind; every writing command then
+    refuses with "changed outside the tool" and stores nothing."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    statements, named = TAMPERING[kind]
+    _sql(tmp_path, *statements)
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1, audit.output
+    for text in named:
+        assert text in audit.output, (text, audit.output)
+    stored = db_state(tmp_path)
+    more = write_csv(tmp_path / "more.csv", HEADER, [[1, "2", "B", 2, 40]])
+    for args in (("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 3,
+                  "--points", 40),
+                 ("results", "import", event, more),
+                 ("results", "correct", event, "--round", 1, "--match", 1, "--table", "B", "--board", 9,
+                  "--points", 50, "--reason", "typo"),
+                 ("results", "correct", event, "--round", 1, "--match", 1, "--withdraw", "--reason", "x")):
+        result = dealer_at(tmp_path, *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "changed outside the tool" in result.output, (args, result.output)
+    assert db_state(tmp_path) == stored
+
+
+def test_defect_04_a_clean_database_audits_and_its_chain_head_is_published(tmp_path: Path) -> None:
+    """Review 4: an untouched database passes the audit (exit 0) and prints its chain head, the
+    same as ``report --json``'s ``results_chain_head`` and the line ``report`` prints."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    assert dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A",
+                     "--board", 2, "--points", 40, "--reason", "misread").exit_code == 0
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 0, audit.output
+    assert "audit passed" in audit.output
+    head = audit.stdout.split("chain head ", 1)[1].split()[0]
+    assert len(head) == 64 and int(head, 16) >= 0
+    assert report_json(tmp_path, event)["results_chain_head"] == head
+    written = dealer_at(tmp_path, "report", event, "--format", "csv", "--out", tmp_path / "rep")
+    assert written.exit_code == 0, written.output
+    assert f"results chain head: {head}" in written.output
+
+
+# --- 5. formula injection in the reports --------------------------------------------------------
+
+INJECTED = ("=1+1", '=HYPERLINK("http://evil.example","x")', "-2+3", "+X", "@SUM(A1)", "-cmd")
+
+
+def injected_event(tmp_path: Path) -> Path:
+    """The hand event with team ids ``007`` (was H), ``=1+1`` (was V) and ``+X`` (was X), and names starting with
+    ``=``, ``-`` and ``@`` (a leading tab cannot reach a report: the event file's names are
+    stripped, and notes are not reported; :func:`safe_cell` is checked for it directly)."""
+    text = EVENT_TOML.replace('"V"', '"=1+1"').replace('"X"', '"+X"').replace('"H"', '"007"')
+    text = text.replace('name = "主队"', 'name = "=HYPERLINK(\\"http://evil.example\\",\\"x\\")"')
+    text = text.replace('name = "客队"', 'name = "-2+3"').replace('name = "第三队"', 'name = "@SUM(A1)"')
+    text = text.replace('name = "第四队"', 'name = "-cmd"')
+    return write_event(tmp_path, text)
+
+
+def test_defect_05_report_cells_never_become_formulas(tmp_path: Path) -> None:
+    """Review 5: team ids and names from registration forms (``=1+1``, ``=HYPERLINK(…)``, ``@…``,
+    ``+…``, ``-…``) are written as text: CSV cells get a leading ``'`` (a plain number
+    like ``-3`` stays a number); XLSX cells are strings, no formula anywhere."""
+    event = injected_event(tmp_path)
+    rows = [r for r in hand_rows() if r[3] <= 8]
+    assert dealer_at(tmp_path, "results", "import", event, write_csv(tmp_path / "r.csv", HEADER, rows)).exit_code == 0
+    out = tmp_path / "rep"
+    result = dealer_at(tmp_path, "report", event, "--format", "csv,xlsx", "--out", out, "--lang", "en")
+    assert result.exit_code == 0, result.output
+    cells = [c for name in ("standings.csv", "crosstable.csv", "matches.csv")
+             for row in csv.reader((out / name).read_text(encoding="utf-8-sig").splitlines()) for c in row]
+    for text in INJECTED:
+        assert "'" + text in cells, (text, cells)
+        assert text not in cells, text
+    assert all(not c.startswith(("=", "+", "@", "\t", "\r")) for c in cells)
+    negatives = [c for c in cells if c.startswith("-")]
+    assert negatives and all(c.lstrip("-").isdigit() for c in negatives), negatives  # -3 stays -3
+    import openpyxl
+
+    book = openpyxl.load_workbook(out / "hand-results.xlsx")
+    texts = {}
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", (sheet.title, cell.coordinate, cell.value)
+                if isinstance(cell.value, str):
+                    texts[cell.value] = cell.data_type
+    for text in (*INJECTED, "007", "Y"):  # ids stay text: "007" is not the number 7
+        assert texts.get(text) == "s", (text, texts.get(text))
+    with zipfile.ZipFile(out / "hand-results.xlsx") as archive:
+        for name in archive.namelist():
+            if name.startswith("xl/worksheets/"):
+                assert b"<f>" not in archive.read(name) and b"<f " not in archive.read(name), name
+
+
+@pytest.mark.parametrize(("text", "shown"), [("\tcmd", "'\tcmd"), ("\r=1", "'\r=1"), ("-3", "-3"), ("-", "'-"),
+                                             ("@x", "'@x"), ("+1", "'+1"), ("0042", "0042")])
+def test_defect_05_csv_cell_quoting(text: str, shown: str) -> None:
+    """Review 5 (OWASP CSV injection): every formula start is quoted, whole numbers are not."""
+    from dealer.report import safe_cell
+
+    assert safe_cell(text) == shown
