@@ -383,6 +383,7 @@ class ResultsStore:
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.execute("PRAGMA synchronous = FULL")
                 store._migrate()
+                store._check_columns()
                 store._check_identity()
         except BaseException:
             conn.close()
@@ -429,6 +430,7 @@ class ResultsStore:
                         f"{path}: results database schema {version} is older than this program's "
                         f"({SCHEMA_VERSION}); any writing command (e.g. `dealer results import`) "
                         "upgrades it")
+                store._check_columns()
                 store._check_identity()
         except BaseException:
             conn.close()
@@ -463,6 +465,16 @@ class ResultsStore:
                 conn.execute("INSERT INTO meta (key, value) VALUES ('event', ?)", (self.event_id,))
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (now(),))
             _create_triggers(conn)
+
+    def _check_columns(self) -> None:
+        """Refuse a schema changed by hand (a column renamed or dropped): every query below
+        names its columns, and a missing one would fail in the middle of a command."""
+        for table, columns in (("meta", ("key", "value")), ("imports", (*IMPORT_COLUMNS, "seq", "chain")),
+                               ("results", (*RESULT_COLUMNS, "seq", "chain"))):
+            missing = [c for c in columns if c not in _columns(self.conn, table)]
+            if missing:
+                raise FileProblem(f"{self.path}: not a usable results database: table {table} has no column "
+                                  f"{', '.join(missing)} (its schema was changed outside the tool)")
 
     def _check_identity(self) -> None:
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
