@@ -116,19 +116,24 @@ def files_under(path: Path) -> dict[str, bytes]:
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
+def results_rows(tmp_path: Path) -> list[tuple[object, ...]]:
+    """The imports and results stored (an empty database may have been created)."""
+    return [row for row in db_state(tmp_path) if row[0] != "meta"]
+
+
 def mode(path: Path) -> int:
     return path.stat().st_mode & 0o777
 
 
 def run_in_mount_namespace(tmp_path: Path, shell_setup: str, script: str) -> dict[str, Any]:
-    """Run ``shell_setup`` then the Python ``script`` (which prints one JSON object on its last
-    line) in a private mount namespace as root; its JSON. A machine without ``unshare`` or
+    """Run ``shell_setup`` then the Python ``script`` (after :data:`SCRIPT_PRELUDE`; it prints one
+    JSON object on its last line) in a private mount namespace as root; its JSON. A machine without ``unshare`` or
     ``mount`` fails the test: these defects need a real filesystem, not a mock."""
     assert os.geteuid() == 0, "these tests mount filesystems: run them as root"
     for tool in ("unshare", "mount"):
         assert shutil.which(tool), f"{tool} is needed to test a real full or read-only filesystem"
     program = tmp_path / "in_namespace.py"
-    program.write_text(textwrap.dedent(script), encoding="utf-8")
+    program.write_text(SCRIPT_PRELUDE + textwrap.dedent(script), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(TESTS)])}
     command = f"set -e\n{shell_setup}\nexec {sys.executable} {program}"
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", command],
@@ -545,3 +550,230 @@ def test_defect_05_csv_cell_quoting(text: str, shown: str) -> None:
     from dealer.report import safe_cell
 
     assert safe_cell(text) == shown
+
+
+# --- 6. ordinary bad input: one error line, never a traceback -----------------------------------
+
+
+def assert_one_error(result: Outcome, *texts: str, status: int = 2) -> None:
+    """Refused with ``status``, an ``error:`` line, the texts named, no traceback, short lines."""
+    assert result.exit_code == status, result.output
+    assert "error: " in result.stderr, result.output
+    assert "Traceback" not in result.output
+    for text in texts:
+        assert text in result.output, (text, result.output)
+    assert max(len(line) for line in result.output.splitlines()) < 400, result.output
+
+
+@pytest.mark.parametrize("qr", ["SJD1:T:hand:²:1:5", "SJD1:T:hand:١:1:5", "SJD1:T:hand:" + "1" * 5000 + ":1:5",
+                                "SJD1:T:hand:01:1:5"], ids=["superscript", "arabic-indic", "5000-digits",
+                                                            "leading-zero"])
+def test_defect_06_qr_payload_with_odd_digits_is_one_error(tmp_path: Path, qr: str) -> None:
+    """Review 6 (and 14): a QR payload's numbers are decimal digits 0-9 without a leading zero
+    (docs/qr.md); ``²``, ``١``, 5,000 digits and ``01`` are refused with one line, nothing stored."""
+    event = write_event(tmp_path)
+    result = dealer_at(tmp_path, "results", "add", event, "--qr", qr, "--table", "A", "--points", 35)
+    assert_one_error(result, "--qr", "round must be a positive decimal number")
+    assert results_rows(tmp_path) == []
+
+
+def test_defect_06_huge_or_garbage_points_are_one_error(tmp_path: Path) -> None:
+    """Review 6: ``--points`` of 5,000 digits (results add, rules level) and garbage are refused
+    with one line that quotes the value cut short with its length."""
+    event = write_event(tmp_path)
+    huge = "5" * 5000
+    result = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", "A",
+                       "--board", 1, "--points", huge)
+    assert_one_error(result, "--points", "5,000")
+    assert results_rows(tmp_path) == []
+    for points in (huge, "5" * 5000 + "x", "abc", "1e3", "٥٠"):
+        result = run_dealer("rules", "level", "official-2002", "--decks", 2, "--points", points)
+        assert_one_error(result, "--points")
+        if len(points) > 100:
+            assert "5,00" in result.output and huge not in result.output, result.output
+
+
+@pytest.fixture
+def no_rendering(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls of the renderer: a refused ``--out`` must be found before any page is made."""
+    import dealer.render
+
+    calls: list[int] = []
+    real = dealer.render.render_documents
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dealer.render, "render_documents", counted)
+    return calls
+
+
+def test_defect_06_a_bad_out_folder_is_refused_before_rendering(tmp_path: Path, no_rendering: list[int]) -> None:
+    """Review 6: ``--out`` a file, a folder under a file, ``/proc/x`` or ``/dev/null`` is refused
+    with one line (exit 2 or 3) for ``print`` and ``report``, and nothing is rendered first."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder", encoding="utf-8")
+    for out in (a_file, a_file / "sub", Path("/proc/x"), Path("/dev/null")):
+        for args in (("print", "travellers", event, "--set", 1, "--format", "html"),
+                     ("print", "labels", event, "--set", 1),
+                     ("report", event, "--format", "csv,html")):
+            result = dealer_at(tmp_path, *args, "--out", out)
+            assert result.exit_code in (2, 3), (args, out, result.output)
+            assert "Traceback" not in result.output
+            assert str(out) in result.output or repr(str(out)) in result.output, (args, out, result.output)
+    assert no_rendering == []
+    assert a_file.read_text(encoding="utf-8") == "not a folder"
+    assert not Path("/proc/x").exists()
+
+
+def test_defect_06_a_commitment_that_is_a_json_list_is_one_error(tmp_path: Path) -> None:
+    """Review 6: ``verify --commitment`` naming a JSON list is a rejected input (exit 2), not a
+    traceback (which read as exit 1, "tampered")."""
+    write_event(tmp_path)
+    folder = boards(tmp_path) / "hand"
+    listed = tmp_path / "c.json"
+    listed.write_text("[1]", encoding="utf-8")
+    result = run_dealer("verify", folder / "set-01.json", "--key-file", folder / "deal.key", "--commitment", listed)
+    assert_one_error(result, str(listed), "not a commitment file")
+
+
+@pytest.mark.parametrize("where", ["integer", "nesting"])
+def test_defect_06_a_pathological_event_file_is_one_error_and_writes_nothing(tmp_path: Path, where: str) -> None:
+    """Review 6: an event TOML with a 5,000-digit integer or an array nested 5,000 deep is
+    refused by ``deal`` and ``results missing`` with one line naming the file; nothing written."""
+    text = (EVENT_TOML.replace("boards_per_set = 16", "boards_per_set = " + "1" * 5000) if where == "integer"
+            else EVENT_TOML + "\nx = " + "[" * 5000 + "]" * 5000 + "\n")
+    event = tmp_path / "odd.toml"
+    event.write_text(text, encoding="utf-8")
+    for args in (("deal", event), ("results", "missing", event)):
+        result = dealer_at(tmp_path, *args)
+        assert_one_error(result, str(event))
+        assert "set_int_max_str_digits" not in result.output  # advice for programmers, not users
+    assert not boards(tmp_path).exists()
+
+
+SCHEMA_EDITS = {
+    "view dropped": "DROP VIEW current_results",
+    "points renamed": "ALTER TABLE results RENAME COLUMN defenders_points TO points",
+    "source renamed": "ALTER TABLE imports RENAME COLUMN source TO src",
+    "chain dropped": "ALTER TABLE results DROP COLUMN chain",
+}
+
+
+@pytest.mark.parametrize("edit", list(SCHEMA_EDITS))
+def test_defect_06_a_hand_edited_schema_is_one_error(tmp_path: Path, edit: str) -> None:
+    """Review 6: a results schema edited by hand (view dropped, column renamed or dropped) makes
+    every results command fail with one line naming the database (audit: exit 1 or 2), never a
+    traceback, and nothing stored."""
+    event = scored_hand_event(tmp_path, hand_rows()[:10])
+    _sql(tmp_path, SCHEMA_EDITS[edit])
+    stored = db_state(tmp_path) if edit == "view dropped" else None
+    more = write_csv(tmp_path / "more.csv", HEADER, hand_rows()[10:12])
+    for args in (("report", event, "--json"), ("results", "missing", event), ("results", "history", event),
+                 ("results", "import", event, more),
+                 ("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                  "--points", 5)):
+        result = dealer_at(tmp_path, *args)
+        if edit == "view dropped" and args[1] == "history":
+            assert result.exit_code == 0, result.output  # the history does not need the view
+            continue
+        assert_one_error(result, str(db_path(tmp_path)))
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code in (1, 2), audit.output
+    assert "Traceback" not in audit.output and str(db_path(tmp_path)) in audit.output
+    if stored is not None:
+        assert db_state(tmp_path) == stored
+
+
+def test_defect_06_a_database_locked_too_long_is_the_machines_refusal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 6: another program holding the results database longer than the busy timeout:
+    writing commands exit 3 "locked … nothing stored" (not a traceback); reading still works."""
+    import dealer.results.db
+
+    event = scored_hand_event(tmp_path, hand_rows()[:10])
+    monkeypatch.setattr(dealer.results.db, "BUSY_TIMEOUT_S", 0.3)
+    stored = db_state(tmp_path)
+    holder = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        more = write_csv(tmp_path / "more.csv", HEADER, hand_rows()[10:12])
+        for args in (("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                      "--points", 5),
+                     ("results", "import", event, more),
+                     ("results", "correct", event, "--round", 1, "--match", 1, "--table", "A", "--board", 1,
+                      "--points", 5, "--reason", "typo")):
+            result = dealer_at(tmp_path, *args)
+            assert_one_error(result, "locked", "nothing stored", status=3)
+        assert dealer_at(tmp_path, "report", event, "--json").exit_code == 0
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert db_state(tmp_path) == stored
+
+
+def big_event(tmp_path: Path) -> Path:
+    """40 teams, 8 rounds of 20 matches on one set of 16 boards: 5,120 table results."""
+    teams = [f"T{i:02d}" for i in range(1, 41)]
+    lines = ["[event]", 'id = "big"', 'name = "Big"', 'profile = "official-2002"', "decks = 2",
+             "boards_per_set = 16", "sets = 1", ""]
+    for team in teams:
+        lines += ["[[teams]]", f'id = "{team}"', ""]
+    for number in range(1, 9):
+        turn = teams[number:] + teams[:number]
+        matches = ", ".join(f'{{ id = "{k + 1}", home = "{turn[2 * k]}", away = "{turn[2 * k + 1]}", set = 1 }}'
+                            for k in range(20))
+        lines += ["[[rounds]]", f"number = {number}", f"matches = [ {matches} ]", ""]
+    path = tmp_path / "big.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def big_rows() -> list[list[object]]:
+    return [[r, str(m), t, b, (b * 5) % 200] for r in range(1, 9) for m in range(1, 21) for t in "AB"
+            for b in range(1, 17)]
+
+
+def test_defect_06_a_full_disk_during_an_import_stores_nothing(tmp_path: Path) -> None:
+    """Review 6: the disk fills up in the middle of an import (a real 1 MB tmpfs holding the
+    boards folder, a traveller file of 5,120 rows): exit 3 "disk is full", nothing stored, the
+    database intact (integrity check, audit) and usable once there is room again."""
+    event = big_event(tmp_path)
+    assert dealer_at(tmp_path, "deal", event).exit_code == 0
+    rows = big_rows()
+    first = write_csv(tmp_path / "first.csv", HEADER, rows[:16])
+    assert dealer_at(tmp_path, "results", "import", event, first).exit_code == 0
+    travellers = write_csv(tmp_path / "travellers.csv", HEADER, rows[16:])
+    small = tmp_path / "small"
+    small.mkdir()
+    found = run_in_mount_namespace(
+        tmp_path,
+        f"mount -t tmpfs -o size=1m tmpfs {small}\ncp -a {boards(tmp_path)} {small}/boards",
+        f"""
+        import shutil
+        B = "{small}/boards"
+        database = Path(B) / "big" / "results.sqlite"
+        def rows():
+            conn = sqlite3.connect(database)
+            try:
+                return conn.execute("SELECT count(*) FROM results").fetchone()[0], \\
+                    conn.execute("PRAGMA integrity_check").fetchone()[0]
+            finally:
+                conn.close()
+        before = rows()
+        full = run("results", "import", "{event}", "{travellers}", "--boards-dir", B)
+        free = shutil.disk_usage("{small}").free
+        after = rows()
+        audit = run("results", "audit", "{event}", "--boards-dir", B)
+        print(json.dumps({{"before": before, "full": full, "free": free, "after": after, "audit": audit}}))
+        """)
+    assert found["full"]["exit"] == 3, found["full"]
+    assert "disk is full" in found["full"]["out"] and "nothing" in found["full"]["out"], found["full"]
+    assert "Traceback" not in found["full"]["out"] and "cannot rollback" not in found["full"]["out"]
+    assert found["before"] == [16, "ok"] and found["after"] == [16, "ok"], found
+    assert found["audit"]["exit"] == 0, found["audit"]
+    # the same import, with room: every row goes in
+    result = dealer_at(tmp_path, "results", "import", event, travellers)
+    assert result.exit_code == 0 and f"imported {len(rows) - 16} row(s)" in result.output, result.output
