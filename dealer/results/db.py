@@ -309,6 +309,9 @@ def _translate(error: sqlite3.Error, path: Path) -> UserError:
     if "readonly" in text or "read-only" in text:
         return EnvironmentProblem(f"{path}: the results database is read-only here: nothing stored")
     if "unable to open" in text:
+        if not os.access(path.parent, os.W_OK):  # WAL needs its -wal and -shm files next to it
+            return EnvironmentProblem(f"{path}: the results database is read-only here (its folder cannot "
+                                      "be written): nothing stored")
         return EnvironmentProblem(f"{path}: cannot open the results database: {text}")
     if isinstance(error, sqlite3.IntegrityError):
         return FileProblem(f"{path}: the results database refused the change: {text}")
