@@ -777,3 +777,170 @@ def test_defect_06_a_full_disk_during_an_import_stores_nothing(tmp_path: Path) -
     # the same import, with room: every row goes in
     result = dealer_at(tmp_path, "results", "import", event, travellers)
     assert result.exit_code == 0 and f"imported {len(rows) - 16} row(s)" in result.output, result.output
+
+
+# --- 7. a scored match removed from the event ----------------------------------------------------
+
+
+def test_defect_07_a_removed_match_is_named_and_its_results_can_be_withdrawn(tmp_path: Path) -> None:
+    """Review 7: with round 1 match 2 removed from the event file after its results were stored,
+    ``report`` and ``results missing`` exit 2 naming it; ``results correct --withdraw`` reaches
+    those results (one slot, then the whole match), after which the report runs."""
+    event = scored_hand_event(tmp_path, hand_rows() + match_2_rows())
+    removed = edited_event(tmp_path, "removed.toml", ", " + MATCH_2, "")
+    for args in (("report", removed, "--json"), ("results", "missing", removed)):
+        result = dealer_at(tmp_path, *args)
+        assert_one_error(result, "round 1 match 2", "not in the event file any more")
+    one = dealer_at(tmp_path, "results", "correct", removed, "--round", 1, "--match", 2, "--table", "A",
+                    "--board", 1, "--withdraw", "--reason", "match cancelled")
+    assert one.exit_code == 0, one.output
+    assert "withdrawn" in one.output
+    still = dealer_at(tmp_path, "report", removed, "--json")
+    assert_one_error(still, "round 1 match 2")
+    rest = dealer_at(tmp_path, "results", "correct", removed, "--round", 1, "--match", 2, "--withdraw",
+                     "--reason", "match cancelled")
+    assert rest.exit_code == 0, rest.output
+    assert "withdrew 31 result(s) of round 1 match 2" in rest.output
+    data = report_json(tmp_path, removed)
+    assert (standing(data, "H")["level_points_for"], standing(data, "V")["level_points_for"]) == (
+        HOME_TOTAL, AWAY_TOTAL)
+    assert [(m["round"], m["match"]) for m in data["matches"]] == [(1, "1")]
+    missing = dealer_at(tmp_path, "results", "missing", removed)
+    assert missing.exit_code == 0 and "nothing missing" in missing.output, missing.output
+    assert report_json(tmp_path, event)["matches"][1]["boards_counted"] == 0  # the file restored: withdrawn
+
+
+# --- 11. a read-only results database ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side_files", [True, False], ids=["with-wal-and-shm", "database-file-alone"])
+def test_defect_11_a_read_only_database_can_be_read_and_refuses_writes(tmp_path: Path, side_files: bool) -> None:
+    """Review 11: on a read-only medium (a read-only bind mount), ``report --json``, ``results
+    missing``, ``history`` and ``audit`` work and create nothing; writing commands exit 3
+    ("read-only"), nothing stored. Both as the tool leaves the folder and as an archive holding
+    the database file alone (no -wal or -shm, which a read-only medium cannot create)."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    expected = report_json(tmp_path, event)
+    folder = boards(tmp_path) / "hand"
+    if side_files:  # a read-only reader (the report above) cannot checkpoint: it leaves them
+        reader = sqlite3.connect(f"file:{db_path(tmp_path)}?mode=ro", uri=True)
+        reader.execute("SELECT count(*) FROM results").fetchone()
+        reader.close()
+        assert (folder / "results.sqlite-shm").exists() and (folder / "results.sqlite-wal").exists()
+    else:
+        _sql(tmp_path, "PRAGMA journal_mode = WAL", "PRAGMA wal_checkpoint(TRUNCATE)")
+        for suffix in ("-wal", "-shm"):
+            folder.joinpath("results.sqlite" + suffix).unlink(missing_ok=True)
+    before = files_under(folder)
+    more = write_csv(tmp_path / "more.csv", HEADER, match_2_rows()[:2])
+    b = boards(tmp_path)
+    found = run_in_mount_namespace(tmp_path, f"mount --bind {b} {b}\nmount -o remount,bind,ro {b}", f"""
+        B = "{b}"
+        reads = {{
+            "report": run("report", "{event}", "--json", "--boards-dir", B),
+            "missing": run("results", "missing", "{event}", "--boards-dir", B),
+            "history": run("results", "history", "{event}", "--round", "1", "--match", "1", "--table", "A",
+                           "--board", "1", "--boards-dir", B),
+            "audit": run("results", "audit", "{event}", "--boards-dir", B),
+        }}
+        writes = {{
+            "add": run("results", "add", "{event}", "--round", "1", "--match", "2", "--table", "A", "--board",
+                       "1", "--points", "5", "--boards-dir", B),
+            "import": run("results", "import", "{event}", "{more}", "--boards-dir", B),
+            "correct": run("results", "correct", "{event}", "--round", "1", "--match", "1", "--table", "A",
+                           "--board", "1", "--points", "5", "--reason", "typo", "--boards-dir", B),
+        }}
+        names = sorted(p.name for p in Path(B, "hand").iterdir())
+        print(json.dumps({{"reads": reads, "writes": writes, "names": names}}))
+        """)
+    for what, outcome in found["reads"].items():
+        assert outcome["exit"] == 0, (what, outcome)
+    assert json.loads(found["reads"]["report"]["out"]) == expected
+    assert "round 1 match 1 (H v V): complete" in found["reads"]["missing"]["out"]
+    assert f"R1 M1 A board  1:{HAND[1][0]:>5}" in found["reads"]["history"]["out"]
+    assert "audit passed" in found["reads"]["audit"]["out"]
+    for what, outcome in found["writes"].items():
+        assert outcome["exit"] == 3, (what, outcome)
+        assert "read-only" in outcome["out"] and "Traceback" not in outcome["out"], (what, outcome)
+    assert found["names"] == sorted(before)
+    assert files_under(folder).keys() == before.keys()
+    assert report_json(tmp_path, event) == expected
+
+
+# --- 12. a deal that did not finish -------------------------------------------------------------
+
+
+def test_defect_12_an_unfinished_deal_is_refused_then_finished_by_dealing_again(tmp_path: Path) -> None:
+    """Review 12: a deal killed midway (no manifest, a set file missing) is "did not finish" for
+    printing, results and reports; ``dealer deal`` again finishes it, keeping the identical files,
+    and the folder is byte for byte the uninterrupted deal's."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    dealt = files_under(folder)
+    (folder / "manifest.json").unlink()
+    (folder / "set-02.json").unlink()
+    for args in (("print", "dealing-guide", event, "--set", 1, "--format", "html", "--out", tmp_path / "out"),
+                 ("results", "import", event, SAMPLE),
+                 ("results", "add", event, "--round", 1, "--match", 1, "--table", "A", "--board", 1,
+                  "--points", 30),
+                 ("report", event, "--json"),
+                 ("results", "missing", event)):
+        result = dealer_at(tmp_path, *args)
+        assert_one_error(result, "did not finish", "dealer deal")
+    assert not (tmp_path / "out").exists() and not (folder / "results.sqlite").exists()
+    again = dealer_at(tmp_path, "deal", event)
+    assert again.exit_code == 0, again.output
+    for name in ("set-01.json", "set-03.json"):
+        assert f"kept {folder / name}" in again.output, again.output
+    for name in ("set-02.json", "manifest.json"):
+        assert f"wrote {folder / name}" in again.output, again.output
+    assert files_under(folder) == dealt
+    elsewhere = tmp_path / "elsewhere"
+    other = run_dealer("deal", event, "--key-file", folder / "deal.key", "--boards-dir", elsewhere)
+    assert other.exit_code == 0, other.output
+    assert files_under(elsewhere / "demo") == {k: v for k, v in dealt.items() if k != "deal.key"}
+
+
+def test_defect_12_a_leftover_set_that_differs_is_refused_and_can_be_discarded(tmp_path: Path) -> None:
+    """Review 12: a leftover set file that is not what the key deals is never overwritten: the
+    message points to ``--discard-incomplete``, which removes the unfinished deal's set files
+    (never a finished deal's); dealing again then gives the uninterrupted deal."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    dealt = files_under(folder)
+    assert_one_error(dealer_at(tmp_path, "deal", event, "--discard-incomplete"), "no unfinished deal")
+    assert files_under(folder) == dealt  # a finished deal is never touched
+    (folder / "manifest.json").unlink()
+    changed = (folder / "set-01.json").read_bytes().replace(b'"set": 1', b'"set":  1')
+    assert changed != dealt["set-01.json"]
+    (folder / "set-01.json").write_bytes(changed)
+    refused = dealer_at(tmp_path, "deal", event)
+    assert_one_error(refused, str(folder / "set-01.json"), "--discard-incomplete")
+    assert (folder / "set-01.json").read_bytes() == changed and not (folder / "manifest.json").exists()
+    discarded = dealer_at(tmp_path, "deal", event, "--discard-incomplete")
+    assert discarded.exit_code == 0, discarded.output
+    assert all(f"removed {folder / f'set-0{n}.json'}" in discarded.output for n in (1, 2, 3)), discarded.output
+    assert sorted(p.name for p in folder.iterdir()) == ["commitment.json", "deal.key"]
+    assert dealer_at(tmp_path, "deal", event).exit_code == 0
+    assert files_under(folder) == dealt
+
+
+# --- 13. labels and the key -----------------------------------------------------------------------
+
+
+def test_defect_13_labels_printed_with_another_key_are_refused(tmp_path: Path) -> None:
+    """Review 13: the labels' check tag needs the committed key; another valid key is refused
+    (exit 2) naming the key file and the commitment, before anything is written."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    wrong = tmp_path / "wrong.key"
+    wrong.write_text(hashlib.sha256(b"not the dealt key").hexdigest() + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    for kind in ("labels", "all"):
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 1, "--key-file", wrong, "--format", "html",
+                           "--out", out)
+        assert_one_error(result, str(wrong), "commitment", str(folder / "commitment.json"))
+    assert not out.exists() or not any(out.iterdir())
+    right = dealer_at(tmp_path, "print", "labels", event, "--set", 1, "--key-file", folder / "deal.key",
+                      "--format", "html", "--out", out)
+    assert right.exit_code == 0, right.output
