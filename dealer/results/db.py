@@ -153,6 +153,7 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     """results.played_set (the set a result was played on; its seating is ns_team/ew_team); the
     hash chain (seq, chain) over both tables, linked for the rows already there; triggers that
     refuse INSERT OR REPLACE, and meta made append-only."""
+    relink = "chain" not in _columns(conn, "results")  # not when user_version was set back by hand
     for table, column, kind in (("results", "played_set", "INTEGER"), ("results", "seq", "INTEGER"),
                                 ("results", "chain", "TEXT"), ("imports", "seq", "INTEGER"),
                                 ("imports", "chain", "TEXT")):
@@ -163,7 +164,8 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     event_id = conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
     previous = genesis(event_id[0] if event_id else "")
     seq = 0
-    for import_row in conn.execute("SELECT * FROM imports ORDER BY id").fetchall():
+    old_imports = conn.execute("SELECT * FROM imports ORDER BY id").fetchall() if relink else []
+    for import_row in old_imports:
         # Old databases: each import's rows follow it, as the tool wrote them.
         seq += 1
         previous = link(previous, seq, "imports", import_row)
@@ -461,13 +463,25 @@ class ResultsStore:
             return
         with self._transaction(check=False):
             version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            if version < SCHEMA_VERSION and "chain" in _columns(conn, "results"):
+                self._refuse_changed_chain()
             for number in range(version, SCHEMA_VERSION):
                 MIGRATIONS[number](conn)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
-            if version == 0:
+            if version == 0 and conn.execute("SELECT 1 FROM meta WHERE key = 'event'").fetchone() is None:
                 conn.execute("INSERT INTO meta (key, value) VALUES ('event', ?)", (self.event_id,))
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (now(),))
             _create_triggers(conn)
+
+    def _refuse_changed_chain(self) -> None:
+        """``user_version`` was set back by hand on a database that already has the chain: the
+        migrations must not re-create guards or links over rows changed outside the tool."""
+        report = self._audit()
+        if not report.ok:
+            shown = "; ".join(f.text() for f in report.findings[:3])
+            more = f" and {len(report.findings) - 3} more" if len(report.findings) > 3 else ""
+            raise FileProblem(f"{self.path}: the results database was changed outside the tool (its schema "
+                              f"version set back; {shown}{more}): nothing stored")
 
     def _check_columns(self) -> None:
         """Refuse a schema changed by hand (a column renamed or dropped): every query below
