@@ -944,3 +944,217 @@ def test_defect_13_labels_printed_with_another_key_are_refused(tmp_path: Path) -
     right = dealer_at(tmp_path, "print", "labels", event, "--set", 1, "--key-file", folder / "deal.key",
                       "--format", "html", "--out", out)
     assert right.exit_code == 0, right.output
+
+
+# --- 14. smaller issues -----------------------------------------------------------------------------
+
+
+def test_defect_14_a_set_no_match_plays_gets_no_travellers(tmp_path: Path) -> None:
+    """Review 14: ``print travellers --set 4`` of a set no match plays is refused (no 0-byte
+    file); ``print all`` skips its travellers and score sheets and prints the rest."""
+    text = demo_event_text()
+    assert "sets = 3 " in text
+    event = demo_event_file(tmp_path, text.replace('id = "demo"', 'id = "four"').replace("sets = 3 ", "sets = 4 "))
+    assert dealer_at(tmp_path, "deal", event).exit_code == 0
+    out = tmp_path / "out"
+    for kind in ("travellers", "score-sheets"):
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 4, "--format", "html", "--out", out)
+        assert_one_error(result, "--set", "set 4")
+    assert not out.exists() or not any(out.iterdir())
+    every = dealer_at(tmp_path, "print", "all", event, "--set", 4, "--format", "html", "--out", out)
+    assert every.exit_code == 0, every.output
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(f"{k}-set-04-zh.html" for k in ("hand-records", "labels", "curtain-cards",
+                                                             "dealing-guide")), written
+    assert all((out / name).stat().st_size > 0 for name in written)
+
+
+def test_defect_14_a_mistyped_boards_folder_is_said(tmp_path: Path) -> None:
+    """Review 14: ``--boards-dir`` with a typo is "no such folder" (exit 2) for every command
+    that reads the event's folder, not empty standings; nothing is created."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    typo = tmp_path / "bords"
+    for args in (("report", event, "--json"), ("report", event, "--format", "csv", "--out", tmp_path / "rep"),
+                 ("results", "missing", event), ("results", "history", event), ("results", "audit", event),
+                 ("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1, "--points", 5),
+                 ("print", "travellers", event, "--format", "html", "--out", tmp_path / "out")):
+        result = run_dealer(*args, "--boards-dir", typo)
+        assert_one_error(result, "no such folder", "--boards-dir")
+    assert not typo.exists() and not (tmp_path / "rep").exists() and not (tmp_path / "out").exists()
+
+
+def test_defect_14_an_empty_results_database_is_no_results_yet(tmp_path: Path) -> None:
+    """Review 14: a results database that exists but holds no result reports
+    ``"no_results_yet": true`` (every team 0 played)."""
+    from dealer.results.db import ResultsStore
+
+    event = write_event(tmp_path)
+    ResultsStore.open(db_path(tmp_path), "hand").close()
+    data = report_json(tmp_path, event)
+    assert data["no_results_yet"] is True
+    assert sorted(s["team"] for s in data["standings"]) == ["H", "V", "X", "Y"]
+    assert all(s["played"] == 0 for s in data["standings"])
+
+
+def test_defect_14_an_empty_or_unknown_report_format_is_refused(tmp_path: Path) -> None:
+    """Review 14: ``report --format ""`` and ``--format nonsense`` (with ``--json`` too) exit 2."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    for formats in ("", "nonsense", " , ", "csv,nonsense"):
+        for extra in ((), ("--json",)):
+            result = dealer_at(tmp_path, "report", event, "--format", formats, "--out", tmp_path / "rep", *extra)
+            assert_one_error(result, "--format")
+    assert not (tmp_path / "rep").exists()
+
+
+def test_defect_14_reading_commands_never_create_the_database(tmp_path: Path) -> None:
+    """Review 14: ``results history`` (and missing, audit, report) on an event without results
+    create no database."""
+    event = write_event(tmp_path)
+    for args in (("results", "history", event), ("results", "missing", event), ("results", "audit", event),
+                 ("report", event, "--json")):
+        result = dealer_at(tmp_path, *args)
+        assert result.exit_code == 0, (args, result.output)
+    assert sorted(p.name for p in (boards(tmp_path) / "hand").iterdir()) == [
+        "commitment.json", "deal.key", "manifest.json", "set-01.json"]
+
+
+def test_defect_14_control_characters_are_shown_escaped(tmp_path: Path) -> None:
+    """Review 14: terminal escapes in ``--by``, ``--reason``, team ids and file names never reach
+    the terminal raw (``\\x1b]0;title\\x07`` would retitle it); they are shown as ``\\x1b``."""
+    title = ESC + "]0;owned" + "\x07"
+    text = EVENT_TOML.replace('"X"', '"X\\u001b[2J"')
+    event = write_event(tmp_path, text)
+    odd_file = write_csv(tmp_path / f"slips{ESC}[31m.csv", HEADER, hand_rows()[:2])
+    outcomes = [
+        dealer_at(tmp_path, "results", "import", event, odd_file, "--by", title),
+        dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", "A", "--board", 2,
+                  "--points", HAND[2][0], "--by", title),
+        dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A", "--board",
+                  1, "--points", 5, "--reason", f"misread {ESC}[8m hidden", "--by", title),
+        dealer_at(tmp_path, "results", "history", event),
+        dealer_at(tmp_path, "results", "missing", event),
+        dealer_at(tmp_path, "results", "import", event, tmp_path / f"missing{ESC}[31m.csv"),
+        dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                  "--points", 5, "--ns-team", f"Y{ESC}[2J"),
+    ]
+    for outcome in outcomes:
+        assert ESC not in outcome.output and "\x07" not in outcome.output, outcome.output
+    shown = "".join(o.output for o in outcomes)
+    for escaped in ("\\x1b]0;owned\\x07", "misread \\x1b[8m hidden", "slips\\x1b[31m.csv", "X\\x1b[2J",
+                    "missing\\x1b[31m.csv", "Y\\x1b[2J"):
+        assert escaped in shown, (escaped, shown)
+
+
+def test_defect_14_long_values_are_quoted_cut_with_their_length(tmp_path: Path) -> None:
+    """Review 14: an error quotes at most about 60 characters of a value, then its length."""
+    event = write_event(tmp_path)
+    for flag_name, value in (("--match", "M" * 5000), ("--table", "T" * 5000), ("--board", "9" * 5000),
+                             ("--by", "b" * 5000), ("--note", "n" * 5000)):
+        values = {"--round": "1", "--match": "1", "--table": "A", "--board": "1", "--points": "5",
+                  flag_name: value}
+        args = [item for pair in values.items() for item in pair]
+        result = dealer_at(tmp_path, "results", "add", event, *args)
+        assert_one_error(result, "5,000")
+        assert value[:61] not in result.output, (flag_name, result.output)
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_defect_14_a_user_version_set_back_migrates_idempotently(tmp_path: Path, version: int) -> None:
+    """Review 14: ``user_version`` set back by hand on a current database: reading says to
+    upgrade, the next writing command migrates again without "duplicate column", every stored
+    row and chain link is kept, and the audit passes."""
+    event = scored_hand_event(tmp_path, hand_rows()[:10])
+    conn = sqlite3.connect(db_path(tmp_path))
+    links = conn.execute("SELECT id, seq, chain FROM results ORDER BY id").fetchall()
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.close()
+    stored = db_state(tmp_path)
+    _sql(tmp_path, f"PRAGMA user_version = {version}")
+    assert_one_error(dealer_at(tmp_path, "report", event, "--json"), "older", "upgrades it")
+    added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                      "--points", 5)
+    assert added.exit_code == 0, added.output
+    assert "duplicate column" not in added.output
+    conn = sqlite3.connect(db_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == current
+        assert conn.execute("SELECT id, seq, chain FROM results WHERE id <= 10 ORDER BY id").fetchall() == links
+    finally:
+        conn.close()
+    assert set(stored) <= set(db_state(tmp_path))
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 0, audit.output
+
+
+def test_defect_14_a_user_version_set_back_does_not_launder_tampering(tmp_path: Path) -> None:
+    """Review 4 and 14: setting ``user_version`` back after editing a row (its guard dropped)
+    must not make the migration re-link the chain over the edit: the writing command refuses and
+    the audit still names the row."""
+    event = scored_hand_event(tmp_path, hand_rows()[:10])
+    _sql(tmp_path, "DROP TRIGGER results_no_update", "UPDATE results SET defenders_points = 200 WHERE id = 3",
+         "PRAGMA user_version = 2")
+    stored = db_state(tmp_path)
+    added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                      "--points", 5)
+    assert_one_error(added, "changed outside the tool")
+    assert db_state(tmp_path) == stored
+    _sql(tmp_path, "PRAGMA user_version = 3")
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1 and "results #3" in audit.output and "edited" in audit.output, audit.output
+
+
+def test_defect_14_event_file_leniencies(tmp_path: Path) -> None:
+    """Review 14: an event file saved with a UTF-8 BOM reads; a match ``id = true``, a date with a
+    time and a team playing itself are refused naming the key; nothing is written."""
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + EVENT_TOML.encode("utf-8"))
+    assert dealer_at(tmp_path, "deal", bom).exit_code == 0
+    assert dealer_at(tmp_path, "results", "missing", bom).exit_code == 0
+    cases = {
+        "id-true": (EVENT_TOML.replace('{ id = "1", home', "{ id = true, home"), "rounds[0].matches[0].id"),
+        "datetime": (EVENT_TOML.replace('name = "Hand-worked match"',
+                                        'name = "Hand-worked match"\ndate = 2026-12-05T10:00:00'), "event.date"),
+        "plays-itself": (EVENT_TOML.replace('home = "X", away = "Y"', 'home = "X", away = "X"'),
+                         "cannot play itself"),
+    }
+    for name, (text, expected) in cases.items():
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text, encoding="utf-8")
+        for args in (("deal", path, "--boards-dir", tmp_path / name), ("results", "missing", path)):
+            result = run_dealer(*args) if args[0] == "deal" else dealer_at(tmp_path, *args)
+            assert_one_error(result, str(path), expected)
+            assert "plays twice" not in result.output
+        assert not (tmp_path / name).exists()
+
+
+# --- exit statuses ----------------------------------------------------------------------------------
+
+
+def test_exit_statuses_are_documented() -> None:
+    """Review 6: each exit status means one thing, and ``dealer --help`` says which."""
+    result = run_dealer("--help")
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for status, meaning in (("0", "done"), ("1", "found a difference"), ("2", "rejected"),
+                            ("3", "the machine refused"), ("70", "internal error")):
+        assert f"{status} " in text and meaning in text, (status, meaning, text)
+
+
+def test_an_internal_error_is_a_traceback_and_status_70(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 6: a bug (here a library function made to raise) is not dressed up as a user
+    error: a traceback, "internal error … please report", exit 70."""
+    from click.testing import CliRunner
+
+    import dealer.report
+    from dealer.cli import main
+
+    event = write_event(tmp_path)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug on purpose")
+
+    monkeypatch.setattr(dealer.report, "build_report", broken)
+    result = CliRunner().invoke(main, ["report", str(event), "--json", "--boards-dir", str(boards(tmp_path))])
+    assert result.exit_code == 70, result.output
+    assert "Traceback" in result.output and "RuntimeError: a bug on purpose" in result.output
+    assert "internal error" in result.output and "please report" in result.output
