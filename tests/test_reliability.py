@@ -125,10 +125,30 @@ def mode(path: Path) -> int:
     return path.stat().st_mode & 0o777
 
 
+def assert_one_error(result: Outcome, *texts: str, status: int = 2) -> None:
+    """Refused with ``status``, an ``error:`` line, the texts named, no traceback, short lines."""
+    assert result.exit_code == status, result.output
+    assert "error: " in result.stderr, result.output
+    assert "Traceback" not in result.output
+    for text in texts:
+        assert text in result.output, (text, result.output)
+    assert max(len(line) for line in result.output.splitlines()) < 400, result.output
+
+
+def _sql(tmp_path: Path, *statements: str) -> None:
+    """Run SQL on the hand event's results database as another program would (the sqlite3 shell)."""
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()
+
+
 def run_in_mount_namespace(tmp_path: Path, shell_setup: str, script: str) -> dict[str, Any]:
     """Run ``shell_setup`` then the Python ``script`` (after :data:`SCRIPT_PRELUDE`; it prints one
-    JSON object on its last line) in a private mount namespace as root; its JSON. A machine without ``unshare`` or
-    ``mount`` fails the test: these defects need a real filesystem, not a mock."""
+    JSON object on its last line) in a private mount namespace as root; its JSON. A machine
+    without ``unshare`` or ``mount`` fails the test: these defects need a real filesystem."""
     assert os.geteuid() == 0, "these tests mount filesystems: run them as root"
     for tool in ("unshare", "mount"):
         assert shutil.which(tool), f"{tool} is needed to test a real full or read-only filesystem"
@@ -404,15 +424,6 @@ def test_defect_03_secret_files_are_owner_only_whatever_the_umask(tmp_path: Path
 # --- 4. append-only and tamper-evident results --------------------------------------------------
 
 
-def _sql(tmp_path: Path, *statements: str) -> None:
-    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
-    try:
-        for statement in statements:
-            conn.execute(statement)
-    finally:
-        conn.close()
-
-
 ROW_1 = ("SELECT id, round, match, tbl, board, 200, withdrawn, trump, declarer, level, ns_team, ew_team, note,"
          " entered_by, entered_at, import_id, source_row, supersedes, reason, played_set, seq, chain FROM results"
          " WHERE id = 1")
@@ -560,16 +571,6 @@ def test_defect_05_csv_cell_quoting(text: str, shown: str) -> None:
 # --- 6. ordinary bad input: one error line, never a traceback -----------------------------------
 
 
-def assert_one_error(result: Outcome, *texts: str, status: int = 2) -> None:
-    """Refused with ``status``, an ``error:`` line, the texts named, no traceback, short lines."""
-    assert result.exit_code == status, result.output
-    assert "error: " in result.stderr, result.output
-    assert "Traceback" not in result.output
-    for text in texts:
-        assert text in result.output, (text, result.output)
-    assert max(len(line) for line in result.output.splitlines()) < 400, result.output
-
-
 @pytest.mark.parametrize("qr", ["SJD1:T:hand:²:1:5", "SJD1:T:hand:١:1:5", "SJD1:T:hand:" + "1" * 5000 + ":1:5",
                                 "SJD1:T:hand:01:1:5"], ids=["superscript", "arabic-indic", "5000-digits",
                                                             "leading-zero"])
@@ -600,17 +601,22 @@ def test_defect_06_huge_or_garbage_points_are_one_error(tmp_path: Path) -> None:
 
 @pytest.fixture
 def no_rendering(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the calls of the renderer: a refused ``--out`` must be found before any page is made."""
+    """Count the calls of the print renderer and of the report writers: a refused ``--out`` must
+    be found before any page or report is made."""
     import dealer.render
+    import dealer.report
 
     calls: list[int] = []
-    real = dealer.render.render_documents
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
+    def counted(real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return real(*args, **kwargs)
+        return call
 
-    monkeypatch.setattr(dealer.render, "render_documents", counted)
+    monkeypatch.setattr(dealer.render, "render_documents", counted(dealer.render.render_documents))
+    for name, writer in list(dealer.report.REPORT_WRITERS.items()):
+        monkeypatch.setitem(dealer.report.REPORT_WRITERS, name, counted(writer))
     return calls
 
 
