@@ -165,7 +165,7 @@ def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) -> None:
     """Convert a board's defenders' points into level points."""
-    from dealer.errors import FileProblem
+    from dealer.errors import FileProblem, quote
     from dealer.numbers import whole_number
     from dealer.resources import load_profile
 
@@ -174,7 +174,7 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
     except OverflowError:
         points = None
     if points is None:
-        raise FileProblem(f"expected a whole number of points, got {points_text!r}"[:120], field="points")
+        raise FileProblem(f"expected a whole number of points, got {quote(points_text)}", field="points")
     result = load_profile(profile_id).level_points(decks, points)
     if as_json:
         echo_json(result.as_dict())

@@ -97,7 +97,8 @@ def load_event_text(text: str, source: str) -> Event:
     except tomllib.TOMLDecodeError as error:
         raise FileProblem(f"{source}: not valid TOML: {error}") from None
     except ValueError as error:  # e.g. an integer of thousands of digits
-        raise FileProblem(f"{source}: not a usable TOML value: {error}") from None
+        reason = "a whole number of thousands of digits" if "digits" in str(error) else str(error)
+        raise FileProblem(f"{source}: not a usable TOML value: {reason}") from None
     except RecursionError:
         raise FileProblem(f"{source}: not a usable event file: arrays or tables nested too deeply") \
             from None

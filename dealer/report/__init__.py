@@ -199,6 +199,12 @@ def safe_cell(text: str) -> str:
     return text
 
 
+def _is_number(text: str) -> bool:
+    """A cell written as a number: a whole number in its plain form only (``-3``, ``42``); an id
+    such as ``007`` stays the text it is."""
+    return bool(_NUMBER.fullmatch(text)) and str(int(text)) == text
+
+
 def _csv_bytes(head: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
@@ -239,9 +245,9 @@ def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
     ):
         sheet = book.create_sheet(title)
         for values in (head, *rows):
-            sheet.append([int(v) if _NUMBER.fullmatch(v) else None for v in values])
+            sheet.append([int(v) if _is_number(v) else None for v in values])
             for cell, value in zip(sheet[sheet.max_row], values, strict=False):
-                if not _NUMBER.fullmatch(value):
+                if not _is_number(value):
                     # A text cell, never a formula: a team called "=1+1" stays that text.
                     cell.value = value
                     cell.data_type = "s"

@@ -153,6 +153,7 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     """results.played_set (the set a result was played on; its seating is ns_team/ew_team); the
     hash chain (seq, chain) over both tables, linked for the rows already there; triggers that
     refuse INSERT OR REPLACE, and meta made append-only."""
+    relink = "chain" not in _columns(conn, "results")  # not when user_version was set back by hand
     for table, column, kind in (("results", "played_set", "INTEGER"), ("results", "seq", "INTEGER"),
                                 ("results", "chain", "TEXT"), ("imports", "seq", "INTEGER"),
                                 ("imports", "chain", "TEXT")):
@@ -163,7 +164,8 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     event_id = conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
     previous = genesis(event_id[0] if event_id else "")
     seq = 0
-    for import_row in conn.execute("SELECT * FROM imports ORDER BY id").fetchall():
+    old_imports = conn.execute("SELECT * FROM imports ORDER BY id").fetchall() if relink else []
+    for import_row in old_imports:
         # Old databases: each import's rows follow it, as the tool wrote them.
         seq += 1
         previous = link(previous, seq, "imports", import_row)
@@ -309,6 +311,9 @@ def _translate(error: sqlite3.Error, path: Path) -> UserError:
     if "readonly" in text or "read-only" in text:
         return EnvironmentProblem(f"{path}: the results database is read-only here: nothing stored")
     if "unable to open" in text:
+        if not os.access(path.parent, os.W_OK):  # WAL needs its -wal and -shm files next to it
+            return EnvironmentProblem(f"{path}: the results database is read-only here (its folder cannot "
+                                      "be written): nothing stored")
         return EnvironmentProblem(f"{path}: cannot open the results database: {text}")
     if isinstance(error, sqlite3.IntegrityError):
         return FileProblem(f"{path}: the results database refused the change: {text}")
@@ -383,6 +388,7 @@ class ResultsStore:
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.execute("PRAGMA synchronous = FULL")
                 store._migrate()
+                store._check_columns()
                 store._check_identity()
         except BaseException:
             conn.close()
@@ -429,6 +435,7 @@ class ResultsStore:
                         f"{path}: results database schema {version} is older than this program's "
                         f"({SCHEMA_VERSION}); any writing command (e.g. `dealer results import`) "
                         "upgrades it")
+                store._check_columns()
                 store._check_identity()
         except BaseException:
             conn.close()
@@ -456,13 +463,35 @@ class ResultsStore:
             return
         with self._transaction(check=False):
             version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            if version < SCHEMA_VERSION and "chain" in _columns(conn, "results"):
+                self._refuse_changed_chain()
             for number in range(version, SCHEMA_VERSION):
                 MIGRATIONS[number](conn)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
-            if version == 0:
+            if version == 0 and conn.execute("SELECT 1 FROM meta WHERE key = 'event'").fetchone() is None:
                 conn.execute("INSERT INTO meta (key, value) VALUES ('event', ?)", (self.event_id,))
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (now(),))
             _create_triggers(conn)
+
+    def _refuse_changed_chain(self) -> None:
+        """``user_version`` was set back by hand on a database that already has the chain: the
+        migrations must not re-create guards or links over rows changed outside the tool."""
+        report = self._audit()
+        if not report.ok:
+            shown = "; ".join(f.text() for f in report.findings[:3])
+            more = f" and {len(report.findings) - 3} more" if len(report.findings) > 3 else ""
+            raise FileProblem(f"{self.path}: the results database was changed outside the tool (its schema "
+                              f"version set back; {shown}{more}): nothing stored")
+
+    def _check_columns(self) -> None:
+        """Refuse a schema changed by hand (a column renamed or dropped): every query below
+        names its columns, and a missing one would fail in the middle of a command."""
+        for table, columns in (("meta", ("key", "value")), ("imports", (*IMPORT_COLUMNS, "seq", "chain")),
+                               ("results", (*RESULT_COLUMNS, "seq", "chain"))):
+            missing = [c for c in columns if c not in _columns(self.conn, table)]
+            if missing:
+                raise FileProblem(f"{self.path}: not a usable results database: table {table} has no column "
+                                  f"{', '.join(missing)} (its schema was changed outside the tool)")
 
     def _check_identity(self) -> None:
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
