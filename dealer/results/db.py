@@ -305,7 +305,7 @@ def _translate(error: sqlite3.Error, path: Path) -> UserError:
     text = str(error)
     if "locked" in text or "busy" in text:
         return EnvironmentProblem(f"{path}: the results database is locked by another program (waited "
-                                  f"{BUSY_TIMEOUT_S:.0f} s); nothing stored, try again")
+                                  f"{BUSY_TIMEOUT_S:g} s); nothing stored, try again")
     if "disk is full" in text or "disk I/O" in text:
         return EnvironmentProblem(f"{path}: the disk is full (or failing): nothing stored")
     if "readonly" in text or "read-only" in text:

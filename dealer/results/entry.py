@@ -43,7 +43,7 @@ def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
     try:
         parsed = parse_payload(payload)
     except PayloadError as error:
-        raise _rejected("qr", payload, str(error)) from None
+        raise _rejected("qr", None, str(error)) from None  # the message quotes the payload
     if not isinstance(parsed, TravellerId | ScoreSheetId):
         raise _rejected("qr", payload, "a wallet label does not name a match; scan the traveller or the "
                                        "score sheet")
