@@ -278,8 +278,8 @@ def verify(boardset: str, key_file: str, public_value: str | None, published: st
 
 
 @main.command()
-@click.option("--boards-dir", default="boards", show_default=True)
-@click.option("--out", "out_dir", default="output", show_default=True)
+@BOARDS_DIR_OPTION
+@click.option("--out", "out_dir", default="output", show_default=True, help="Where the print pack and reports go.")
 def demo(boards_dir: str, out_dir: str) -> None:
     """Deal the built-in example event into boards/demo/ with a throw-away key, print and score it."""
     from dealer.demo import run_demo

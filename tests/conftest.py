@@ -4,8 +4,8 @@ the one helper that drives the ``dealer`` command in-process (click's CliRunner)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -22,9 +22,9 @@ from dealer.resources import demo_event_text
 DOCUMENTED_STATUSES = {EXIT_OK, EXIT_DIFFERENCE, EXIT_REJECTED, EXIT_ENVIRONMENT}
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one run of ``dealer`` did: its exit status and what it printed."""
+class Outcome(NamedTuple):
+    """What one run of ``dealer`` did: its exit status and what it printed (also unpacks as
+    ``code, out, err``)."""
 
     exit_code: int
     stdout: str

@@ -10,7 +10,7 @@ from math import prod
 from pathlib import Path
 
 import pytest
-from conftest import run_dealer
+from conftest import run_dealer as run
 
 from dealer.batch import shuffle_many
 from dealer.boardset import boardset_document
@@ -183,11 +183,6 @@ def test_a_plain_reimplementation_agrees() -> None:
     for board in range(1, 50):
         material = board_input(KAT_KEY, "kat", 1, board)
         assert shuffle_positions(material, 108) == _shuffle_with_words(_words(material), 108)
-
-
-def run(*args: object) -> tuple[int, str, str]:
-    result = run_dealer(*args)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_verify_accepts_an_untouched_set_and_names_a_tampered_board(dealt: tuple[Event, Path]) -> None:

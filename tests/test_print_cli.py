@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import run_dealer
+from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_count
 
 from dealer.dealing import deal_event
@@ -29,11 +29,6 @@ def dealt_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Event, Path, P
     event_file = root / "event.toml"
     event_file.write_text(demo_event_text(), encoding="utf-8")
     return event, boards, event_file
-
-
-def run(*args: object) -> tuple[int, str, str]:
-    result = run_dealer(*args)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_print_writes_the_default_file_names_and_a_summary(

@@ -6,9 +6,8 @@ import json
 from dataclasses import replace
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_dealer as run
 
-from dealer.cli import main
 from dealer.profiles import ProfileError, profile_from_mapping
 from dealer.resources import load_profile, profile_ids
 
@@ -112,11 +111,6 @@ def test_a_profile_with_a_gap_between_bands_is_refused() -> None:
     }
     with pytest.raises(ProfileError, match="steps of 5"):
         profile_from_mapping(data)
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_rules_level_json_is_exactly_one_object() -> None:

@@ -502,9 +502,14 @@ def test_defect_04_a_clean_database_audits_and_its_chain_head_is_published(tmp_p
     head = audit.stdout.split("chain head ", 1)[1].split()[0]
     assert len(head) == 64 and int(head, 16) >= 0
     assert report_json(tmp_path, event)["results_chain_head"] == head
-    written = dealer_at(tmp_path, "report", event, "--format", "csv", "--out", tmp_path / "rep")
+    written = dealer_at(tmp_path, "report", event, "--format", "csv,html", "--out", tmp_path / "rep")
     assert written.exit_code == 0, written.output
     assert f"results chain head: {head}" in written.output
+    assert head in (tmp_path / "rep" / "hand-results.html").read_text(encoding="utf-8")
+    # Any later entry moves the head: a published report shows a rewrite.
+    assert dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A",
+                     "--board", 2, "--points", 45, "--reason", "misread again").exit_code == 0
+    assert report_json(tmp_path, event)["results_chain_head"] != head
 
 
 # --- 5. formula injection in the reports --------------------------------------------------------

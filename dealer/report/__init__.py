@@ -274,7 +274,7 @@ def html_text(data: ReportData, lang: str) -> str:
                        "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
     return env.get_template("report_event.html").render(
         t=labels(lang), lang=lang, event=data.event, generated=data.generated, sample=data.sample,
-        no_results=data.no_results,
+        no_results=data.no_results, chain_head=data.chain_head,
         standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
         profile=data.event.profile,
