@@ -396,8 +396,12 @@ class ResultsStore:
         return store
 
     @classmethod
-    def open_existing(cls, path: str | Path, event_id: str) -> ResultsStore | None:
-        """Open read-only if the database exists (``None`` otherwise; nothing is created)."""
+    def open_existing(cls, path: str | Path, event_id: str, upgrade: bool = True) -> ResultsStore | None:
+        """Open read-only if the database exists (``None`` otherwise; nothing is created).
+
+        A database of an older schema is first upgraded (a writing open that changes no result),
+        unless it cannot be written (a read-only medium): then it is refused, saying so.
+        """
         path = Path(path)
         if not path.exists():
             return None
@@ -430,16 +434,23 @@ class ResultsStore:
                     raise FileProblem(
                         f"{path}: results database schema {version} is newer than this program "
                         f"({SCHEMA_VERSION}); update shengji-dealer")
-                if version < SCHEMA_VERSION:
+                if version < SCHEMA_VERSION and not upgrade:
                     raise FileProblem(
                         f"{path}: results database schema {version} is older than this program's "
-                        f"({SCHEMA_VERSION}); any writing command (e.g. `dealer results import`) "
-                        "upgrades it")
-                store._check_columns()
-                store._check_identity()
+                        f"({SCHEMA_VERSION}) and cannot be upgraded here (read-only)")
+                if version >= SCHEMA_VERSION:
+                    store._check_columns()
+                    store._check_identity()
         except BaseException:
             conn.close()
             raise
+        if version < SCHEMA_VERSION:
+            conn.close()
+            try:
+                cls.open(path, event_id).close()
+            except EnvironmentProblem:
+                return cls.open_existing(path, event_id, upgrade=False)
+            return cls.open_existing(path, event_id, upgrade=False)
         return store
 
     def close(self) -> None:
