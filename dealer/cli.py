@@ -388,10 +388,13 @@ def _slip(event_file: str, boards_dir: str, values: dict[str, Any], qr_payload: 
               help="Withdraw the result (entered for the wrong slot); with only --round and --match, "
                    "every current result of that match.")
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
+@click.option("--expect-current", help="The value you believe is stored (points or 'withdrawn'): "
+                                       "refused if another correction changed it meanwhile.")
 @_played_options
 @BOARDS_DIR_OPTION
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
-                    accept_implausible: bool, boards_dir: str, **values: Any) -> None:
+                    expect_current: str | None, accept_implausible: bool, boards_dir: str,
+                    **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
     from dealer.errors import FileProblem
     from dealer.numbers import whole_number
@@ -410,7 +413,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
             echo(f"withdrew {len(slots)} result(s) of round {round_number} match {fields['match']} "
                  f"(reason: {reason.strip()})")
             return
-        echo(correct_result(store, event, fields, reason, withdraw, not accept_implausible))
+        echo(correct_result(store, event, fields, reason, withdraw, not accept_implausible, expect_current))
 
 
 @results.command("history")

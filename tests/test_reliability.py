@@ -1176,3 +1176,19 @@ def test_an_internal_error_is_a_traceback_and_status_70(tmp_path: Path, monkeypa
     assert result.exit_code == 70, result.output
     assert "Traceback" in result.output and "RuntimeError: a bug on purpose" in result.output
     assert "internal error" in result.output and "please report" in result.output
+
+
+def test_defect_14_a_correction_can_require_the_value_it_replaces(tmp_path: Path) -> None:
+    """Review 14: concurrent corrections of one slot each supersede the last (last writer wins);
+    ``--expect-current`` makes a correction refuse when the stored value is not the one the
+    scorer saw, and stores nothing."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    slot = ["--round", 1, "--match", 1, "--table", "A", "--board", 2]  # stored: 35 (HAND[2])
+    first = dealer_at(tmp_path, "results", "correct", event, *slot, "--points", 40, "--reason", "slip A",
+                      "--expect-current", 35)
+    assert first.exit_code == 0, first.output
+    stored = db_state(tmp_path)
+    second = dealer_at(tmp_path, "results", "correct", event, *slot, "--points", 45, "--reason", "slip B",
+                       "--expect-current", 35)
+    assert_one_error(second, "--expect-current", "now has 40 points", "changed meanwhile")
+    assert db_state(tmp_path) == stored

@@ -122,8 +122,13 @@ def correct_result(
     reason: str,
     withdraw: bool = False,
     check_plausible: bool = True,
+    expect_current: str | None = None,
 ) -> str:
-    """Supersede the current result of a slot with a new value (or withdraw it), with a reason."""
+    """Supersede the current result of a slot with a new value (or withdraw it), with a reason.
+
+    ``expect_current`` (points, or ``withdrawn``) is the value the scorer believes is stored: if
+    another correction changed it meanwhile, this one is refused instead of silently winning.
+    """
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
     with store.transaction():
@@ -142,6 +147,12 @@ def correct_result(
             if old is None:
                 raise _rejected(None, None, f"{slot_text(entry.slot)} has no result to correct",
                                 hint="use_add")
+        if expect_current is not None:
+            stored = "withdrawn" if old["withdrawn"] else str(old["defenders_points"])
+            if expect_current.strip().lower() != stored:
+                raise _rejected("expect_current", expect_current,
+                                f"{slot_text(entry.slot)} now has {stored_text(old)}: it was changed "
+                                "meanwhile; nothing stored")
         if entry.same_result(old):
             return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
         import_id = store.insert_batch([entry], source="correct", kind="correct",
