@@ -941,6 +941,43 @@ def test_defect_12_a_leftover_set_that_differs_is_refused_and_can_be_discarded(t
     assert files_under(folder) == dealt
 
 
+def test_defect_12_a_deal_killed_with_sigkill_is_finished_by_dealing_again(tmp_path: Path) -> None:
+    """Review 12, as the reviewer did it: ``dealer deal`` of a larger event killed with SIGKILL
+    once some set files are written; the next ``dealer deal`` finishes it, and the files are
+    byte for byte those of a deal never interrupted (same key)."""
+    import signal
+    import time
+
+    text = demo_event_text().replace("sets = 3 ", "sets = 60 ", 1)
+    assert "sets = 60" in text
+    event = tmp_path / "big.toml"
+    event.write_text(text, encoding="utf-8")
+    key = tmp_path / "k.key"
+    key.write_text("ab" * 32 + "\n", encoding="ascii")
+    folder = boards(tmp_path) / "demo"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from dealer.cli import main; main(sys.argv[1:])",
+         "deal", str(event), "--key-file", str(key), "--boards-dir", str(boards(tmp_path))],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(list(folder.glob("set-*.json"))) < 3:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    written = len(list(folder.glob("set-*.json")))
+    assert 3 <= written < 60 and not (folder / "manifest.json").exists()
+    assert_one_error(dealer_at(tmp_path, "report", event, "--json"), "did not finish")
+    again = dealer_at(tmp_path, "deal", event, "--key-file", key)
+    assert again.exit_code == 0, again.output
+    assert again.output.count("kept ") == written
+    other = run_dealer("deal", event, "--key-file", key, "--boards-dir", tmp_path / "elsewhere")
+    assert other.exit_code == 0, other.output
+    assert files_under(folder) == files_under(tmp_path / "elsewhere" / "demo")
+
+
 # --- 13. labels and the key -----------------------------------------------------------------------
 
 
