@@ -156,7 +156,9 @@ def _reason(error: BaseException) -> str:
         return (f"a number of more than {sys.get_int_max_str_digits():,} digits (a whole number has at "
                 f"most {DIGITS_LIMIT})")
     text = text if len(text) <= 160 else text[:160] + "…"
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    name = type(error).__name__
+    name = f"{type(error).__module__}.{name}" if name == "error" else name  # zlib.error, not error
+    return f"{name}: {text}" if text else name
 
 
 def _decode(data: bytes, source: str) -> str:
