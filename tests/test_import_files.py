@@ -7,6 +7,7 @@ database is compared whole before and after (``db_state``).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import os
 import re
@@ -551,3 +552,20 @@ def test_reading_a_csv_text_numbers_every_record(tmp_path: Path) -> None:
     with pytest.raises(importer.FileProblem, match=r"t.csv: row 2: a quote"):
         list(importer._csv_rows('a,b\n1,"x', "t.csv"))
     assert importer._delimiter("#;;;\n\n a\tb;c\t\n") == "\t"
+
+
+def test_a_dtd_in_an_image_is_not_a_dtd_in_the_workbook(tmp_path: Path, event_path: Path) -> None:
+    path = _book(tmp_path / "logo.xlsx", [("results", "visible", [HEADER, *SAMPLE])])
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("xl/media/image1.svg", '<?xml version="1.0"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
+                         '"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg/>')
+    result = _import(tmp_path, event_path, path)
+    assert result.exit_code == 0 and "imported 4 row(s)" in result.output, result.output
+
+
+def test_a_double_byte_order_mark_is_dropped(tmp_path: Path, event_path: Path) -> None:
+    path = tmp_path / "twice.csv"
+    path.write_bytes(codecs.BOM_UTF8 * 2 + ("# round 1\n" + ",".join(HEADER) + "\n" + "\n".join(
+        ",".join(map(str, r)) for r in SAMPLE) + "\n").encode())
+    result = _import(tmp_path, event_path, path)
+    assert result.exit_code == 0 and "imported 4 row(s)" in result.output, result.output

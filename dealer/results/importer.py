@@ -162,10 +162,11 @@ def _reason(error: BaseException) -> str:
 
 
 def _decode(data: bytes, source: str) -> str:
-    """The text of a CSV file: UTF-8 (with or without a byte-order mark), else GBK/GB18030."""
+    """The text of a CSV file: UTF-8 (with or without a byte-order mark), else GBK/GB18030.
+    A second byte-order mark (a file saved twice with one) is dropped too."""
     if data.startswith(codecs.BOM_UTF8):
         try:
-            return data[len(codecs.BOM_UTF8):].decode("utf-8")
+            return data[len(codecs.BOM_UTF8):].decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as error:
             raise FileProblem(
                 f"{source}: the file starts with a UTF-8 byte-order mark but is not UTF-8 text (byte "
@@ -180,7 +181,7 @@ def _decode(data: bytes, source: str) -> str:
         raise FileProblem(f"{source}: byte {nul:,} is a NUL: not CSV text (UTF-16 without a byte-order "
                           "mark, or not a text file)")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
         pass
     try:
@@ -234,13 +235,16 @@ def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
 #: spreadsheet program writes one, and entities are how XML bombs and external-file reads work.
 _DTD_MARKS = tuple(mark.encode(encoding) for mark in ("<!DOCTYPE", "<!ENTITY")
                    for encoding in ("utf-8", "utf-16-le", "utf-16-be"))
+#: Parts not searched for a DTD: images (an SVG logo may carry one) and binary parts, which
+#: openpyxl does not parse. Every other part is, whatever its name.
+_NOT_XML_PARTS = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".svg", ".bin")
 
 
 def _check_archive(data: bytes, source: str) -> None:
     """Refuse a workbook that is not a zip archive, unpacks to too much, is damaged or holds a
     DTD, before openpyxl opens it. The declared sizes are checked first (zipfile never unpacks
     a member beyond the size the archive declares for it), then every member is unpacked once,
-    in pieces, checking its CRC and looking for a DTD."""
+    in pieces, checking its CRC and looking for a DTD (images aside)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
@@ -252,11 +256,12 @@ def _check_archive(data: bytes, source: str) -> None:
                 raise FileProblem(f"{source}: the workbook unpacks to {unpacked:,} bytes; at most "
                                   f"{XLSX_UNPACKED_LIMIT:,} are read")
             for member in members:
+                xml = not member.filename.lower().endswith(_NOT_XML_PARTS)
                 with archive.open(member) as stream:
                     tail = b""
                     while chunk := stream.read(1 << 20):
                         block = tail + chunk
-                        if any(mark in block for mark in _DTD_MARKS):
+                        if xml and any(mark in block for mark in _DTD_MARKS):
                             raise FileProblem(f"{source}: {quote(member.filename)} holds a DTD (<!DOCTYPE> or "
                                               "<!ENTITY>), which no spreadsheet program writes; not read")
                         tail = block[-32:]
