@@ -326,15 +326,17 @@ def results() -> None:
 @EVENT_ARGUMENT
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--by", "entered_by", help="Who enters these results (记分员).")
+@click.option("--sheet", help="XLSX: the sheet to read (default: the one visible sheet holding data).")
 @BOARDS_DIR_OPTION
-def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, boards_dir: str) -> None:
+def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, sheet: str | None,
+                   boards_dir: str) -> None:
     """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
     from dealer.results.entry import open_results
     from dealer.results.importer import import_files
 
     event, folder = _event_folder(event_file, boards_dir)
     with open_results(event, folder) as store:
-        outcomes = import_files(store, event, files, entered_by)
+        outcomes = import_files(store, event, files, entered_by, sheet)
     failed = [o for o in outcomes if isinstance(o, UserError)]
     for outcome in outcomes:
         if isinstance(outcome, UserError):

@@ -52,10 +52,17 @@ def os_problem(error: OSError, path: str | Path, action: str, field: str | None 
 
 
 def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (checked before reading)."""
+    """The bytes of a regular file of at most ``limit`` bytes (checked before reading).
+
+    Opened without blocking, so a FIFO (a named pipe nobody writes to) is refused at once
+    instead of waiting for a writer; a device (``/dev/zero``) is refused unread.
+    """
     try:
-        with open(path, "rb") as stream:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with open(handle, "rb") as stream:
             info = os.fstat(stream.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError
             if not stat.S_ISREG(info.st_mode):
                 raise FileProblem(f"{path}: the {what} is not a regular file")
             if info.st_size > limit:

@@ -8,17 +8,27 @@ and inserted inside one ``BEGIN IMMEDIATE`` transaction.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
+import functools
 import hashlib
 import io
-from collections.abc import Sequence
+import itertools
+import sys
+import warnings
+import zipfile
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from dealer.errors import FileProblem, Problem, Rejected, UserError
+from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
 from dealer.event import Event
+from dealer.files import read_bytes
+from dealer.numbers import DIGITS_LIMIT
 from dealer.results.db import Entry, ResultsStore
-from dealer.results.validate import Cell, RawRow, slot_text, stored_text, validate_row
+from dealer.results.validate import TEXT_LIMIT, Cell, RawRow, slot_text, stored_text, validate_row
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -60,6 +70,7 @@ class ParsedFile:
     sha256: str
     rows: list[RawRow] = field(default_factory=list)
     sample: bool = False  # the first line is a "# sample data" / "# 样例数据" comment
+    sheet: str | None = None  # the sheet read, for a workbook
 
 
 #: A file whose first non-blank line is a comment starting with one of these holds sample data.
@@ -81,36 +92,200 @@ class ImportReport:
     import_id: int | None
     corrected: int = 0  # rows equal to a value a correction has since superseded (kept the correction)
     sample: bool = False  # recorded as sample data
+    sheet: str | None = None  # the sheet read, for a workbook
 
     def summary(self) -> str:
+        where = self.source if self.sheet is None else f"{self.source} (sheet {quote(self.sheet)})"
         kept = (f"{self.corrected} row(s) were corrected since: kept the corrections"
                 if self.corrected else "")
         if not self.added:
             if self.corrected:
                 recorded = f", {self.skipped} already recorded" if self.skipped else ""
-                return f"{self.source}: nothing changed{recorded}; {kept}"
-            return (f"{self.source}: nothing changed: all {self.skipped} row(s) are already recorded"
-                    if self.skipped else f"{self.source}: no result rows in the file")
+                return f"{where}: nothing changed{recorded}; {kept}"
+            return (f"{where}: nothing changed: all {self.skipped} row(s) are already recorded"
+                    if self.skipped else f"{where}: no result rows in the file")
         extra = f", {self.skipped} already recorded (skipped)" if self.skipped else ""
         extra += f"; {kept}" if kept else ""
         marked = ", marked as sample data" if self.sample else ""
-        return f"{self.source}: imported {self.added} row(s){extra} (import #{self.import_id}{marked})"
+        return f"{where}: imported {self.added} row(s){extra} (import #{self.import_id}{marked})"
 
 
 # --- reading -------------------------------------------------------------------------------
+#
+# A traveller file is read in three steps: its suffix says CSV or XLSX (nothing is read before);
+# its bytes are read (a regular file, at most FILE_LIMIT bytes); its rows, as a spreadsheet
+# numbers them, go through one table reader (header, comments, data) whatever the format. Every
+# failure is a FileProblem naming the file (and the row where there is one) or a Rejected listing
+# the problems; nothing the file holds can raise anything else.
+
+#: Limits of one traveller file (docs/results.md, "Limits"), far beyond a real one: a round of a
+#: 2,000-team league is about 32,000 rows, 1 MB.
+FILE_LIMIT = 32 * 1024 * 1024  #: bytes of a CSV or XLSX file, checked before reading it
+ROWS_LIMIT = 200_000  #: data rows (blank and comment rows not counted)
+SHEET_ROWS = 1_048_576  #: rows of any kind (a spreadsheet's last row)
+COLUMNS_LIMIT = 64  #: columns read: a value further right refuses the file (a traveller has 12)
+XLSX_UNPACKED_LIMIT = 128 * 1024 * 1024  #: uncompressed size of all of a workbook's members
+XLSX_MEMBERS_LIMIT = 10_000  #: members of a workbook's zip archive
+SHEET_CELLS_LIMIT = 16_000_000  #: cells of the sheets read, empty ones included (a blank row: one)
+
+CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+XLSX_SUFFIXES = (".xlsx", ".xlsm")
+#: The delimiters a CSV file may use, in order of preference when the header has as many of each.
+DELIMITERS = (",", "\t", ";")
+#: Fed to the CSV reader after the last line: it ends up inside a cell only when a quote opened
+#: a cell that never closes. It holds a NUL, which a CSV file cannot (see :func:`_decode`).
+_END_OF_FILE = "\x00\ufdd0end of file\ufdd0\x00"
+
+
+def _file_kind(path: Path) -> str:
+    """``"csv"`` or ``"xlsx"`` from the file's suffix (before anything is read)."""
+    suffix = path.suffix.lower()
+    if suffix in XLSX_SUFFIXES:
+        return "xlsx"
+    if suffix in CSV_SUFFIXES:
+        return "csv"
+    if suffix == ".xls":
+        raise FileProblem(f"{path}: an Excel 97-2003 workbook (.xls) is not read; save it as .xlsx or CSV")
+    raise FileProblem(f"{path}: expected a .csv (.tsv, .txt) or .xlsx (.xlsm) file")
+
+
+def _reason(error: BaseException) -> str:
+    """A library's exception as a short, one-line reason."""
+    text = " ".join(str(error).split())
+    if isinstance(error, ValueError) and text.startswith("Exceeds the limit"):
+        return (f"a number of more than {sys.get_int_max_str_digits():,} digits (a whole number has at "
+                f"most {DIGITS_LIMIT})")
+    text = text if len(text) <= 160 else text[:160] + "…"
+    name = type(error).__name__
+    name = f"{type(error).__module__}.{name}" if name == "error" else name  # zlib.error, not error
+    return f"{name}: {text}" if text else name
 
 
 def _decode(data: bytes, source: str) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="strict")
+    """The text of a CSV file: UTF-8 (with or without a byte-order mark), else GBK/GB18030.
+    A second byte-order mark (a file saved twice with one) is dropped too."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return data[len(codecs.BOM_UTF8):].decode("utf-8").lstrip("\ufeff")
+        except UnicodeDecodeError as error:
+            raise FileProblem(
+                f"{source}: the file starts with a UTF-8 byte-order mark but is not UTF-8 text (byte "
+                f"{error.start + len(codecs.BOM_UTF8):,}); save it again as CSV UTF-8") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise FileProblem(f"{source}: the file is UTF-16 text (Excel's \"Unicode Text\"); save it as CSV "
+                          "UTF-8 or CSV")
+    if data.startswith(b"PK\x03\x04"):
+        raise FileProblem(f"{source}: the file is a zip archive (an XLSX workbook?), not CSV text")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise FileProblem(f"{source}: byte {nul:,} is a NUL: not CSV text (UTF-16 without a byte-order "
+                          "mark, or not a text file)")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
         pass
     try:
         return data.decode("gb18030")  # a superset of GBK, as Excel saves CSV in China
-    except UnicodeDecodeError:
-        raise FileProblem(f"{source}: the file is neither UTF-8 nor GBK text") from None
+    except UnicodeDecodeError as error:
+        raise FileProblem(f"{source}: the file is neither UTF-8 nor GBK text (byte {error.start:,})") from None
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip(' \t"').startswith("#")
+
+
+def _delimiter(text: str) -> str:
+    """The delimiter of the header line: the first line that is neither blank nor a ``#``
+    comment (a comment may hold any punctuation); the one it holds most of."""
+    for line in io.StringIO(text, newline=""):
+        if not line.strip(" \t\r\n\"" + "".join(DELIMITERS)) or _is_comment(line):
+            continue
+        counts = [line.count(d) for d in DELIMITERS]
+        return DELIMITERS[counts.index(max(counts))] if max(counts) else ","
+    return ","
+
+
+def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+    """(row, cells) of every record of a CSV text, numbered as a spreadsheet shows them: a record
+    is one row however many lines its quoted cells span; a blank line is a row too."""
+    lines = itertools.chain(io.StringIO(text, newline=""), [_END_OF_FILE])
+    reader = csv.reader(lines, delimiter=_delimiter(text))
+    number = 0
+    while True:
+        try:
+            record = next(reader, None)
+        except csv.Error as error:
+            if "field larger than field limit" in str(error):
+                raise FileProblem(f"{source}: row {number + 1}: a cell of more than "
+                                  f"{csv.field_size_limit():,} characters (a cell holds at most "
+                                  f"{TEXT_LIMIT})") from None
+            raise FileProblem(f"{source}: row {number + 1}: not valid CSV: {_reason(error)}") from None
+        if record is None or record == [_END_OF_FILE]:
+            return
+        number += 1
+        if record and record[-1].endswith(_END_OF_FILE):
+            raise FileProblem(f"{source}: row {number}: a quote (\") opens a cell that is never closed, "
+                              "so the rest of the file would be that one cell; close it or remove it")
+        if number > SHEET_ROWS:
+            raise FileProblem(f"{source}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
+        yield number, [cell.strip() for cell in record]
+
+
+#: A document type declaration (and the entities it defines) in any encoding XML allows: no
+#: spreadsheet program writes one, and entities are how XML bombs and external-file reads work.
+_DTD_MARKS = tuple(mark.encode(encoding) for mark in ("<!DOCTYPE", "<!ENTITY")
+                   for encoding in ("utf-8", "utf-16-le", "utf-16-be"))
+#: Parts not searched for a DTD: images (an SVG logo may carry one) and binary parts, which
+#: openpyxl does not parse. Every other part is, whatever its name.
+_NOT_XML_PARTS = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".svg", ".bin")
+
+
+def _check_archive(data: bytes, source: str) -> None:
+    """Refuse a workbook that is not a zip archive, unpacks to too much, is damaged or holds a
+    DTD, before openpyxl opens it. The declared sizes are checked first (zipfile never unpacks
+    a member beyond the size the archive declares for it), then every member is unpacked once,
+    in pieces, checking its CRC and looking for a DTD (images aside)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            if len(members) > XLSX_MEMBERS_LIMIT:
+                raise FileProblem(f"{source}: the workbook has {len(members):,} parts; at most "
+                                  f"{XLSX_MEMBERS_LIMIT:,} are read")
+            unpacked = sum(member.file_size for member in members)
+            if unpacked > XLSX_UNPACKED_LIMIT:
+                raise FileProblem(f"{source}: the workbook unpacks to {unpacked:,} bytes; at most "
+                                  f"{XLSX_UNPACKED_LIMIT:,} are read")
+            for member in members:
+                xml = not member.filename.lower().endswith(_NOT_XML_PARTS)
+                with archive.open(member) as stream:
+                    tail = b""
+                    while chunk := stream.read(1 << 20):
+                        block = tail + chunk
+                        if xml and any(mark in block for mark in _DTD_MARKS):
+                            raise FileProblem(f"{source}: {quote(member.filename)} holds a DTD (<!DOCTYPE> or "
+                                              "<!ENTITY>), which no spreadsheet program writes; not read")
+                        tail = block[-32:]
+    except UserError:
+        raise
+    except Exception as error:  # BadZipFile, a bad CRC, an unsupported compression or encryption …
+        raise FileProblem(f"{source}: not a readable XLSX workbook (damaged, or not a zip archive: "
+                          f"{_reason(error)})") from None
+
+
+@contextlib.contextmanager
+def _workbook(data: bytes, source: str) -> Iterator[Any]:
+    """The workbook, read-only (its sheets are parsed lazily, row by row), closed after use."""
+    _check_archive(data, source)
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+    except Exception as error:  # openpyxl raises anything for a damaged workbook
+        raise FileProblem(f"{source}: not a readable XLSX workbook: {_reason(error)}") from None
+    try:
+        yield book
+    finally:
+        book.close()
 
 
 def _cell_text(value: object) -> str:
@@ -121,56 +296,90 @@ def _cell_text(value: object) -> str:
     return str(value).strip()
 
 
-def _table_rows(path: Path, data: bytes) -> list[tuple[int, list[str]]]:
-    """(spreadsheet row number, cell texts) of every row of a CSV or XLSX file."""
-    source = str(path)
-    if path.suffix.lower() in (".xlsx", ".xlsm"):
-        try:
-            import openpyxl
+def _sheet_rows(sheet: Any, source: str, budget: list[int]) -> Generator[tuple[int, list[str]], None, None]:
+    """(row, cells) of every row of a read-only sheet, numbered as the spreadsheet shows them.
 
-            book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        except Exception as error:
-            raise FileProblem(f"{source}: not a readable XLSX workbook: {error}") from None
-        sheet = book.worksheets[0]
-        first = sheet.min_row or 1
-        rows = [
-            (first + i, [_cell_text(v) for v in values])
-            for i, values in enumerate(sheet.iter_rows(values_only=True))
-        ]
-        book.close()
-        return rows
-    if path.suffix.lower() not in (".csv", ".txt", ".tsv"):
-        raise FileProblem(f"{source}: expected a .csv or .xlsx file")
-    text = _decode(data, source)
-    first_line = text.split("\n", 1)[0]
-    delimiter = "," if "," in first_line or not ("\t" in first_line or ";" in first_line) else (
-        "\t" if "\t" in first_line else ";")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        return [(reader.line_num, [c.strip() for c in row]) for row in reader]
-    except csv.Error as error:
-        raise FileProblem(f"{source}: not valid CSV (line {reader.line_num}): {error}") from None
-
-
-def read_file(path: str | Path) -> ParsedFile:
-    """Read a traveller file: find the header, map its columns, collect the data rows.
-
-    Raises :class:`FileProblem` when the file cannot be read and :class:`Rejected` when its
-    header is not usable.
+    ``iter_rows`` starts at row 1 and yields an empty row for each row the file leaves out, so the
+    n-th row yielded is row n (whatever row the sheet's data starts on). The sheet's XML is parsed
+    while iterating, so a damaged sheet fails here: said as a problem of the file. ``budget`` is the
+    cells still to read (shared by the sheets of a workbook).
     """
-    path = Path(path)
-    source = str(path)
+    where = f"{source}: sheet {quote(sheet.title)}"
+    number = 0
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise FileProblem(f"{source}: cannot read the file: {error.strerror}") from None
-    lines = [(n, cells) for n, cells in _table_rows(path, data) if any(cells)]  # no blank rows
-    table = [(n, cells) for n, cells in lines if not cells[0].startswith("#")]  # nor # comments
-    parsed = ParsedFile(source, hashlib.sha256(data).hexdigest(),
-                        sample=bool(lines) and is_sample_marker(lines[0][1][0]))
-    if not table:
-        return parsed
-    header_row, header = table[0]
+        sheet.reset_dimensions()  # every row, not only those of the size the file claims
+        rows = sheet.iter_rows(values_only=True)
+        while True:
+            values = next(rows, None)
+            if values is None:
+                return
+            number += 1
+            budget[0] -= max(1, len(values))  # a blank row counts as one cell
+            if number > SHEET_ROWS:
+                raise FileProblem(f"{where}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
+            if budget[0] < 0:
+                raise FileProblem(f"{where}: more than {SHEET_CELLS_LIMIT:,} cells (empty ones included); "
+                                  "at most that many are read")
+            yield number, [_cell_text(value) for value in values]
+    except UserError:
+        raise
+    except Exception as error:  # openpyxl parses the sheet lazily: any damage shows up here
+        raise FileProblem(f"{where}: cannot read row {number + 1} (or a later one): {_reason(error)}") \
+            from None
+
+
+def _holds_data(sheet: Any, source: str, budget: list[int]) -> bool:
+    with contextlib.closing(_sheet_rows(sheet, source, budget)) as rows:
+        return any(any(cells) for _, cells in rows)
+
+
+def _choose_sheet(book: Any, source: str, name: str | None, budget: list[int]) -> Any:
+    """The sheet named ``name``, else the one visible sheet that holds data (or the first visible
+    one when none does). A hidden sheet is never read; several visible sheets with data are
+    refused rather than one of them silently ignored."""
+    sheets = list(book.worksheets)
+    visible = [s for s in sheets if s.sheet_state == "visible"]
+    names = ", ".join(quote(s.title) for s in visible) or "none"
+    if name is not None:
+        chosen = next((s for s in sheets if s.title == name), None) or next(
+            (s for s in sheets if s.title.strip().casefold() == name.strip().casefold()), None)
+        if chosen is None:
+            raise FileProblem(f"{source}: no sheet {quote(name)}; visible sheets: {names}", field="sheet")
+        if chosen.sheet_state != "visible":
+            raise FileProblem(f"{source}: sheet {quote(chosen.title)} is hidden and is not read; visible "
+                              f"sheets: {names}", field="sheet")
+        return chosen
+    if not visible:
+        raise FileProblem(f"{source}: the workbook has no visible sheet")
+    with_data = [s for s in visible if _holds_data(s, source, budget)]
+    if len(with_data) > 1:
+        listed = ", ".join(quote(s.title) for s in with_data)
+        raise FileProblem(f"{source}: {len(with_data)} sheets hold data ({listed}); name the one to import",
+                          field="sheet")
+    return with_data[0] if with_data else visible[0]
+
+
+@dataclass
+class _Header:
+    row: int
+    mapping: dict[int, tuple[str, str]]  # column index → (field, column as written)
+    named: set[int]  # indexes of the columns with a name (known or not)
+    problems: list[Problem]
+
+    def raw_row(self, number: int, cells: list[str]) -> RawRow:
+        """A data row by field; an empty cell is one shared (frozen) Cell per column."""
+        blanks = self._blanks
+        return RawRow(number, {
+            key: Cell(cells[i], label) if i < len(cells) and cells[i] else blanks[key]
+            for i, (key, label) in self.mapping.items()
+        })
+
+    @functools.cached_property
+    def _blanks(self) -> dict[str, Cell]:
+        return {key: Cell("", label) for key, label in self.mapping.values()}
+
+
+def _read_header(source: str, row: int, header: list[str]) -> _Header:
     problems: list[Problem] = []
     mapping: dict[int, tuple[str, str]] = {}
     seen: dict[str, str] = {}
@@ -181,26 +390,98 @@ def read_file(path: str | Path) -> ParsedFile:
         key = _HEADER_LOOKUP.get(_header_key(name))
         if key is None:
             known = ", ".join(f"{k} ({COLUMNS[k][1]})" for k in COLUMNS)
-            problems.append(Problem(source, header_row, None, label, None,
+            problems.append(Problem(source, row, None, label, None,
                                     f"unknown column name; expected one of: {known}"))
         elif key in seen:
-            problems.append(Problem(source, header_row, key, label, None,
+            problems.append(Problem(source, row, key, label, None,
                                     f"column {key} appears twice (also {seen[key]})"))
         else:
             seen[key] = label
             mapping[i] = (key, label)
     for key in REQUIRED:
         if key not in seen:
-            problems.append(Problem(source, header_row, key, None, None,
+            problems.append(Problem(source, row, key, None, None,
                                     f"required column {key} ({COLUMNS[key][1]}) is missing"))
+    return _Header(row, mapping, {i for i, name in enumerate(header) if name}, problems)
+
+
+def _last_value(cells: list[str]) -> int:
+    """Index of the last non-empty cell; -1 for a blank row."""
+    for i in range(len(cells) - 1, -1, -1):
+        if cells[i]:
+            return i
+    return -1
+
+
+def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
+                sheet: str | None = None) -> ParsedFile:
+    """The data rows of a file's rows: blank rows and ``#`` comment rows are skipped, the first
+    other row is the header. Raises :class:`Rejected` for an unusable header or a value in a
+    column without a header (one problem per row), :class:`FileProblem` beyond a limit."""
+    parsed = ParsedFile(source, sha256, sheet=sheet)
+    header: _Header | None = None
+    problems: list[Problem] = []
+    data_rows = 0
+    first = True
+    for number, cells in rows:
+        last = _last_value(cells)
+        if last < 0:
+            continue
+        if last >= COLUMNS_LIMIT:
+            raise FileProblem(f"{source}: row {number}, column {column_letter(last)}: a value beyond column "
+                              f"{column_letter(COLUMNS_LIMIT - 1)}; at most {COLUMNS_LIMIT} columns are read "
+                              f"(a traveller has {len(COLUMNS)})")
+        if first:
+            parsed.sample = is_sample_marker(cells[0])
+            first = False
+        if cells[0].startswith("#"):
+            continue
+        if header is None:
+            header = _read_header(source, number, cells[: last + 1])
+            problems.extend(header.problems)
+            continue
+        data_rows += 1
+        if data_rows > ROWS_LIMIT:
+            raise FileProblem(f"{source}: more than {ROWS_LIMIT:,} data rows; at most {ROWS_LIMIT:,} are read "
+                              "from one file (split it)")
+        stray = next((i for i in range(last + 1) if cells[i] and i not in header.named), None)
+        if stray is not None:
+            letter = column_letter(stray)
+            problems.append(Problem(
+                source, number, None, letter, cells[stray],
+                f"a value under a column without a header (column {letter} of the header, row "
+                f"{header.row}, is empty): name the column or clear the value"))
+        elif not problems:
+            parsed.rows.append(header.raw_row(number, cells))
     if problems:
-        raise Rejected(source, problems, len(table) - 1)
-    for number, cells in table[1:]:
-        row: dict[str, Cell] = {}
-        for i, (key, label) in mapping.items():
-            row[key] = Cell(cells[i] if i < len(cells) else "", label)
-        parsed.rows.append(RawRow(number, row))
+        raise Rejected(source, problems, data_rows)
     return parsed
+
+
+def read_file(path: str | Path, sheet: str | None = None) -> ParsedFile:
+    """Read a traveller file: find the header, map its columns, collect the data rows.
+
+    ``sheet`` names the sheet of an XLSX workbook to read (by default the one visible sheet that
+    holds data). Raises :class:`FileProblem` when the file cannot be read or goes beyond a limit,
+    and :class:`Rejected` when its header or its columns are not usable.
+    """
+    path = Path(path)
+    source = str(path)
+    kind = _file_kind(path)
+    if sheet is not None and kind != "xlsx":
+        raise FileProblem(f"{source}: a CSV file has no sheets (a sheet is named for XLSX workbooks only)",
+                          field="sheet")
+    data = read_bytes(path, "traveller file", FILE_LIMIT)
+    digest = hashlib.sha256(data).hexdigest()
+    if kind == "csv":
+        return _read_table(_csv_rows(_decode(data, source), source), source, digest)
+    budget = [SHEET_CELLS_LIMIT]
+    with warnings.catch_warnings(), _workbook(data, source) as book:
+        # openpyxl warns of what it does not support (extensions, default styles): not the scorer's business
+        warnings.simplefilter("ignore")
+        chosen = _choose_sheet(book, source, sheet, budget)
+        with contextlib.closing(_sheet_rows(chosen, source, budget)) as rows:
+            return _read_table(rows, source, digest, chosen.title)
 
 
 # --- importing ---------------------------------------------------------------------------
@@ -217,10 +498,13 @@ def check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str
 
 
 def import_file(
-    store: ResultsStore, event: Event, path: str | Path, entered_by: str | None = None
+    store: ResultsStore, event: Event, path: str | Path, entered_by: str | None = None,
+    sheet: str | None = None,
 ) -> ImportReport:
-    """Import one traveller file in one transaction; raises :class:`Rejected` on any problem."""
-    parsed = read_file(path)
+    """Import one traveller file in one transaction; raises :class:`Rejected` on any problem.
+
+    ``sheet`` names the sheet of an XLSX workbook (:func:`read_file`)."""
+    parsed = read_file(path, sheet)
     source = parsed.source
     entries: list[Entry] = []
     problems: list[Problem] = []
@@ -266,22 +550,23 @@ def import_file(
             raise Rejected(source, problems, len(parsed.rows))
         skipped = len(entries) - len(fresh) - corrected
         if not fresh:
-            return ImportReport(source, 0, skipped, None, corrected)
+            return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
         import_id = store.insert_batch(fresh, source=source, kind="file", sha256=parsed.sha256,
                                        entered_by=entered_by, skipped=skipped + corrected,
                                        sample=parsed.sample)
-    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample)
+    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
 
 
 def import_files(
-    store: ResultsStore, event: Event, paths: Sequence[str | Path], entered_by: str | None = None
+    store: ResultsStore, event: Event, paths: Sequence[str | Path], entered_by: str | None = None,
+    sheet: str | None = None,
 ) -> list[ImportReport | UserError]:
     """Import each file on its own (one rejected file does not stop the others); per file its
-    report or the error that rejected it."""
+    report or the error that rejected it. ``sheet`` names the sheet of every XLSX workbook."""
     outcomes: list[ImportReport | UserError] = []
     for path in paths:
         try:
-            outcomes.append(import_file(store, event, path, entered_by))
+            outcomes.append(import_file(store, event, path, entered_by, sheet))
         except (Rejected, FileProblem) as error:
             outcomes.append(error)
     return outcomes

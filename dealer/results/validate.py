@@ -41,13 +41,13 @@ FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "decl
           "ns_team", "ew_team", "note", "entered_by")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cell:
     value: str
     column: str | None = None  # the column as written in a file (letter and header); None for an entry
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawRow:
     number: int | None  # the row as a spreadsheet shows it; None for an entry
     cells: Mapping[str, Cell]
