@@ -19,7 +19,7 @@ typecheck: venv
 	$(BIN)/mypy
 
 unit: venv system-deps
-	$(BIN)/pytest -n 2 --dist loadgroup
+	$(BIN)/pytest -n 2 --dist loadfile
 
 venv: $(STAMP)
 

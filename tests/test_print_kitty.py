@@ -17,9 +17,8 @@ from dealer.render import PrintOptions, build_documents, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
-#: The pack is rendered once per test run: every test of this module goes to one xdist worker
-#: (``--dist loadgroup`` in the Makefile), which builds the fixture once.
-pytestmark = pytest.mark.xdist_group("print-kitty")
+# Rendered once per test run: ``--dist loadfile`` (Makefile) sends every test of this module to
+# one xdist worker, which builds the fixture once.
 
 
 IN_HAND_LINE = '# kitty_mode = "in-hand"'

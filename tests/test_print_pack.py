@@ -28,9 +28,8 @@ from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
-#: The pack is rendered once per test run: every test of this module goes to one xdist worker
-#: (``--dist loadgroup`` in the Makefile), which builds the fixture once.
-pytestmark = pytest.mark.xdist_group("print-pack")
+# Rendered once per test run: ``--dist loadfile`` (Makefile) sends every test of this module to
+# one xdist worker, which builds the fixture once.
 
 
 PER_PAGE = 2

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
+from dealer.errors import EnvironmentProblem, FileProblem, Problem, Rejected, UserError, quote
 from dealer.event import Event
 from dealer.files import read_bytes
 from dealer.numbers import DIGITS_LIMIT
@@ -102,8 +102,7 @@ class ImportReport:
             if self.corrected:
                 recorded = f", {self.skipped} already recorded" if self.skipped else ""
                 return f"{where}: nothing changed{recorded}; {kept}"
-            return (f"{where}: nothing changed: all {self.skipped} row(s) are already recorded"
-                    if self.skipped else f"{where}: no result rows in the file")
+            return f"{where}: nothing changed: all {self.skipped} row(s) are already recorded"
         extra = f", {self.skipped} already recorded (skipped)" if self.skipped else ""
         extra += f"; {kept}" if kept else ""
         marked = ", marked as sample data" if self.sample else ""
@@ -561,12 +560,16 @@ def import_files(
     store: ResultsStore, event: Event, paths: Sequence[str | Path], entered_by: str | None = None,
     sheet: str | None = None,
 ) -> list[ImportReport | UserError]:
-    """Import each file on its own (one rejected file does not stop the others); per file its
-    report or the error that rejected it. ``sheet`` names the sheet of every XLSX workbook."""
+    """Import each file on its own (one refused file does not stop the others); per file its
+    report or the error that refused it. A refusal of the database itself (locked, disk full,
+    read-only) stops there: the files after it are not tried. ``sheet`` names the sheet of every
+    XLSX workbook."""
     outcomes: list[ImportReport | UserError] = []
     for path in paths:
         try:
             outcomes.append(import_file(store, event, path, entered_by, sheet))
-        except (Rejected, FileProblem) as error:
+        except UserError as error:
             outcomes.append(error)
+            if isinstance(error, EnvironmentProblem) and str(store.path) in error.message:
+                break
     return outcomes
