@@ -134,14 +134,14 @@ class Rejected(UserError):
         self.problems = list(problems[: self.SHOWN_PROBLEMS])
         self.more = more + max(0, len(problems) - self.SHOWN_PROBLEMS)
         self.rows = rows
-        what = source or "entry"
+        where = f"{source}: " if source else ""
         bad_rows = {p.row for p in problems if p.row is not None}
         total = len(problems) + more
         if bad_rows:
-            head = (f"{what}: rejected, nothing imported ({len(bad_rows):,} of {rows:,} row(s) with "
+            head = (f"{where}rejected, nothing imported ({len(bad_rows):,} of {rows:,} row(s) with "
                     f"problems, {total:,} problem(s))")
         else:
-            head = f"{what}: rejected, nothing stored ({total} problem(s))"
+            head = f"{where}rejected, nothing stored ({total} problem(s))"
         super().__init__(head)
 
     def lines(self, label: FieldLabel = plain_label, hint: HintText = no_hint) -> list[str]:

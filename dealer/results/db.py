@@ -756,25 +756,20 @@ class ResultsStore:
             findings.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no "
                                     "chain link)"))
         linked = sorted(((s, t, r) for s, t, r in rows if s is not None), key=lambda item: item[0])
-        previous = genesis(self.event_id)
+        previous: bytes | None = genesis(self.event_id)  # None: unknown (after a gap)
         expected_seq = 1
         for seq, table, row in linked:
-            where = f"{table} #{row['id']} (link {seq})"
             if seq > expected_seq:
                 findings.append(Finding("deleted", f"links {expected_seq}–{seq - 1}",
                                         f"{seq - expected_seq} row(s) deleted before {table} #{row['id']}"))
-                previous = None  # type: ignore[assignment]
-            if previous is not None and row["chain"] == link(previous, seq, table, row).hex():
-                pass
-            elif row["chain"] is not None and previous is None:
-                pass  # after a gap: trust this link to go on checking the rest
-            else:
-                detail = "its content is not what the tool wrote"
-                findings.append(Finding("edited", where, detail))
+                previous = None  # the deleted row's link is gone: go on from this row's own
+            if previous is not None and row["chain"] != link(previous, seq, table, row).hex():
+                findings.append(Finding("edited", f"{table} #{row['id']} (link {seq})",
+                                        "its content is not what the tool wrote"))
             try:
                 previous = bytes.fromhex(row["chain"])
             except (TypeError, ValueError):
-                previous = None  # type: ignore[assignment]
+                previous = None
             expected_seq = seq + 1
         head = linked[-1][2]["chain"] if linked else None
         return AuditReport(len(rows), head, findings)
