@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dealer.cards import SEATS, Deal, Pack, parse_card
+from dealer.cards import LEVELS, SEATS, Deal, Pack, parse_card
 from dealer.deal import (
     ALGORITHM,
     Board,
@@ -45,7 +45,8 @@ _FIELDS = {BOARDSET_SCHEMA: frozenset(_TOP_FIELDS), LEGACY_SCHEMA: frozenset((*_
 _FROM_PLAN = {"event": "event", "algorithm": "algorithm", "profile": "profile", "decks": "decks",
               "hand": "hand", "kitty_size": "kitty", "kitty_mode": "kitty_mode"}
 _BOARD_FIELDS = frozenset(("number", "declarer", "level", "hands", "kitty", "deal_code"))
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+#: A SHA-256 as the files write it: 64 lower-case hex digits.
+HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class BoardSetError(UserError):
@@ -115,6 +116,17 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def plan_conditions(plan: Mapping[str, Any]) -> dict[tuple[int, int], tuple[str, str]]:
+    """(set, board) → (declarer, level) of a plan's boards; ``ValueError`` (or ``KeyError``,
+    ``TypeError``) when one is not a seat and a level."""
+    conditions: dict[tuple[int, int], tuple[str, str]] = {}
+    for set_number, number, declarer, level in plan["boards"]:
+        if declarer not in SEATS or level not in LEVELS:
+            raise ValueError(f"board {number} of set {set_number}: {declarer!r} {level!r}")
+        conditions[(int(set_number), int(number))] = (declarer, level)
+    return conditions
+
+
 def board_from_dict(data: Mapping[str, Any], set_number: int, decks: int) -> Board:
     """A board of a board set file, checked to be exactly one pack (``ValueError`` if not)."""
     hands = data["hands"]
@@ -169,7 +181,7 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
     for name, plan_name in _FROM_PLAN.items():
         if data[name] != plan.get(plan_name) or isinstance(data[name], bool):
             problems.append(f"{name} is {quote(data[name])}, the plan says {quote(plan.get(plan_name))}")
-    if not isinstance(data["commitment"], str) or not _HEX64.fullmatch(data["commitment"]):
+    if not isinstance(data["commitment"], str) or not HEX64.fullmatch(data["commitment"]):
         problems.append("the commitment is not 64 lower-case hex digits")
     public_value = data["public_value"]
     if plan.get("public_value_source") is None:
@@ -179,7 +191,7 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
         problems.append("the plan names a public value source but public_value is missing or empty")
     set_number = data["set"]
     try:
-        conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
+        conditions = plan_conditions(plan)
         decks = int(plan["decks"])
         Layout(decks, int(plan["hand"]), int(plan["kitty"]), plan["kitty_mode"] == "in-hand")
         Pack(decks)
@@ -224,8 +236,14 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
         except (KeyError, TypeError, ValueError) as error:
             problems.append(f"{where}: not one whole pack: {error}")
             continue
-        if (plan["kitty_mode"] == "in-hand") != (not board.deal.kitty):
-            problems.append(f"{where}: the kitty does not follow kitty_mode {plan['kitty_mode']}")
+        in_hand = plan["kitty_mode"] == "in-hand"
+        sizes = board.deal.sizes()
+        expected_sizes = {seat: int(plan["hand"]) + (int(plan["kitty"]) if in_hand and seat == declarer else 0)
+                          for seat in SEATS}
+        if sizes != expected_sizes or len(board.deal.kitty) != (0 if in_hand else int(plan["kitty"])):
+            problems.append(f"{where}: hands of {', '.join(f'{s} {n}' for s, n in sizes.items())} and a kitty of "
+                            f"{len(board.deal.kitty)}; the plan deals {plan['hand']} a hand and a kitty of "
+                            f"{plan['kitty']} {'to the declarer' if in_hand else 'apart'}")
         if entry["deal_code"] != board.deal.code:
             problems.append(f"{where}: deal_code is not the code of its hands")
         boards.append(board)
@@ -255,7 +273,7 @@ def _differing_entries(data: Mapping[str, Any], key: bytes) -> list[int]:
         layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
                         plan["kitty_mode"] == "in-hand")
         Pack(layout.decks)
-        conditions = {(int(s), int(n)): (str(d), str(lvl)) for s, n, d, lvl in plan["boards"]}
+        conditions = plan_conditions(plan)
     except (KeyError, TypeError, ValueError):
         return []
     differing: set[int] = set()

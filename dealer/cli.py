@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from dealer import __version__
-from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, UserError
+from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, UserError
 
 if TYPE_CHECKING:
     from dealer.event import Event
@@ -96,8 +96,11 @@ class DealerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (click.exceptions.Exit, click.ClickException):
             raise
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("interrupted: nothing half-written is kept", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except UserError as error:
             report_error(error)
             ctx.exit(error.exit_status)
@@ -123,7 +126,7 @@ def main() -> None:
 
     Exit status: 0 done; 1 a check (verify, results audit) found a difference; 2 the input or
     request was rejected, nothing changed; 3 the machine refused (disk full, read-only, database
-    locked, cannot print); 70 an internal error (a bug: please report it).
+    locked, cannot print); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
     """
 
 
@@ -165,7 +168,7 @@ def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) -> None:
     """Convert a board's defenders' points into level points."""
-    from dealer.errors import FileProblem, quote
+    from dealer.errors import quote
     from dealer.numbers import whole_number
     from dealer.resources import load_profile
 
@@ -174,7 +177,7 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
     except OverflowError:
         points = None
     if points is None:
-        raise FileProblem(f"expected a whole number of points, got {quote(points_text)}", field="points")
+        raise UserError(f"expected a whole number of points, got {quote(points_text)}", field="points")
     result = load_profile(profile_id).level_points(decks, points)
     if as_json:
         echo_json(result.as_dict())
@@ -343,6 +346,8 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
             report_error(outcome)
         else:
             echo(outcome.summary())
+    for path in files[len(outcomes):]:  # after the database itself refused
+        echo(f"{path}: not tried", err=True)
     if failed:
         echo(f"{len(failed)} of {len(files)} file(s) rejected", err=True)
         sys.exit(max(error.exit_status for error in failed))
@@ -398,21 +403,18 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
                     expect_current: str | None, accept_implausible: bool, boards_dir: str,
                     **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
-    from dealer.errors import FileProblem
-    from dealer.numbers import whole_number
     from dealer.results.entry import correct_result, open_results, withdraw_match
 
     if withdraw == (values.get("points") is not None):
-        raise FileProblem("give either --points or --withdraw")
+        raise UserError("give either --points or --withdraw")
     event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
+    whole_match = withdraw and fields.get("table") is None and fields.get("board") is None
+    if whole_match and expect_current is not None:
+        raise UserError("--expect-current names one slot's value: give --table and --board too")
     with open_results(event, folder) as store:
-        if withdraw and fields.get("table") is None and fields.get("board") is None:
-            round_number = whole_number(fields.get("round") or "")
-            if round_number is None or not fields.get("match"):
-                raise FileProblem("give the slot (--round --match --table --board), or --round and --match "
-                                  "to withdraw a whole match")
-            slots = withdraw_match(store, round_number, str(fields["match"]), reason, fields.get("entered_by"))
-            echo(f"withdrew {len(slots)} result(s) of round {round_number} match {fields['match']} "
+        if whole_match:
+            slots = withdraw_match(store, fields, reason)
+            echo(f"withdrew {len(slots)} result(s) of round {slots[0][0]} match {slots[0][1]} "
                  f"(reason: {reason.strip()})")
             return
         echo(correct_result(store, event, fields, reason, withdraw, not accept_implausible, expect_current))
@@ -472,10 +474,13 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str) -> Non
 
 @results.command("audit")
 @EVENT_ARGUMENT
+@click.option("--head", "published_head",
+              help="The chain head a report published: check that the results it showed are still there.")
 @BOARDS_DIR_OPTION
-def results_audit(event_file: str, boards_dir: str) -> None:
+def results_audit(event_file: str, published_head: str | None, boards_dir: str) -> None:
     """Check the whole results database: every row as the tool wrote it (hash chain), nothing
-    deleted or added behind its back, the append-only guards in place; exit 1 on any finding."""
+    deleted or added behind its back, the append-only guards in place, and (with --head) the
+    results a published report showed; exit 1 on any finding."""
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
@@ -484,10 +489,13 @@ def results_audit(event_file: str, boards_dir: str) -> None:
         echo("no results database yet: nothing to audit")
         return
     with store:
-        report = store.audit()
+        report = store.audit(published_head)
     for finding in report.findings:
         echo(f"{store.path}: {finding.text()}", err=True)
     echo(f"{report.rows} row(s) checked; chain head {report.head or '-'}")
+    if report.published_link is not None:
+        echo(f"the published head is link {report.published_link} of the chain: the results it showed "
+             "are unchanged")
     if not report.ok:
         echo(f"{len(report.findings)} finding(s): the database was changed outside the tool", err=True)
         sys.exit(EXIT_DIFFERENCE)

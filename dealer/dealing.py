@@ -22,7 +22,7 @@ from dealer.boardset import (
     verify_boardset,
 )
 from dealer.deal import ALGORITHM, commitment, key_id, new_key, plan_digest
-from dealer.errors import FileProblem
+from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import (
     OWNER_ONLY,
@@ -38,7 +38,8 @@ from dealer.files import (
 )
 from dealer.folder import MANIFEST_FILE, SET_FILE_LIMIT, EventFolder
 
-_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+#: A commitment as a person may paste it: 64 hex digits, either case.
+_TYPED_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 @dataclass
@@ -109,13 +110,13 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
 
 def check_public_value(event: Event, public_value: str | None) -> None:
     if event.public_value_source and public_value is None:
-        raise FileProblem(f"the event names a public value ({event.public_value_source}): give it",
+        raise UserError(f"the event names a public value ({event.public_value_source}): give it",
                           field="public_value")
     if event.public_value_source and public_value is not None and not public_value.strip():
-        raise FileProblem("the public value is empty: with it the boards would be known before the "
+        raise UserError("the public value is empty: with it the boards would be known before the "
                           f"draw ({event.public_value_source}); give the drawn value", field="public_value")
     if public_value is not None and not event.public_value_source:
-        raise FileProblem(
+        raise UserError(
             "a public value was given but the event file does not name its source "
             "(event.public_value_source), so the commitment would not cover it", field="public_value")
 
@@ -150,20 +151,10 @@ def deal_event(
     for set_number in range(1, event.sets + 1):
         target = folder.set_path(set_number)
         data = json_bytes(boardset_document(event, set_number, key, public_value))
-        if target.exists():
-            try:
-                same = target.read_bytes() == data
-            except OSError as error:
-                raise os_problem(error, target, "read the board set") from None
-            if not same:
-                raise FileProblem(
-                    f"{target}: left by a deal that did not finish, and not what this key and public "
-                    "value deal; not overwriting it (remove the unfinished deal first)",
-                    hint="discard_incomplete")
-            report.kept.append(target)
-        else:
-            write_atomic(target, data, mode=OWNER_ONLY)
+        if _write_or_same(target, data, OWNER_ONLY):
             report.files.append(target)
+        else:
+            report.kept.append(target)
         hashes[target.name] = sha256_hex(data)
     manifest = {
         "schema": MANIFEST_SCHEMA,
@@ -173,9 +164,29 @@ def deal_event(
         "key_id": this_key_id,
         "files": hashes,
     }
-    write_atomic(folder.manifest_path, json_bytes(manifest))
-    report.files.append(folder.manifest_path)
+    if _write_or_same(folder.manifest_path, json_bytes(manifest), None):
+        report.files.append(folder.manifest_path)
     return report
+
+
+def _write_or_same(target: Path, data: bytes, mode: int | None) -> bool:
+    """Write a file of the deal; one already there (an unfinished deal, or another ``deal`` of
+    the same event running at once) must be byte for byte the same. Whether it was written."""
+    try:
+        write_atomic(target, data, mode=mode)
+        return True
+    except FileExistsError:
+        pass
+    try:
+        same = target.read_bytes() == data
+    except OSError as error:
+        raise os_problem(error, target, "read the file") from None
+    if not same:
+        raise FileProblem(
+            f"{target}: left by a deal that did not finish, and not what this key and public "
+            "value deal; not overwriting it (remove the unfinished deal first)",
+            hint="discard_incomplete")
+    return False
 
 
 def discard_incomplete(folder: EventFolder) -> list[Path]:
@@ -196,11 +207,11 @@ def discard_incomplete(folder: EventFolder) -> list[Path]:
 def read_published(value: str) -> str:
     """The published commitment from ``value``: 64 hex digits, or a ``commitment.json`` file."""
     text = value.strip()
-    if _HEX64.fullmatch(text):
+    if _TYPED_HEX64.fullmatch(text):
         return text.lower()
     data = read_json(value, "published commitment")
     found = data.get("commitment") if isinstance(data, Mapping) else None
-    if not isinstance(found, str) or not _HEX64.fullmatch(found):
+    if not isinstance(found, str) or not _TYPED_HEX64.fullmatch(found):
         raise FileProblem(f"{value}: not a commitment file (no 64-hex-digit commitment in it)",
                           field="published")
     return found.lower()

@@ -182,14 +182,14 @@ def _int(value: Any, where: str, low: int, high: int) -> int:
 
 
 #: Longest text value of an event file (a name is printed on slips and labels).
-TEXT_LIMIT = 200
+NAME_LIMIT = 200
 
 
 def _str(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise EventError(f"{where}: expected a non-empty text, got {quote(value)}")
-    if len(value.strip()) > TEXT_LIMIT:
-        raise EventError(f"{where}: at most {TEXT_LIMIT} characters, got {len(value.strip()):,}")
+    if len(value.strip()) > NAME_LIMIT:
+        raise EventError(f"{where}: at most {NAME_LIMIT} characters, got {len(value.strip()):,}")
     return value.strip()
 
 

@@ -164,13 +164,12 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         if replace:
             os.replace(temporary, path)
         else:
-            os.link(temporary, path)  # fails with FileExistsError if the file appeared
-            os.unlink(temporary)
+            _place_new(temporary, path)
     except BaseException as error:
         if os.path.exists(temporary):
             os.unlink(temporary)
         if isinstance(error, FileExistsError) and not replace:
-            raise
+            raise FileExistsError(errno.EEXIST, "the file is already there", str(path)) from None
         if isinstance(error, IsADirectoryError):
             raise FileProblem(f"{path}: cannot write the file: a folder is in the way", field=field) \
                 from None
@@ -179,8 +178,33 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         raise
 
 
+def _place_new(temporary: str, path: Path) -> None:
+    """Move a written temporary file to ``path``, which must not exist (``FileExistsError``)."""
+    try:
+        os.link(temporary, path)  # atomic, and fails if the file appeared meanwhile
+    except FileExistsError:
+        raise
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
+            raise
+        # No hard links (FAT and exFAT USB sticks, some network shares): claim the name first,
+        # then rename over the claim; never replaces a file that was already there.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.replace(temporary, path)
+        return
+    os.unlink(temporary)
+
+
 def _umask() -> int:
-    current = os.umask(0o022)
+    """The process umask, read without changing it where the system tells it (Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)  # elsewhere: set and restore at once
     os.umask(current)
     return current
 

@@ -19,9 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealer.boardset import COMMITMENT_SCHEMA, MANIFEST_SCHEMA, BoardSet, BoardSetError, parse_boardset
-from dealer.deal import ALGORITHM, Board, commitment, plan_digest
-from dealer.errors import FileProblem
+from dealer.boardset import (
+    COMMITMENT_SCHEMA,
+    HEX64,
+    MANIFEST_SCHEMA,
+    BoardSet,
+    BoardSetError,
+    layout_of,
+    parse_boardset,
+)
+from dealer.deal import ALGORITHM, BoardSpec, commitment, deal_board, plan_digest
+from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 
@@ -35,7 +43,6 @@ RESULTS_FILE = "results.sqlite"
 SET_FILE = re.compile(r"set-(\d{2,3})\.json")
 SET_FILE_LIMIT = 8 * 1024 * 1024
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def set_file_name(set_number: int) -> str:
@@ -133,7 +140,7 @@ class EventFolder:
         if not isinstance(data, Mapping) or data.get("schema") != COMMITMENT_SCHEMA:
             raise FileProblem(f"{path}: not a commitment file (schema {COMMITMENT_SCHEMA} expected)")
         plan, value = data.get("plan"), data.get("commitment")
-        if not isinstance(plan, Mapping) or not isinstance(value, str) or not _HEX64.fullmatch(value):
+        if not isinstance(plan, Mapping) or not isinstance(value, str) or not HEX64.fullmatch(value):
             raise FileProblem(f"{path}: damaged commitment file (no plan or no commitment)")
         try:
             digest = plan_digest(plan)
@@ -171,15 +178,14 @@ class EventFolder:
         state = self.deal_state()
         if state == "incomplete":
             raise FileProblem(f"{self.path}: the deal of event {self.event_id} did not finish (set files "
-                              "but no manifest.json): run `dealer deal` again to finish it",
-                              hint="finish_deal")
+                              "but no manifest.json)", hint="finish_deal")
         if state != "complete":
             raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet", hint="deal")
         data = read_json(path, "manifest")
         files = data.get("files") if isinstance(data, Mapping) else None
         if (not isinstance(data, Mapping) or data.get("schema") != MANIFEST_SCHEMA
                 or not isinstance(files, Mapping)
-                or not all(isinstance(v, str) and _HEX64.fullmatch(v) for v in files.values())):
+                or not all(isinstance(v, str) and HEX64.fullmatch(v) for v in files.values())):
             raise FileProblem(f"{path}: damaged manifest (schema {MANIFEST_SCHEMA} with file hashes "
                               "expected)")
         if data.get("event") != self.event_id or data.get("commitment") != committed.commitment:
@@ -198,6 +204,7 @@ class EventFolder:
             raise FileProblem(f"{self.path}: set files but no {COMMITMENT_FILE}: this is not a deal the "
                               "tool made")
         hashes = self.read_manifest(committed)
+        self._folder_key(committed)
         expected = {set_file_name(n) for n in range(1, event.sets + 1)}
         found = {p.name for p in self.set_files()}
         for name in sorted((found | set(hashes)) - expected):
@@ -215,7 +222,7 @@ class EventFolder:
         """Board set ``set_number``, refused unless it is byte for byte the dealt file (the
         manifest's hash, the manifest the commitment's) and whole and consistent."""
         if not 1 <= set_number <= event.sets:
-            raise FileProblem(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
+            raise UserError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
         committed = self.check_plan(event)
         if committed is None:
             raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet (no "
@@ -239,10 +246,28 @@ class EventFolder:
         if parsed.commitment != committed.commitment or parsed.plan_sha256 != committed.plan_sha256 \
                 or parsed.set_number != set_number:
             raise FileProblem(f"{path}: the board set is not set {set_number} of the committed deal")
+        key = self._folder_key(committed)
+        if key is not None:
+            # With the key at hand, the cards themselves are checked: a set file rewritten
+            # together with its manifest is still caught.
+            for board in parsed.boards:
+                spec = BoardSpec(event.id, set_number, board.number, board.declarer, board.level,
+                                 parsed.public_value)
+                if deal_board(key, spec, layout_of(event)).deal.code != board.deal.code:
+                    raise FileProblem(f"{path}: board {board.number} is not the board the key deals; not "
+                                      "using the set")
         return parsed
 
-    def load_boards(self, event: Event, set_number: int) -> list[Board]:
-        return list(self.read_set(event, set_number).boards)
+    def _folder_key(self, committed: Committed) -> bytes | None:
+        """The key in the folder, checked against the commitment; ``None`` when it is kept
+        elsewhere (then the manifest and the set files' own consistency are the checks)."""
+        if not self.key_path.exists():
+            return None
+        key = read_key(self.key_path)
+        if commitment(key, committed.plan) != committed.commitment:
+            raise FileProblem(f"{self.commitment_path}: the commitment is not that of the key in "
+                              f"{self.key_path}: the commitment or the key was changed after the deal")
+        return key
 
     def read_key(self, event: Event, key_file: str | Path | None = None, purpose: str | None = None) -> bytes:
         """The dealing key (``key_file`` or the folder's), refused unless it is the committed one."""

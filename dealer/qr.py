@@ -95,23 +95,23 @@ def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
     kind, fields = parts[1], parts[2:]
     expected = {"L": 5, "T": 4, "S": 4}
     if kind not in expected:
-        raise PayloadError(f"QR payload {_shown(payload)}: unknown kind {kind!r} (L, T or S)")
+        raise PayloadError(f"QR payload {_shown(payload)}: unknown kind {quote(kind)} (L, T or S)")
     if len(fields) != expected[kind]:
         raise PayloadError(f"QR payload {_shown(payload)}: {kind} payloads have {expected[kind]} fields")
     event = fields[0]
     if not EVENT_ID.fullmatch(event):
-        raise PayloadError(f"QR payload {_shown(payload)}: bad event id {event!r}")
+        raise PayloadError(f"QR payload {_shown(payload)}: bad event id {quote(event)}")
     if kind == "L":
         tag = fields[4]
         if len(tag) != TAG_LENGTH or not re.fullmatch(r"[A-Z2-7]+", tag):
-            raise PayloadError(f"QR payload {_shown(payload)}: bad check tag {tag!r}")
+            raise PayloadError(f"QR payload {_shown(payload)}: bad check tag {quote(tag)}")
         return LabelId(event, _positive(fields[1], "set", payload),
                        _positive(fields[2], "board", payload),
                        _positive(fields[3], "copy", payload), tag)
     round_number = _positive(fields[1], "round", payload)
     match = fields[2]
     if not MATCH_ID.fullmatch(match):
-        raise PayloadError(f"QR payload {_shown(payload)}: bad match id {match!r}")
+        raise PayloadError(f"QR payload {_shown(payload)}: bad match id {quote(match)}")
     if kind == "T":
         return TravellerId(event, round_number, match, _positive(fields[3], "board", payload))
     table = fields[3]

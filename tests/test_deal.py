@@ -28,7 +28,7 @@ from dealer.deal import (
     shuffle_positions,
 )
 from dealer.dealing import deal_event
-from dealer.errors import FileProblem
+from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import read_key
 from dealer.folder import EventFolder
@@ -138,7 +138,7 @@ def test_every_board_differs_across_event_set_and_board(event: Event) -> None:
 def test_hand_sizes_and_the_whole_pack(dealt: tuple[Event, Path]) -> None:
     event, root = dealt
     for set_number in range(1, event.sets + 1):
-        for board in EventFolder(event.id, root).load_boards(event, set_number):
+        for board in EventFolder(event.id, root).read_set(event, set_number).boards:
             sizes = board.deal.sizes()
             for seat in SEATS:
                 assert sizes[seat] == (33 if seat == board.declarer else 25)
@@ -266,16 +266,16 @@ def test_warns_when_a_key_is_reused_for_another_event(tmp_path: Path) -> None:
 
 def test_public_value_enters_every_board_and_must_be_named(event: Event, tmp_path: Path) -> None:
     folder = EventFolder(event.id, tmp_path)
-    with pytest.raises(FileProblem, match="does not name its source"):
+    with pytest.raises(UserError, match="does not name its source"):
         deal_event(event, folder, public_value="123")
     from dataclasses import replace
 
     named = replace(event, public_value_source="lottery draw of 2026-12-04")
-    with pytest.raises(FileProblem, match=r"names a public value \(lottery draw of 2026-12-04\): give it") as error:
+    with pytest.raises(UserError, match=r"names a public value \(lottery draw of 2026-12-04\): give it") as error:
         deal_event(named, folder)
     assert error.value.field == "public_value"
     for empty in ("", "  "):  # the boards would be known before the draw
-        with pytest.raises(FileProblem, match="the public value is empty"):
+        with pytest.raises(UserError, match="the public value is empty"):
             deal_event(named, folder, public_value=empty)
     assert not folder.path.exists()
     with_value = boardset_document(named, 1, KAT_KEY, "123")
@@ -371,6 +371,7 @@ def test_verify_against_the_published_commitment(dealt: tuple[Event, Path], tmp_
     (lambda d: d["boards"][0].pop("number"), "boards[0]: field number is missing"),
     (lambda d: d["boards"][0].update(number="1"), "boards[0]: board '1' is not in set 1 of the plan"),
     (lambda d: d["boards"][2]["hands"]["N"].append(7), "board 3: not one whole pack"),
+    (lambda d: d["plan"]["boards"][0].__setitem__(2, "Q"), "the plan's boards or pack cannot be read"),
 ])
 def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_path: Path,
                                                  change: object, message: str) -> None:

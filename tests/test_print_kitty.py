@@ -59,7 +59,7 @@ def test_the_event_deals_the_kitty_apart(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
     assert event.kitty_mode == "separate" and event.kitty > 0
     assert pockets_per_wallet(event) == 5
-    for board in EventFolder(event.id, kitty_pack.boards_root).load_boards(event, 1):
+    for board in EventFolder(event.id, kitty_pack.boards_root).read_set(event, 1).boards:
         assert len(board.deal.kitty) == event.kitty
 
 
@@ -117,7 +117,7 @@ GUIDE_TOTALS = re.compile(r"插袋 (.+)\n张 ([\d ]+)\n分 ([\d ]+)\n")
 
 def test_dealing_guide_has_a_kitty_column_and_totals_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
-    boards = EventFolder(event.id, kitty_pack.boards_root).load_boards(event, 1)
+    boards = EventFolder(event.id, kitty_pack.boards_root).read_set(event, 1).boards
     t = strings("zh")
     pages = page_texts(kitty_pack.files["dealing-guide"])
     assert len(pages) == len(boards)

@@ -127,8 +127,8 @@ def test_label_payloads_do_not_depend_on_the_cards(pack: Pack, tmp_path: Path) -
     for draw in ("1", "2"):
         root = tmp_path / draw
         deal_event(event, EventFolder(event.id, root), key_file, public_value=draw)
-        assert EventFolder(event.id, root).load_boards(event, 1)[0].deal.hands != \
-            EventFolder(pack.event.id, pack.boards_root).load_boards(pack.event, 1)[0].deal.hands
+        assert EventFolder(event.id, root).read_set(event, 1).boards[0].deal.hands != \
+            EventFolder(pack.event.id, pack.boards_root).read_set(pack.event, 1).boards[0].deal.hands
         options = PrintOptions(lang="zh", out_dir=root / "out", sets=(1,), boards_root=root, key_file=key_file)
         [written] = render_documents(build_documents(event, "labels", options), "pdf", 1)
         payloads.append(decode_qr_codes(written.path))
@@ -197,7 +197,7 @@ def _hands_from_text(text: str, lang: str) -> dict[int, dict[str, list[Card]]]:
 def test_hand_record_text_lists_exactly_the_cards_per_seat(pack: Pack, lang: str) -> None:
     text = "\n".join(page_texts(pack.files[(lang, "hand-records", 1)]))
     boards = _hands_from_text(text, lang)
-    dealt = EventFolder(pack.event.id, pack.boards_root).load_boards(pack.event, 1)
+    dealt = EventFolder(pack.event.id, pack.boards_root).read_set(pack.event, 1).boards
     assert sorted(boards) == [b.number for b in dealt]
     for board in dealt:
         for seat in SEATS:

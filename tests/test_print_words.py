@@ -43,7 +43,7 @@ def test_page_contexts_take_seat_kitty_and_joker_words_from_the_strings(tmp_path
     event = load_event_text(text, "event.toml")
     assert event.kitty_mode == mode
     deal_event(event, EventFolder(event.id, tmp_path))
-    boards = EventFolder(event.id, tmp_path).load_boards(event, 1)
+    boards = EventFolder(event.id, tmp_path).read_set(event, 1).boards
     t = sentinel_strings()
     contexts = [
         ctx.hand_record_pages(boards, 2, t),

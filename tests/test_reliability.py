@@ -512,6 +512,127 @@ def test_defect_04_a_clean_database_audits_and_its_chain_head_is_published(tmp_p
     assert report_json(tmp_path, event)["results_chain_head"] != head
 
 
+FORGE = """
+import hashlib, json, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.row_factory = sqlite3.Row
+last = conn.execute("SELECT seq, chain FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain"
+                    " FROM results) ORDER BY seq DESC LIMIT 1").fetchone()
+victim = conn.execute("SELECT * FROM results WHERE id = 1").fetchone()
+row = dict(victim)
+row.update(id=1000, defenders_points=200, supersedes=1, reason="misread", seq=last["seq"] + 1)
+columns = {columns}
+content = json.dumps([row["seq"], "results", *(row[c] for c in columns)], ensure_ascii=False,
+                     separators=(",", ":")).encode()
+row["chain"] = hashlib.sha256(bytes.fromhex(last["chain"]) + content).hexdigest()
+names = [*columns, "seq", "chain"]
+conn.execute(f"INSERT INTO results ({{', '.join(names)}}) VALUES ({{', '.join('?' * len(names))}})",
+             [row[n] for n in names])
+"""
+
+
+def test_defect_04_a_row_forged_with_a_right_link_is_found(tmp_path: Path) -> None:
+    """Review 4: the chain has no key, so a forger can append a row with the right link (the
+    last link is in the database). What the tool always writes together gives it away: a
+    correction outside any import record; and the head published before it still checks."""
+    from dealer.results.db import RESULT_COLUMNS
+
+    event = scored_hand_event(tmp_path, hand_rows())
+    published = report_json(tmp_path, event)["results_chain_head"]
+    forge = tmp_path / "forge.py"
+    forge.write_text(FORGE.format(columns=repr(RESULT_COLUMNS)), encoding="utf-8")
+    subprocess.run([sys.executable, str(forge), str(db_path(tmp_path))], check=True)
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1, audit.output
+    assert "results #1000" in audit.output and "added" in audit.output
+    assert report_json(tmp_path, event)["results_chain_head"] != published
+    # Against the head a report published before, the earlier results are still all there.
+    checked = dealer_at(tmp_path, "results", "audit", event, "--head", published)
+    assert "the published head is link" in checked.output
+
+
+def test_defect_04_rows_cut_from_the_end_are_found(tmp_path: Path) -> None:
+    """Review 4: the last rows deleted behind the tool's back (the guard dropped and put back
+    as it was): the count still equals the last link, but the import says how many rows it
+    wrote; writing refuses, and the audit names the import."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    from dealer.results.db import TRIGGERS
+
+    stored = db_state(tmp_path)
+    _sql(tmp_path, "DROP TRIGGER results_no_delete", "DELETE FROM results WHERE id > 27",
+         TRIGGERS["results_no_delete"])
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1 and "imports #1: deleted: recorded 32 row(s), has 27" in audit.output, audit.output
+    added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "A",
+                      "--board", 1, "--points", 5)
+    assert_one_error(added, "changed outside the tool", "recorded 32 row(s) and has 27")
+    assert len(db_state(tmp_path)) == len(stored) - 5
+
+
+def test_defect_04_a_published_head_shows_a_rewrite_that_recomputed_every_link(tmp_path: Path) -> None:
+    """Review 4: an edit whose links were all recomputed passes the chain walk; the head that a
+    report published before it does not: ``results audit --head`` exits 1."""
+    from dealer.results.db import ResultsStore, genesis, link
+
+    event = scored_hand_event(tmp_path, hand_rows())
+    published = report_json(tmp_path, event)["results_chain_head"]
+    _sql(tmp_path, "DROP TRIGGER results_no_update", "DROP TRIGGER imports_no_update",
+         "UPDATE results SET defenders_points = 200 WHERE id = 3")
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    previous = genesis("hand")
+    for table, row in sorted(((t, r) for t in ("imports", "results") for r in conn.execute(f"SELECT * FROM {t}")),
+                             key=lambda item: item[1]["seq"]):
+        previous = link(previous, row["seq"], table, row)
+        conn.execute(f"UPDATE {table} SET chain = ? WHERE id = ?", (previous.hex(), row["id"]))
+    conn.close()
+    from dealer.results.db import TRIGGERS
+
+    _sql(tmp_path, TRIGGERS["results_no_update"], TRIGGERS["imports_no_update"])
+    assert dealer_at(tmp_path, "results", "audit", event).exit_code == 0  # a perfect rewrite …
+    checked = dealer_at(tmp_path, "results", "audit", event, "--head", published)
+    assert checked.exit_code == 1 and "is not a link of the chain" in checked.output  # … but not the published one
+    assert ResultsStore  # the store's own link() was used: the rewrite is exact
+
+
+@pytest.mark.parametrize("statement", [
+    "INSERT INTO results (id, round, match, tbl, board, defenders_points, entered_at, import_id, note, seq, chain)"
+    " SELECT 500, 1, '2', 'A', 1, 0, entered_at, import_id, X'00ff', 500, 'x' FROM results WHERE id = 1",
+    "INSERT INTO results (id, round, match, tbl, board, defenders_points, entered_at, import_id, seq, chain)"
+    " SELECT 501, 1, '2', 'A', 2, 0, entered_at, import_id, 'x', chain FROM results WHERE id = 1",
+    "INSERT INTO results (id, round, match, tbl, board, defenders_points, entered_at, import_id, seq, chain)"
+    " SELECT 502, 1, '2', 'A', 3, 0, entered_at, import_id, 0, chain FROM results WHERE id = 1",
+    "INSERT INTO results (id, round, match, tbl, board, defenders_points, entered_at, import_id, seq, chain)"
+    " SELECT 503, 1, '2', 'A', 4, 0, entered_at, import_id, seq, chain FROM results WHERE id = 1",
+], ids=["blob", "text-link", "link-0", "same-link"])
+def test_defect_04_odd_rows_are_named_not_crashed_on(tmp_path: Path, statement: str) -> None:
+    """Review 4: a row written behind the tool's back with a BLOB, a text link, link 0 or the
+    link of another row: the audit names it (added) and never crashes; writing refuses."""
+    event = scored_hand_event(tmp_path, hand_rows()[:8])
+    _sql(tmp_path, "DROP INDEX results_seq", "DROP TRIGGER results_no_replace", statement)
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1 and "added" in audit.output, audit.output
+    number = statement.split("SELECT ", 1)[1].split(",", 1)[0]
+    assert f"results #{number}" in audit.output, audit.output
+    added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "B",
+                      "--board", 9, "--points", 5)
+    assert_one_error(added, "changed outside the tool")
+
+
+def test_defect_14_a_database_whose_chain_columns_were_dropped_is_not_relinked(tmp_path: Path) -> None:
+    """Review 4 and 14: a row edited, then the chain columns dropped and ``user_version`` set
+    back so that the migration would link the rows afresh: every command refuses instead."""
+    event = scored_hand_event(tmp_path, hand_rows()[:10])
+    _sql(tmp_path, "DROP TRIGGER results_no_update", "UPDATE results SET defenders_points = 200 WHERE id = 1",
+         "DROP INDEX results_seq", "DROP INDEX imports_seq",
+         "ALTER TABLE results DROP COLUMN chain", "ALTER TABLE imports DROP COLUMN chain",
+         "PRAGMA user_version = 2")
+    for args in (("results", "audit", event), ("report", event, "--json"),
+                 ("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1,
+                  "--points", 5)):
+        assert_one_error(dealer_at(tmp_path, *args), "changed outside the tool", "chain columns are gone")
+
+
 # --- 5. formula injection in the reports --------------------------------------------------------
 
 INJECTED = ("=1+1", '=HYPERLINK("http://evil.example","x")', "-2+3", "+X", "@SUM(A1)", "-cmd")
@@ -883,6 +1004,31 @@ def test_defect_11_a_read_only_database_can_be_read_and_refuses_writes(tmp_path:
     assert report_json(tmp_path, event) == expected
 
 
+def test_defect_11_a_read_only_copy_with_unwritten_changes_is_refused_not_misread(tmp_path: Path) -> None:
+    """Review 11: a database copied to a read-only medium with a -wal file that still holds
+    changes, but without its -shm (a process was killed): reading it as immutable would ignore
+    those changes and report old results. It is refused with the reason (exit 3)."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    folder = boards(tmp_path) / "hand"
+    holder = sqlite3.connect(db_path(tmp_path), isolation_level=None)  # keeps the WAL from being checkpointed
+    holder.execute("PRAGMA wal_autocheckpoint = 0")
+    holder.execute("SELECT count(*) FROM results").fetchone()
+    assert dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 2, "--table", "A",
+                     "--board", 1, "--points", 5).exit_code == 0
+    archive = tmp_path / "archive"
+    shutil.copytree(boards(tmp_path), archive / "boards")
+    holder.close()
+    (archive / "boards" / "hand" / "results.sqlite-shm").unlink()
+    assert (archive / "boards" / "hand" / "results.sqlite-wal").stat().st_size > 0
+    b = archive / "boards"
+    found = run_in_mount_namespace(tmp_path, f"mount --bind {b} {b}\nmount -o remount,bind,ro {b}", f"""
+        print(json.dumps({{"report": run("report", "{event}", "--json", "--boards-dir", "{b}")}}))
+        """)
+    assert found["report"]["exit"] == 3, found
+    assert "-wal file holds changes" in found["report"]["out"], found
+    assert folder.exists()
+
+
 # --- 12. a deal that did not finish -------------------------------------------------------------
 
 
@@ -1229,3 +1375,159 @@ def test_defect_14_a_correction_can_require_the_value_it_replaces(tmp_path: Path
                        "--expect-current", 35)
     assert_one_error(second, "--expect-current", "now has 40 points", "changed meanwhile")
     assert db_state(tmp_path) == stored
+
+
+# --- found by the review of this change -----------------------------------------------------------
+
+
+def _rewrite_set_and_manifest(folder: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change set 1 as a careful forger would: the deal code, the fingerprint and the manifest's
+    hash made to agree with the change."""
+    from dealer.boardset import fingerprint
+    from dealer.cards import Deal, parse_card
+
+    path = folder / "set-01.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    for board in data["boards"]:
+        hands = {seat: [parse_card(c) for c in cards] for seat, cards in board["hands"].items()}
+        board["deal_code"] = Deal.build(data["decks"], hands, []).code
+    data["fingerprint"] = fingerprint(data["boards"])
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    path.write_text(text, encoding="utf-8")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["set-01.json"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+
+
+def _move_a_card(data: dict[str, Any]) -> None:
+    hands = data["boards"][0]["hands"]
+    hands["E"].append(hands["N"].pop(0))
+
+
+def _swap_two_cards(data: dict[str, Any]) -> None:
+    hands = data["boards"][0]["hands"]
+    other = next(i for i, card in enumerate(hands["E"]) if card != hands["N"][0])
+    hands["N"][0], hands["E"][other] = hands["E"][other], hands["N"][0]
+
+
+@pytest.mark.parametrize("change", [_move_a_card, _swap_two_cards], ids=["hand-sizes", "same-sizes"])
+def test_defect_02_a_set_rewritten_with_its_manifest_is_refused(tmp_path: Path,
+                                                                 change: Callable[[dict[str, Any]], None]) -> None:
+    """Review 2: a set file changed together with its deal code, fingerprint and manifest hash.
+    Hand sizes that the plan does not deal are refused from the file alone; with the key in the
+    folder every card is re-derived, so even a swap that keeps the sizes is refused."""
+    event = dealt_demo(tmp_path)
+    folder = boards(tmp_path) / "demo"
+    _rewrite_set_and_manifest(folder, change)
+    guide = dealer_at(tmp_path, "print", "dealing-guide", event, "--set", 1, "--format", "html",
+                      "--out", tmp_path / "out")
+    expected = "hands of N 32, E 26" if change is _move_a_card else "board 1 is not the board the key deals"
+    assert_one_error(guide, "set-01.json", expected)
+    assert not (tmp_path / "out").exists()
+    if change is _swap_two_cards:  # without the key at hand the file reads as consistent …
+        (folder / "deal.key").rename(tmp_path / "deal.key")
+        again = dealer_at(tmp_path, "print", "dealing-guide", event, "--set", 1, "--format", "html",
+                          "--out", tmp_path / "out")
+        assert again.exit_code == 0, again.output
+        verified = run_dealer("verify", folder / "set-01.json", "--key-file", tmp_path / "deal.key")
+        assert verified.exit_code == 1 and "board 1 differs" in verified.output  # … verify still finds it
+
+
+def test_defect_02_a_key_that_is_not_the_commitments_stops_every_command(tmp_path: Path) -> None:
+    """Review 2 and 13: the key in the folder replaced by another one: printing, results and
+    reports refuse, naming the commitment and the key."""
+    event = dealt_demo(tmp_path)
+    (boards(tmp_path) / "demo" / "deal.key").write_text("cd" * 32 + "\n", encoding="ascii")
+    for args in (("print", "travellers", event, "--set", 1, "--format", "html", "--out", tmp_path / "out"),
+                 ("report", event, "--json"), ("results", "missing", event)):
+        assert_one_error(dealer_at(tmp_path, *args), "the commitment is not that of the key")
+
+
+def test_defect_12_two_deals_at_once_both_finish_with_the_same_files(tmp_path: Path) -> None:
+    """Review 12 (and the review of this change): two ``dealer deal`` of one event started
+    together: each finishes the deal (exit 0) or, when the other one finished first, says the
+    event is already dealt (exit 2); never an error about a temporary file; the files are those
+    of one deal."""
+    event = demo_event_file(tmp_path)
+    key = tmp_path / "k.key"
+    key.write_text("ef" * 32 + "\n", encoding="ascii")
+    command = [sys.executable, "-c", "import sys; from dealer.cli import main; main(sys.argv[1:])",
+               "deal", str(event), "--key-file", str(key), "--boards-dir", str(boards(tmp_path))]
+    for _attempt in range(3):
+        shutil.rmtree(boards(tmp_path), ignore_errors=True)
+        processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+        outputs = [p.communicate(timeout=120) for p in processes]
+        codes = [p.returncode for p in processes]
+        assert 0 in codes and set(codes) <= {0, 2}, outputs
+        for code, (_out, err) in zip(codes, outputs, strict=True):
+            assert code == 0 or b"is already dealt" in err, err
+            assert b".json." not in err, err  # no temporary file named
+    alone = run_dealer("deal", event, "--key-file", key, "--boards-dir", tmp_path / "alone")
+    assert alone.exit_code == 0
+    assert files_under(boards(tmp_path) / "demo") == files_under(tmp_path / "alone" / "demo")
+
+
+def test_a_file_system_without_hard_links_still_gets_new_files_atomically(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FAT and exFAT USB sticks have no hard links (``os.link`` fails with EPERM): a new file is
+    still written whole, and an existing one is still never replaced."""
+    import errno
+
+    from dealer.files import write_atomic
+
+    def no_links(source: str, target: str) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted", source)
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = tmp_path / "stick" / "set-01.json"
+    write_atomic(target, b"dealt")
+    assert target.read_bytes() == b"dealt"
+    with pytest.raises(FileExistsError):
+        write_atomic(target, b"other")
+    assert target.read_bytes() == b"dealt"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["set-01.json"]
+
+
+def test_an_interrupted_command_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C is not "a check found a difference" (1): it exits 130, with no traceback."""
+    from click.testing import CliRunner
+
+    import dealer.files
+    from dealer.cli import main
+
+    def interrupted(path: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dealer.files, "load_event", interrupted)
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "e.toml"), "--json"])
+    assert result.exit_code == 130 and "Traceback" not in result.output
+
+
+def test_whole_match_withdraw_and_expect_current_parse_their_values(tmp_path: Path) -> None:
+    """A whole-match withdrawal with a round number of 11 digits is one error; --expect-current
+    reads a number as typed (+35 is 35) and is refused for a whole match."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    stored = db_state(tmp_path)
+    assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", "99999999999", "--match", 1,
+                               "--withdraw", "--reason", "x"), "--round", "round number")
+    assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--withdraw",
+                               "--reason", "x", "--expect-current", 35), "--expect-current", "--table")
+    assert db_state(tmp_path) == stored
+    ok = dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A", "--board", 2,
+                   "--points", 40, "--reason", "x", "--expect-current", "+35")
+    assert ok.exit_code == 0, ok.output
+
+
+def test_long_values_in_a_qr_payload_are_quoted_cut(tmp_path: Path) -> None:
+    event = scored_hand_event(tmp_path, hand_rows()[:2])
+    result = dealer_at(tmp_path, "results", "add", event, "--qr", "SJD1:T:" + "x" * 5000 + ":1:1:1", "--table", "A",
+                       "--points", 5)
+    assert_one_error(result, "5,000 characters")
+
+
+def test_copies_are_checked_for_every_kind(tmp_path: Path) -> None:
+    event = dealt_demo(tmp_path)
+    for kind in ("travellers", "hand-records"):
+        assert_one_error(dealer_at(tmp_path, "print", kind, event, "--copies", -5, "--format", "html",
+                                   "--out", tmp_path / "out"), "--copies", "expected 1 to 200")

@@ -17,7 +17,6 @@ from conftest import run_dealer
 from dealer.dealing import deal_event
 from dealer.files import load_event
 from dealer.folder import EventFolder
-from dealer.results.db import snapshot_rows
 
 EVENT_TOML = """
 [event]
@@ -105,6 +104,14 @@ def write_csv(path: Path, header: list[str], rows: list[list[object]], encoding:
 
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "boards" / "hand" / "results.sqlite"
+
+
+def snapshot_rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+    """Every row of every table, in a stable order (to compare a database before and after)."""
+    out: list[tuple[object, ...]] = []
+    for table in ("meta", "imports", "results"):
+        out.extend((table, *tuple(r)) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1"))
+    return out
 
 
 def db_state(tmp_path: Path) -> list[tuple[object, ...]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.boardset import BoardSet
-from dealer.errors import FileProblem
+from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import check_writable_folder
 from dealer.folder import EventFolder
@@ -66,13 +66,13 @@ class Source:
             return list(range(1, self.event.sets + 1))
         for number in self.options.sets:
             if not 1 <= number <= self.event.sets:
-                raise FileProblem(f"set {number} is not in the event (sets 1 to {self.event.sets})", field="set")
+                raise UserError(f"set {number} is not in the event (sets 1 to {self.event.sets})", field="set")
         return list(dict.fromkeys(self.options.sets))
 
     def copies(self, set_number: int) -> int:
         if self.options.copies is not None:
             if not 1 <= self.options.copies <= MAX_COPIES:
-                raise FileProblem(f"{self.options.copies} copies: expected 1 to {MAX_COPIES} copies of a set",
+                raise UserError(f"{self.options.copies} copies: expected 1 to {MAX_COPIES} copies of a set",
                                   field="copies")
             return self.options.copies
         return self.event.copies_needed(set_number)
@@ -94,7 +94,7 @@ class Source:
     def layout(self) -> dict[str, Any]:
         layouts = label_layouts()
         if self.options.layout not in layouts:
-            raise FileProblem(
+            raise UserError(
                 f"unknown label layout {self.options.layout!r} (known: {', '.join(sorted(layouts))})",
                 field="layout")
         return layouts[self.options.layout]
@@ -116,7 +116,7 @@ class Source:
     def played_sets_only(self, kind: str, set_number: int) -> None:
         """Travellers and score sheets are per match: a set no match plays has none."""
         if not any(m.set == set_number for m in self.event.matches()):
-            raise FileProblem(f"no match of the event plays set {set_number}, so it has no {kind}",
+            raise UserError(f"no match of the event plays set {set_number}, so it has no {kind}",
                               field="set")
 
     def path(self, kind: str, set_number: int) -> Path:
@@ -131,7 +131,7 @@ def hand_records(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     per_page = source.options.per_page
     if per_page not in HAND_RECORDS_PER_PAGE:
-        raise FileProblem(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
+        raise UserError(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
     boardset = source.boardset(set_number)
     boards = list(boardset.boards)
     common = source.common("hand-records", set_number)
@@ -211,7 +211,7 @@ def expand_kinds(kind: str) -> list[str]:
     if kind == "all":
         return list(KINDS)
     if kind not in WRITERS:
-        raise FileProblem(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)", field="kind")
+        raise UserError(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)", field="kind")
     return [kind]
 
 
@@ -231,9 +231,9 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
         raise FileProblem(f"{source.folder.path}: event {event.id} is not dealt yet", hint="deal")
     kinds = expand_kinds(kind)
     sets = source.set_numbers()
+    source.copies(sets[0])  # a bad --copies is refused even for kinds that print one per match
     if "labels" in kinds:
         source.key()  # fail early, before anything is rendered
-    check_writable_folder(options.output_dir(event), field="out")
     played = {m.set for m in event.matches()}
     documents = []
     for k in kinds:
@@ -243,4 +243,5 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)
+    check_writable_folder(options.output_dir(event), field="out")  # last: nothing made for a refusal
     return documents

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import FileProblem
+from dealer.errors import UserError
 from dealer.event import Event
 from dealer.explain import tie_break_name
 from dealer.files import check_writable_folder, write_atomic
@@ -311,7 +311,7 @@ def parse_formats(text: str) -> list[str]:
     chosen = list(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
     unknown = [f for f in chosen if f not in REPORT_WRITERS]
     if unknown or not chosen:
-        raise FileProblem(f"{'unknown ' + ', '.join(unknown) if unknown else 'no format given'}; expected "
+        raise UserError(f"{'unknown ' + ', '.join(unknown) if unknown else 'no format given'}; expected "
                           f"one or more of {', '.join(REPORT_WRITERS)}, separated by commas", field="format")
     return chosen
 

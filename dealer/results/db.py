@@ -154,6 +154,11 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     hash chain (seq, chain) over both tables, linked for the rows already there; triggers that
     refuse INSERT OR REPLACE, and meta made append-only."""
     relink = "chain" not in _columns(conn, "results")  # not when user_version was set back by hand
+    if relink and conn.execute("SELECT 1 FROM meta WHERE key = 'chain'").fetchone() is not None:
+        # The chain was made once: its columns were removed outside the tool. Linking the rows
+        # afresh would launder whatever was changed with them.
+        raise FileProblem("the results database was changed outside the tool: its chain columns are gone "
+                          "(restore it from a copy)", hint="audit")
     for table, column, kind in (("results", "played_set", "INTEGER"), ("results", "seq", "INTEGER"),
                                 ("results", "chain", "TEXT"), ("imports", "seq", "INTEGER"),
                                 ("imports", "chain", "TEXT")):
@@ -177,6 +182,8 @@ def _migration_3(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE results SET seq = ?, chain = ? WHERE id = ?", (seq, previous.hex(), row["id"]))
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS results_seq ON results (seq)")
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS imports_seq ON imports (seq)")
+    if relink:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('chain', ?)", (CHAIN_TAG[:-1].decode(),))
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2, _migration_3)
@@ -191,9 +198,19 @@ def genesis(event_id: str) -> bytes:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+def _plain(value: object) -> object:
+    """A column value as JSON: what the tool stores as is; anything else (a BLOB written behind
+    its back) in a form that cannot be mistaken for it."""
+    if value is None or isinstance(value, int | str | float):
+        return value
+    if isinstance(value, bytes):
+        return {"blob": value.hex()}
+    return {"value": repr(value)}
+
+
 def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     columns = RESULT_COLUMNS if table == "results" else IMPORT_COLUMNS
-    return _ENCODER.encode([seq, table, *(row[c] for c in columns)]).encode("utf-8")
+    return _ENCODER.encode([seq, table, *(_plain(row[c]) for c in columns)]).encode("utf-8")
 
 
 def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
@@ -277,7 +294,7 @@ class Seating:
 class Finding:
     """One thing the audit found: its kind and where."""
 
-    kind: str  # edited, deleted, added, unlinked, trigger-missing, trigger-changed, view-changed, meta
+    kind: str  # edited, deleted, added, trigger-missing, trigger-changed, trigger-added, view-changed, meta, head
     where: str
     detail: str
 
@@ -290,6 +307,8 @@ class AuditReport:
     rows: int
     head: str | None
     findings: list[Finding] = field(default_factory=list)
+    #: Where a published head stands in the chain (its link number), when one was given and found.
+    published_link: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -300,21 +319,26 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+class DatabaseRefused(EnvironmentProblem):
+    """The results database itself refused (locked, disk full, read-only): no file can be stored
+    until that is resolved."""
+
+
 def _translate(error: sqlite3.Error, path: Path) -> UserError:
     """An SQLite failure as a user error naming the database: the machine's or the file's."""
     text = str(error)
     if "locked" in text or "busy" in text:
-        return EnvironmentProblem(f"{path}: the results database is locked by another program (waited "
+        return DatabaseRefused(f"{path}: the results database is locked by another program (waited "
                                   f"{BUSY_TIMEOUT_S:g} s); nothing stored, try again")
     if "disk is full" in text or "disk I/O" in text:
-        return EnvironmentProblem(f"{path}: the disk is full (or failing): nothing stored")
+        return DatabaseRefused(f"{path}: the disk is full (or failing): nothing stored")
     if "readonly" in text or "read-only" in text:
-        return EnvironmentProblem(f"{path}: the results database is read-only here: nothing stored")
+        return DatabaseRefused(f"{path}: the results database is read-only here: nothing stored")
     if "unable to open" in text:
         if not os.access(path.parent, os.W_OK):  # WAL needs its -wal and -shm files next to it
-            return EnvironmentProblem(f"{path}: the results database is read-only here (its folder cannot "
+            return DatabaseRefused(f"{path}: the results database is read-only here (its folder cannot "
                                       "be written): nothing stored")
-        return EnvironmentProblem(f"{path}: cannot open the results database: {text}")
+        return DatabaseRefused(f"{path}: cannot open the results database: {text}")
     if isinstance(error, sqlite3.IntegrityError):
         return FileProblem(f"{path}: the results database refused the change: {text}")
     return FileProblem(f"{path}: not a usable results database: {text}")
@@ -412,7 +436,11 @@ class ResultsStore:
         last: sqlite3.Error | None = None
         # mode=ro reads a live database (another process may be writing); on a read-only medium
         # the WAL index cannot be made, and immutable=1 (nothing changes the file) reads it.
-        for uri in (f"file:{quoted}?mode=ro", f"file:{quoted}?immutable=1"):
+        wal = path.with_name(path.name + "-wal")
+        uris = [f"file:{quoted}?mode=ro"]
+        if not wal.exists() or wal.stat().st_size == 0:
+            uris.append(f"file:{quoted}?immutable=1")  # immutable ignores a -wal: only without one
+        for uri in uris:
             try:
                 conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
                 conn.row_factory = sqlite3.Row
@@ -425,6 +453,11 @@ class ResultsStore:
                 conn = None
         if conn is None:
             assert last is not None
+            if len(uris) == 1:
+                raise DatabaseRefused(
+                    f"{path}: cannot be read here: its -wal file holds changes not yet written into it, and "
+                    "without its -shm file (a read-only medium) they cannot be read; copy the folder to a "
+                    "writable place")
             raise _translate(last, path)
         store = cls(conn, path, event_id, readonly=True)
         try:
@@ -559,6 +592,10 @@ class ResultsStore:
                 seq, table, row = tail[-1]
                 if seq != rows[1] or row["chain"] != link(previous, seq, table, row).hex():
                     problems.append(f"the last row ({table} #{row['id']}) is not the one the tool wrote")
+                last = conn.execute("SELECT id, rows_added, (SELECT count(*) FROM results r WHERE r.import_id"
+                                    " = i.id) FROM imports i ORDER BY seq DESC LIMIT 1").fetchone()
+                if last is not None and last[1] != last[2]:
+                    problems.append(f"import #{last[0]} recorded {last[1]} row(s) and has {last[2]}")
         if problems:
             raise FileProblem(f"{self.path}: the results database was changed outside the tool ("
                               + "; ".join(problems[:3]) + "): nothing stored", hint="audit")
@@ -573,7 +610,7 @@ class ResultsStore:
     def _last_link(self) -> tuple[int, bytes]:
         row = self.conn.execute(
             "SELECT seq, chain FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain FROM results)"
-            " WHERE seq IS NOT NULL ORDER BY seq DESC LIMIT 1").fetchone()
+            " WHERE typeof(seq) = 'integer' ORDER BY seq DESC LIMIT 1").fetchone()
         if row is None:
             return 0, genesis(self.event_id)
         return int(row[0]), bytes.fromhex(row[1])
@@ -735,49 +772,104 @@ class ResultsStore:
             found.append(Finding("view-changed", "view current_results", "missing or not the tool's"))
         return found
 
-    def audit(self) -> AuditReport:
+    def audit(self, published_head: str | None = None) -> AuditReport:
         """Walk the whole chain: every row edited, deleted or added outside the tool, every guard
-        dropped or changed, the event identity."""
+        dropped or changed, the event identity; and, given the head a report published, whether
+        the results it showed are still the start of the chain.
+
+        The chain has no key: someone who rewrites the database and recomputes every link after
+        the rewrite is caught only by a head published before it (``published_head``).
+        """
         with _sqlite_errors(self.path):
-            return self._audit()
+            report = self._audit()
+        if published_head is not None:
+            wanted = published_head.strip().lower()
+            found = self.conn.execute(
+                "SELECT seq FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain FROM results)"
+                " WHERE chain = ?", (wanted,)).fetchone()
+            if found is None:
+                report.findings.append(Finding(
+                    "head", "published head", f"{wanted[:16]}… is not a link of the chain: the results were "
+                    "rewritten after it was published"))
+            else:
+                report.published_link = int(found[0])
+        return report
 
     def _audit(self) -> AuditReport:
         conn = self.conn
         findings = self._schema_findings()
         meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
-        if meta.get("event") != self.event_id or set(meta) != {"event", "created"}:
+        if meta.get("event") != self.event_id or set(meta) != {"event", "created", "chain"}:
             findings.append(Finding("meta", "table meta", f"holds {sorted(meta)} for event "
-                                    f"{meta.get('event')!r}; the tool writes event and created only"))
-        rows: list[tuple[int | None, str, sqlite3.Row]] = []
+                                    f"{meta.get('event')!r}; the tool writes event, created and chain only"))
+        rows: list[tuple[object, str, sqlite3.Row]] = []
         for table in ("imports", "results"):
             rows.extend((r["seq"], table, r) for r in conn.execute(f"SELECT * FROM {table}"))
-        unlinked = [(t, r) for s, t, r in rows if s is None]
-        for table, row in unlinked:
-            findings.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no "
-                                    "chain link)"))
-        linked = sorted(((s, t, r) for s, t, r in rows if s is not None), key=lambda item: item[0])
+        by_seq: dict[int, list[tuple[str, sqlite3.Row]]] = {}
+        for seq, table, row in rows:
+            if isinstance(seq, int) and seq >= 1:
+                by_seq.setdefault(seq, []).append((table, row))
+            else:
+                findings.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no "
+                                        "chain link)"))
         previous: bytes | None = genesis(self.event_id)  # None: unknown (after a gap)
         expected_seq = 1
-        for seq, table, row in linked:
+        chained: dict[tuple[str, int], int] = {}  # (table, id) → link, of the rows in the chain
+        for seq in sorted(by_seq):
             if seq > expected_seq:
+                table, row = by_seq[seq][0]
                 findings.append(Finding("deleted", f"links {expected_seq}–{seq - 1}",
                                         f"{seq - expected_seq} row(s) deleted before {table} #{row['id']}"))
                 previous = None  # the deleted row's link is gone: go on from this row's own
-            if previous is not None and row["chain"] != link(previous, seq, table, row).hex():
-                findings.append(Finding("edited", f"{table} #{row['id']} (link {seq})",
-                                        "its content is not what the tool wrote"))
+            candidates = by_seq[seq]
+            right = [(t, r) for t, r in candidates
+                     if previous is not None and r["chain"] == link(previous, seq, t, r).hex()]
+            kept = right[0] if right else candidates[0]
+            for table, row in candidates:
+                if row is kept[1] and (right or previous is None):
+                    continue
+                kind, detail = (("added", f"a second row with link {seq}") if right or row is not kept[1]
+                                else ("edited", "its content is not what the tool wrote"))
+                findings.append(Finding(kind, f"{table} #{row['id']} (link {seq})", detail))
+            chained[(kept[0], kept[1]["id"])] = seq
             try:
-                previous = bytes.fromhex(row["chain"])
+                previous = bytes.fromhex(kept[1]["chain"])
             except (TypeError, ValueError):
                 previous = None
             expected_seq = seq + 1
-        head = linked[-1][2]["chain"] if linked else None
+        findings.extend(self._batch_findings(chained))
+        head = by_seq[max(by_seq)][0][1]["chain"] if by_seq else None
         return AuditReport(len(rows), head, findings)
 
-
-def snapshot_rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
-    """Every row of every table, in a stable order (to compare a database before and after)."""
-    out: list[tuple[object, ...]] = []
-    for table in ("meta", "imports", "results"):
-        out.extend((table, *tuple(r)) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1"))
-    return out
+    def _batch_findings(self, chained: dict[tuple[str, int], int]) -> list[Finding]:
+        """What the tool always writes together: an import record, then exactly its rows (as many
+        as it says, the links right after its own, entered at its time), corrections and only they
+        superseding a row. Catches rows forged with a right link, or cut from the end."""
+        found: list[Finding] = []
+        results: dict[int, list[sqlite3.Row]] = {}
+        for row in self.conn.execute("SELECT * FROM results ORDER BY seq"):
+            results.setdefault(row["import_id"], []).append(row)
+        imports = {row["id"]: row for row in self.conn.execute("SELECT * FROM imports")}
+        for import_id, rows in results.items():
+            if import_id not in imports:
+                for row in rows:
+                    found.append(Finding("added", f"results #{row['id']}", f"its import #{import_id} is not "
+                                         "in the import log"))
+        for import_id, record in imports.items():
+            rows = results.get(import_id, [])
+            where = f"imports #{import_id}"
+            if len(rows) != record["rows_added"]:
+                kind = "deleted" if len(rows) < record["rows_added"] else "added"
+                found.append(Finding(kind, where, f"recorded {record['rows_added']} row(s), has {len(rows)}"))
+            start = chained.get(("imports", import_id))
+            links = [chained.get(("results", row["id"])) for row in rows]
+            if start is not None and None not in links and links != list(range(start + 1, start + 1 + len(rows))):
+                found.append(Finding("added", where, "its rows are not the links right after it"))
+            for row in rows:
+                if row["entered_at"] != record["at"]:
+                    found.append(Finding("added", f"results #{row['id']}", f"not entered with import #{import_id}"))
+                if (row["supersedes"] is not None) != (record["kind"] == "correct"):
+                    found.append(Finding("added", f"results #{row['id']}", f"a {record['kind']} import does not "
+                                         "supersede rows" if row["supersedes"] is not None else
+                                         "a correction that supersedes nothing"))
+        return found

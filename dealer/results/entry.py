@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dealer.errors import FileProblem, Problem, Rejected
+from dealer.errors import Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.folder import EventFolder
 from dealer.numbers import whole_number
@@ -149,7 +149,12 @@ def correct_result(
                                 hint="use_add")
         if expect_current is not None:
             stored = "withdrawn" if old["withdrawn"] else str(old["defenders_points"])
-            if expect_current.strip().lower() != stored:
+            try:
+                expected = whole_number(expect_current)
+            except OverflowError:
+                expected = None
+            wanted = str(expected) if expected is not None else expect_current.strip().lower()
+            if wanted != stored:
                 raise _rejected("expect_current", expect_current,
                                 f"{slot_text(entry.slot)} now has {stored_text(old)}: it was changed "
                                 "meanwhile; nothing stored")
@@ -163,12 +168,23 @@ def correct_result(
     return f"corrected {slot_text(entry.slot)}: {was} → {new} (import #{import_id}, reason: {reason.strip()})"
 
 
-def withdraw_match(store: ResultsStore, round_number: int, match: str, reason: str,
-                   entered_by: str | None = None) -> list[tuple[int, str, str, int]]:
-    """Withdraw every current result of one match (e.g. one the event file no longer has, or
-    entered under the wrong seating), with a reason; the slots withdrawn."""
+def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason: str
+                   ) -> list[tuple[int, str, str, int]]:
+    """Withdraw every current result of one match (``round`` and ``match`` of ``values``: e.g. a
+    match the event file no longer has, or entered under the wrong seating), with a reason; the
+    slots withdrawn."""
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
+    round_text = (values.get("round") or "").strip()
+    try:
+        round_number = whole_number(round_text) if round_text else None
+    except OverflowError:
+        round_number = None
+    match = (values.get("match") or "").strip()
+    if round_number is None or not match:
+        raise Rejected(None, [Problem(None, None, key, None, values.get(key), "expected the round number and "
+                                      "the match id of the match to withdraw") for key in ("round", "match")], 1)
+    entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_match_rows(round_number, match)
         if not rows:
@@ -209,7 +225,7 @@ def missing(
     from dealer.scoring import AttributionError, ResultColumns, attribution_problems, score_event
 
     if round_number is not None and event.round(round_number) is None:
-        raise FileProblem(f"round {round_number} is not in the event", field="round")
+        raise UserError(f"round {round_number} is not in the event", field="round")
     rows = []
     if store is not None:
         found = attribution_problems(event, store.seatings())

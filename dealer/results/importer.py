@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import EnvironmentProblem, FileProblem, Problem, Rejected, UserError, quote
+from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
 from dealer.event import Event
 from dealer.files import read_bytes
 from dealer.numbers import DIGITS_LIMIT
-from dealer.results.db import Entry, ResultsStore
+from dealer.results.db import DatabaseRefused, Entry, ResultsStore
 from dealer.results.validate import TEXT_LIMIT, Cell, RawRow, slot_text, stored_text, validate_row
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
@@ -570,6 +570,6 @@ def import_files(
             outcomes.append(import_file(store, event, path, entered_by, sheet))
         except UserError as error:
             outcomes.append(error)
-            if isinstance(error, EnvironmentProblem) and str(store.path) in error.message:
+            if isinstance(error, DatabaseRefused):
                 break
     return outcomes
