@@ -73,7 +73,12 @@ def _key(folder: EventFolder, key_file: str | Path | None) -> tuple[bytes, Path,
         return read_key(path), path, False
     make_folder(folder.path, OWNER_ONLY_FOLDER)
     key = new_key()
-    write_key(path, key)
+    try:
+        write_key(path, key)
+    except FileProblem:
+        if not path.exists():
+            raise
+        return read_key(path), path, False  # another command made it meanwhile: that is the key
     return key, path, True
 
 
@@ -95,16 +100,19 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
     }
     target = folder.commitment_path
     report = DealReport(folder.path, committed, path, created)
-    if target.exists():
-        existing = folder.read_committed()
-        if existing is None or existing.commitment != committed:
-            raise FileProblem(
-                f"{target}: a different commitment is already published for this event "
-                "(another key or a changed event plan); not replacing it"
-            )
-        return report
-    write_atomic(target, json_bytes(document))
-    report.files.append(target)
+    if not target.exists():
+        try:
+            write_atomic(target, json_bytes(document))
+            report.files.append(target)
+            return report
+        except FileExistsError:
+            pass  # another command published it meanwhile: it must be this one
+    existing = folder.read_committed()
+    if existing is None or existing.commitment != committed:
+        raise FileProblem(
+            f"{target}: a different commitment is already published for this event "
+            "(another key or a changed event plan); not replacing it"
+        )
     return report
 
 
