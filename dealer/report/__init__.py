@@ -8,13 +8,12 @@ with BOM so Excel shows Chinese) and XLSX; :func:`report_json` gives the JSON of
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import functools
 import io
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -205,54 +204,51 @@ def _is_number(text: str) -> bool:
     return bool(_NUMBER.fullmatch(text)) and str(int(text)) == text
 
 
-def _csv_bytes(head: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([safe_cell(c) for c in head])
-    writer.writerows([safe_cell(c) for c in row] for row in rows)
-    return buffer.getvalue().encode("utf-8-sig")
+def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The report's tables by name (a CSV file and an XLSX sheet each): heads and rows of text."""
+    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
+    return {
+        "standings": standings_table(data, lang),
+        "crosstable": cross_table(data),
+        "matches": matches_table(data, lang),
+        "boards": (SHEET_HEAD, boards),
+    }
+
+
+def _frame(head: Sequence[str], rows: Sequence[Sequence[str]], cell: Callable[[str], object]) -> Any:
+    """A table as a pandas DataFrame, each text turned into its cell by ``cell``."""
+    import pandas as pd
+
+    return pd.DataFrame([[cell(v) for v in row] for row in rows], columns=[cell(h) for h in head], dtype=object)
+
+
+def _number_or_text(text: str) -> object:
+    return int(text) if _is_number(text) else text
 
 
 def write_csv(data: ReportData, folder: Path, lang: str) -> list[Path]:
-    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
-    files = {
-        "standings.csv": standings_table(data, lang),
-        "crosstable.csv": cross_table(data),
-        "matches.csv": matches_table(data, lang),
-        "boards.csv": (SHEET_HEAD, boards),
-    }
+    """One CSV per table, UTF-8 with BOM (Excel shows Chinese), formula starts neutralised."""
     out = []
-    for name, (head, rows) in files.items():
-        path = folder / name
-        write_atomic(path, _csv_bytes(head, rows), replace=True)
+    for name, (head, rows) in tables(data, lang).items():
+        text = _frame(head, rows, safe_cell).to_csv(index=False, lineterminator="\r\n")
+        path = folder / f"{name}.csv"
+        write_atomic(path, text.encode("utf-8-sig"), replace=True)
         out.append(path)
     return out
 
 
 def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
-    import openpyxl
+    """One sheet per table: whole numbers as numbers, everything else as text cells."""
+    import pandas as pd
 
-    book = openpyxl.Workbook()
-    first = book.active
-    assert first is not None
-    book.remove(first)
-    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
-    for title, (head, rows) in (
-        ("standings", standings_table(data, lang)),
-        ("crosstable", cross_table(data)),
-        ("matches", matches_table(data, lang)),
-        ("boards", (SHEET_HEAD, boards)),
-    ):
-        sheet = book.create_sheet(title)
-        for values in (head, *rows):
-            sheet.append([int(v) if _is_number(v) else None for v in values])
-            for cell, value in zip(sheet[sheet.max_row], values, strict=False):
-                if not _is_number(value):
-                    # A text cell, never a formula: a team called "=1+1" stays that text.
-                    cell.value = value
-                    cell.data_type = "s"
     buffer = io.BytesIO()
-    book.save(buffer)
+    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+        for name, (head, rows) in tables(data, lang).items():
+            _frame(head, rows, _number_or_text).to_excel(writer, sheet_name=name, index=False)
+            for row in writer.sheets[name].iter_rows():
+                for cell in row:
+                    if cell.data_type == "f":  # openpyxl reads "=1+1" as a formula: a team name stays text
+                        cell.data_type = "s"
     path = folder / f"{data.event.id}-results.xlsx"
     write_atomic(path, buffer.getvalue(), replace=True)
     return path
