@@ -169,13 +169,10 @@ def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
 def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) -> None:
     """Convert a board's defenders' points into level points."""
     from dealer.errors import quote
-    from dealer.numbers import whole_number
+    from dealer.numbers import whole_number_or_none
     from dealer.resources import load_profile
 
-    try:
-        points = whole_number(points_text)
-    except OverflowError:
-        points = None
+    points = whole_number_or_none(points_text)
     if points is None:
         raise UserError(f"expected a whole number of points, got {quote(points_text)}", field="points")
     result = load_profile(profile_id).level_points(decks, points)

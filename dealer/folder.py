@@ -59,6 +59,16 @@ class Committed:
 
 
 @dataclass(frozen=True)
+class CheckedDeal:
+    """A finished deal's files as checked: the commitment, the manifest's set-file hashes and,
+    when it is in the folder, the key (``None`` when kept elsewhere)."""
+
+    committed: Committed
+    hashes: Mapping[str, str]
+    key: bytes | None
+
+
+@dataclass(frozen=True)
 class EventFolder:
     """Where the files of event ``event_id`` live, and the checked way to read them."""
 
@@ -193,49 +203,58 @@ class EventFolder:
                               "or another commitment)")
         return {str(name): str(digest) for name, digest in files.items()}
 
-    def check_deal(self, event: Event) -> None:
-        """Refuse a deal whose files changed after it was made: the event file against the
-        committed plan, the manifest against the commitment, every set file against the
-        manifest's hash. Cheap (one hash per set file); an event never committed here passes."""
+    def _deal(self, event: Event) -> CheckedDeal | None:
+        """The commitment (against the event file), the manifest (against the commitment) and the
+        folder's key (against the commitment); ``None`` for an event never committed here."""
         committed = self.check_plan(event)
         if committed is None and self.deal_state() == "none":
-            return
+            return None
         if committed is None:
             raise FileProblem(f"{self.path}: set files but no {COMMITMENT_FILE}: this is not a deal the "
                               "tool made")
-        hashes = self.read_manifest(committed)
-        self._folder_key(committed)
+        return CheckedDeal(committed, self.read_manifest(committed), self._folder_key(committed))
+
+    def check_deal(self, event: Event) -> CheckedDeal | None:
+        """Refuse a deal whose files changed after it was made: :meth:`_deal`, and every set file
+        against the manifest's hash. Cheap (one hash per set file). ``None``: an event never
+        committed here; otherwise the deal is complete, and :meth:`read_set` takes what was read."""
+        deal = self._deal(event)
+        if deal is None:
+            return None
         expected = {set_file_name(n) for n in range(1, event.sets + 1)}
         found = {p.name for p in self.set_files()}
-        for name in sorted((found | set(hashes)) - expected):
+        for name in sorted((found | set(deal.hashes)) - expected):
             raise FileProblem(f"{self.path / name}: a set file the deal did not make (the event has sets 1 "
                               f"to {event.sets})")
         for name in sorted(expected):
-            path = self.path / name
-            if name not in hashes:
-                raise FileProblem(f"{path}: not in the manifest of the deal")
-            if sha256_hex(read_bytes(path, "board set", SET_FILE_LIMIT)) != hashes[name]:
-                raise FileProblem(f"{path}: the board set was changed after the deal (its SHA-256 is not "
-                                  "the manifest's); not using the deal")
+            if name not in deal.hashes:
+                raise FileProblem(f"{self.path / name}: not in the manifest of the deal")
+            self._set_bytes(name, deal)
+        return deal
 
-    def read_set(self, event: Event, set_number: int) -> BoardSet:
-        """Board set ``set_number``, refused unless it is byte for byte the dealt file (the
-        manifest's hash, the manifest the commitment's) and whole and consistent."""
-        if not 1 <= set_number <= event.sets:
-            raise UserError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
-        committed = self.check_plan(event)
-        if committed is None:
-            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet (no "
-                              f"{COMMITMENT_FILE})", hint="deal")
-        hashes = self.read_manifest(committed)
-        path = self.set_path(set_number)
-        digest = hashes.get(path.name)
-        if digest is None:
-            raise FileProblem(f"{path}: set {set_number} is not in the manifest of the deal")
+    def _set_bytes(self, name: str, deal: CheckedDeal) -> bytes:
+        path = self.path / name
         data = read_bytes(path, "board set", SET_FILE_LIMIT)
-        if sha256_hex(data) != digest:
+        if sha256_hex(data) != deal.hashes[name]:
             raise FileProblem(f"{path}: the board set was changed after the deal (its SHA-256 is not "
                               "the manifest's); not using it")
+        return data
+
+    def read_set(self, event: Event, set_number: int, deal: CheckedDeal | None = None) -> BoardSet:
+        """Board set ``set_number``, refused unless it is byte for byte the dealt file (the
+        manifest's hash, the manifest the commitment's) and whole and consistent, and, with the
+        key in the folder, every board the one the key deals. ``deal``: what
+        :meth:`check_deal` already read (else it is read here)."""
+        if not 1 <= set_number <= event.sets:
+            raise UserError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
+        deal = deal or self._deal(event)
+        if deal is None:
+            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet (no "
+                              f"{COMMITMENT_FILE})", hint="deal")
+        path = self.set_path(set_number)
+        if path.name not in deal.hashes:
+            raise FileProblem(f"{path}: set {set_number} is not in the manifest of the deal")
+        data = self._set_bytes(path.name, deal)
         try:
             parsed, problems = parse_boardset(parse_json(data, path, "board set"))
         except BoardSetError as error:
@@ -243,17 +262,17 @@ class EventFolder:
         if parsed is None:
             raise FileProblem(f"{path}: damaged board set: {problems[0]}"
                               + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+        committed = deal.committed
         if parsed.commitment != committed.commitment or parsed.plan_sha256 != committed.plan_sha256 \
                 or parsed.set_number != set_number:
             raise FileProblem(f"{path}: the board set is not set {set_number} of the committed deal")
-        key = self._folder_key(committed)
-        if key is not None:
+        if deal.key is not None:
             # With the key at hand, the cards themselves are checked: a set file rewritten
             # together with its manifest is still caught.
             for board in parsed.boards:
                 spec = BoardSpec(event.id, set_number, board.number, board.declarer, board.level,
                                  parsed.public_value)
-                if deal_board(key, spec, layout_of(event)).deal.code != board.deal.code:
+                if deal_board(deal.key, spec, layout_of(event)).deal.code != board.deal.code:
                     raise FileProblem(f"{path}: board {board.number} is not the board the key deals; not "
                                       "using the set")
         return parsed

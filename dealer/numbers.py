@@ -26,3 +26,12 @@ def whole_number(text: str) -> int | None:
     if len(digits) > DIGITS_LIMIT:
         raise OverflowError(len(digits))
     return int(text.split(".", 1)[0])
+
+
+def whole_number_or_none(text: str | None) -> int | None:
+    """:func:`whole_number`, with ``None`` also for no text and for too many digits (where the
+    caller has nothing more to say about them)."""
+    try:
+        return whole_number(text) if text else None
+    except OverflowError:
+        return None

@@ -16,7 +16,7 @@ from dealer.boardset import BoardSet
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import check_writable_folder
-from dealer.folder import EventFolder
+from dealer.folder import CheckedDeal, EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.pages import page_layout
@@ -58,6 +58,7 @@ class Source:
         self.event = event
         self.options = options
         self.folder = options.folder(event)
+        self.deal: CheckedDeal | None = None  # set by build_documents, once checked
         self._sets: dict[int, BoardSet] = {}
         self._key: bytes | None = None
 
@@ -79,7 +80,7 @@ class Source:
 
     def boardset(self, set_number: int) -> BoardSet:
         if set_number not in self._sets:
-            self._sets[set_number] = self.folder.read_set(self.event, set_number)
+            self._sets[set_number] = self.folder.read_set(self.event, set_number, self.deal)
         return self._sets[set_number]
 
     def boards(self, set_number: int) -> Any:
@@ -226,8 +227,8 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
     # the event's plan, must be the committed ones, whatever the kind.
-    source.folder.check_deal(event)
-    if source.folder.deal_state() != "complete":
+    source.deal = source.folder.check_deal(event)
+    if source.deal is None:
         raise FileProblem(f"{source.folder.path}: event {event.id} is not dealt yet", hint="deal")
     kinds = expand_kinds(kind)
     sets = source.set_numbers()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from dealer.errors import Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.folder import EventFolder
-from dealer.numbers import whole_number
+from dealer.numbers import whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
@@ -96,10 +96,7 @@ def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
         text = (values.get(key) or "").strip()
-        try:
-            number = whole_number(text) if text else None
-        except OverflowError:
-            number = None
+        number = whole_number_or_none(text)
         if number is None:
             problems.append(Problem(None, None, key, None, text or None, "expected a whole number"))
         else:
@@ -149,10 +146,7 @@ def correct_result(
                                 hint="use_add")
         if expect_current is not None:
             stored = "withdrawn" if old["withdrawn"] else str(old["defenders_points"])
-            try:
-                expected = whole_number(expect_current)
-            except OverflowError:
-                expected = None
+            expected = whole_number_or_none(expect_current)
             wanted = str(expected) if expected is not None else expect_current.strip().lower()
             if wanted != stored:
                 raise _rejected("expect_current", expect_current,
@@ -175,11 +169,7 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
     slots withdrawn."""
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
-    round_text = (values.get("round") or "").strip()
-    try:
-        round_number = whole_number(round_text) if round_text else None
-    except OverflowError:
-        round_number = None
+    round_number = whole_number_or_none(values.get("round"))
     match = (values.get("match") or "").strip()
     if round_number is None or not match:
         raise Rejected(None, [Problem(None, None, key, None, values.get(key), "expected the round number and "
