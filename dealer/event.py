@@ -25,8 +25,17 @@ MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source"}
-_TOP_KEYS = {"event", "schedule", "teams", "rounds"}
-_TEAM_KEYS = {"id", "name", "players", "mixed_club"}
+_TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes"}
+_TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club"}
+FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
+#: The keys each format kind takes (besides ``kind``); anything else is refused.
+_FORMAT_KEYS: dict[str, set[str]] = {
+    "fixed": set(),
+    "round-robin": {"cycles", "groups"},
+    "swiss": {"rounds", "first_round", "avoid_same_club"},
+    "knockout": {"elimination", "grand_final", "bracket"},
+}
+_PRIZE_KEYS = {"name", "teams"}
 _ROUND_KEYS = {"number", "matches"}
 _MATCH_KEYS = {"id", "home", "away", "set"}
 
@@ -51,6 +60,51 @@ class Team:
     name: str
     players: tuple[str, ...] = ()
     mixed_club: bool = False
+    seed: int | None = None  # 1 = strongest; teams without one follow, in file order
+    club: str | None = None  # 分会 / 单位: Swiss can avoid pairing two teams of one club
+
+
+@dataclass(frozen=True)
+class Format:
+    """How rounds are made (DESIGN §10). ``fixed``: the event file lists them; the others are
+    paired round by round (``dealer round pair``) and stored in the event's database."""
+
+    kind: str = "fixed"
+    cycles: int = 1  # round robin: 2 = double (home/away mirrored)
+    groups: int = 1  # round robin: groups filled by serpentine on the seeds
+    rounds: int = 0  # swiss
+    first_round: str = "pinyin"  # swiss: "pinyin", "split" or "lots"
+    avoid_same_club: bool = False  # swiss
+    elimination: str = "single"  # knockout: "single" or "double"
+    grand_final: str = "reset"  # double elimination: "reset" (a second final if needed) or "single"
+    bracket: str = "standard"  # knockout: the bracket order data file (dealer/data/brackets/<name>.toml)
+
+    @property
+    def paired(self) -> bool:
+        """Whether rounds are paired as the event goes (not listed in the event file)."""
+        return self.kind != "fixed"
+
+    def rounds_needed(self, teams: int) -> int:
+        """The most rounds this format can need with ``teams`` teams (one board set each)."""
+        if self.kind == "swiss":
+            return self.rounds
+        if self.kind == "round-robin":
+            largest = -(-teams // self.groups)
+            return (largest + largest % 2 - 1) * self.cycles
+        if self.kind == "knockout":
+            size = max(1, (teams - 1).bit_length())  # 2**size ≥ teams
+            if self.elimination == "single":
+                return size
+            return 2 * size + (1 if self.grand_final == "reset" else 0)
+        return 0
+
+
+@dataclass(frozen=True)
+class Prize:
+    """A prize for the next ``teams`` places of the final standings (seed 002: 1, 2, 4)."""
+
+    name: str
+    teams: int
 
 
 @dataclass(frozen=True)
@@ -62,6 +116,9 @@ class Match:
     home: str
     away: str
     set: int
+    table: int = 0  # the match's table number in the hall (its place in the round when listed)
+    slot: str | None = None  # a knockout match's bracket slot ("W1-3", "L2-1", "F1")
+    group: int | None = None  # a grouped round robin's group (0 = A)
 
     def seats(self, table: str) -> dict[str, str]:
         """Team id sitting ``NS`` and ``EW`` at table ``A`` or ``B``."""
@@ -76,6 +133,7 @@ class Match:
 class Round:
     number: int
     matches: tuple[Match, ...]
+    byes: tuple[str, ...] = ()  # teams without a match this round
 
     def match(self, match_id: str) -> Match | None:
         return next((m for m in self.matches if m.id == match_id), None)
@@ -97,6 +155,13 @@ class Event:
     rounds: tuple[Round, ...]
     schedule: Mapping[tuple[int, int], BoardConditions]
     public_value_source: str | None = None
+    format: Format = Format()
+    prizes: tuple[Prize, ...] = ()
+
+    def seeded_teams(self) -> list[Team]:
+        """Teams strongest first: by ``seed``, then those without one in file order."""
+        order = {t.id: i for i, t in enumerate(self.teams)}
+        return sorted(self.teams, key=lambda t: (t.seed is None, t.seed or 0, order[t.id]))
 
     def team(self, team_id: str) -> Team:
         for team in self.teams:
@@ -117,7 +182,10 @@ class Event:
         return [match for rnd in self.rounds for match in rnd.matches]
 
     def copies_needed(self, set_number: int) -> int:
-        """Physical copies of a set the rounds need: one per match that plays it (at least 1)."""
+        """Physical copies of a set the rounds need: one per match that plays it (at least 1);
+        a paired format's round not yet paired needs at most one per two teams."""
+        if self.format.paired and self.round(set_number) is None:
+            return max(1, len(self.teams) // 2)
         return max(1, max(
             (sum(1 for m in rnd.matches if m.set == set_number) for rnd in self.rounds),
             default=0,
@@ -299,7 +367,13 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     if kitty_mode not in KITTY_MODES:
         raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {quote(kitty_mode)}")
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
-    sets = _int(head.get("sets", 1), "event.sets", 1, 999)
+    event_format = _format(data.get("format", {}))
+    team_count = len(data["teams"]) if isinstance(data.get("teams"), list) else 0
+    needed = event_format.rounds_needed(team_count)
+    sets = _int(head.get("sets", needed or 1), "event.sets", 1, 999)
+    if sets < needed:
+        raise EventError(f"event.sets: the {event_format.kind} format can need {needed} rounds with "
+                         f"{team_count} teams, one board set each; sets = {sets} is too few (leave it out)")
     public_source = head.get("public_value_source")
     if public_source is not None:
         public_source = _str(public_source, "event.public_value_source")
@@ -318,13 +392,31 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         players = raw.get("players", [])
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise EventError(f"{where}.players: expected a list of names")
+        seed = raw.get("seed")
+        if seed is not None:
+            seed = _int(seed, f"{where}.seed", 1, 100_000)
+            if any(t.seed == seed for t in teams):
+                raise EventError(f"{where}.seed: seed {seed} is given twice")
         teams.append(Team(
             team_id,
             _str(raw.get("name", team_id), f"{where}.name"),
             tuple(players),
             _bool(raw.get("mixed_club", False), f"{where}.mixed_club"),
+            seed,
+            _str(raw["club"], f"{where}.club") if "club" in raw else None,
         ))
     team_ids = {t.id for t in teams}
+    if event_format.paired and len(teams) < 2:
+        raise EventError(f"teams: the {event_format.kind} format needs at least 2 teams")
+    if event_format.paired and data.get("rounds"):
+        raise EventError(f"rounds: a {event_format.kind} event's rounds are paired as it goes "
+                         "(dealer round pair), not listed in the event file", hint="round-pair")
+    prizes: list[Prize] = []
+    for i, item in enumerate(_list(data.get("prizes", []), "prizes")):
+        where = f"prizes[{i}]"
+        raw = _table(item, where, _PRIZE_KEYS, '[[prizes]] with name = "一等奖", teams = 1')
+        prizes.append(Prize(_str(_require(raw, "name", f"{where}."), f"{where}.name"),
+                            _int(_require(raw, "teams", f"{where}."), f"{where}.teams", 1, 100_000)))
 
     rounds: list[Round] = []
     for i, item in enumerate(_list(data.get("rounds", []), "rounds")):
@@ -363,7 +455,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
                     raise EventError(f"{mwhere}.{key}: team {quote(team_id)} plays twice in round {number}")
                 busy.add(team_id)
             set_number = _int(m.get("set", 1), f"{mwhere}.set", 1, sets)
-            matches.append(Match(number, match_id, home, away, set_number))
+            matches.append(Match(number, match_id, home, away, set_number, table=j + 1))
         rounds.append(Round(number, tuple(matches)))
 
     return Event(
@@ -381,4 +473,38 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         rounds=tuple(sorted(rounds, key=lambda r: r.number)),
         schedule=schedule,
         public_value_source=public_source,
+        format=event_format,
+        prizes=tuple(prizes),
+    )
+
+
+def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise EventError(f"{where}: expected one of {', '.join(choices)}, got {quote(value)}")
+    return str(value)
+
+
+def _format(data: Any) -> Format:
+    """The ``[format]`` table; every key is checked against its kind's keys."""
+    raw = _table(data, "format", {"kind"} | set().union(*_FORMAT_KEYS.values()), '[format] with kind = "swiss"')
+    kind = _choice(raw.get("kind", "fixed"), "format.kind", FORMAT_KINDS)
+    stray = set(raw) - {"kind"} - _FORMAT_KEYS[kind]
+    if stray:
+        raise EventError(f"format: key(s) {', '.join(sorted(stray))} do not apply to kind = {quote(kind)} "
+                         f"(it takes: {', '.join(sorted(_FORMAT_KEYS[kind])) or 'nothing else'})")
+    if kind == "swiss" and "rounds" not in raw:
+        raise EventError("format.rounds: missing (required for a swiss: the number of rounds)")
+    bracket = raw.get("bracket", "standard")
+    if not isinstance(bracket, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", bracket):
+        raise EventError(f"format.bracket: expected the name of a bracket order file, got {quote(bracket)}")
+    return Format(
+        kind=kind,
+        cycles=_int(raw.get("cycles", 1), "format.cycles", 1, 2),
+        groups=_int(raw.get("groups", 1), "format.groups", 1, 64),
+        rounds=_int(raw.get("rounds", 0), "format.rounds", 1, 99) if kind == "swiss" else 0,
+        first_round=_choice(raw.get("first_round", "pinyin"), "format.first_round", ("pinyin", "split", "lots")),
+        avoid_same_club=_bool(raw.get("avoid_same_club", False), "format.avoid_same_club"),
+        elimination=_choice(raw.get("elimination", "single"), "format.elimination", ("single", "double")),
+        grand_final=_choice(raw.get("grand_final", "reset"), "format.grand_final", ("reset", "single")),
+        bracket=bracket,
     )

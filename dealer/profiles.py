@@ -112,6 +112,43 @@ class LevelResult:
 
 
 @dataclass(frozen=True)
+class ByeRule:
+    """What a team gets for a round without an opponent (a bye, 轮空)."""
+
+    match_points: int
+    level_points: int = 0  # level points for; nothing against
+
+
+@dataclass(frozen=True)
+class ForfeitRule:
+    """A forfeited match (弃权): the other team wins; ``winner_levels_per_table`` level points
+    to the winner at each of the match's tables (seed 002: the winner nets 5 levels a table)."""
+
+    winner_levels_per_table: int = 0
+    #: Match points of the team that forfeited; ``None``: a loss (seed 001: 0, below its loss of 1).
+    forfeiter_match_points: int | None = None
+
+
+@dataclass(frozen=True)
+class LatenessRule:
+    """A team ``min_minutes``…``max_minutes`` late (inclusive; ``None`` open): its net level points
+    change by ``net_level_points``, or it forfeits the round."""
+
+    min_minutes: int
+    max_minutes: int | None = None
+    net_level_points: int = 0
+    forfeit: bool = False
+
+    def covers(self, minutes: int) -> bool:
+        return minutes >= self.min_minutes and (self.max_minutes is None or minutes <= self.max_minutes)
+
+
+#: How a drawn knockout match is decided, in order (``knockout_tie_breaks``); the last one
+#: always decides.
+KNOCKOUT_TIE_BREAKS = ("boards_won", "countback", "higher_seed")
+
+
+@dataclass(frozen=True)
 class Profile:
     id: str
     version: int
@@ -125,6 +162,10 @@ class Profile:
     match_points: Mapping[str, int]
     tie_breaks: tuple[str, ...]
     tai_counts_as_level: bool = False
+    bye: ByeRule = ByeRule(2)
+    forfeit: ForfeitRule = ForfeitRule()
+    lateness: tuple[LatenessRule, ...] = ()
+    knockout_tie_breaks: tuple[str, ...] = KNOCKOUT_TIE_BREAKS
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -161,6 +202,10 @@ class Profile:
         raise ProfileError(  # pragma: no cover - profiles are checked to cover every value
             f"profile {self.id} has no band for {defenders_points} points"
         )
+
+    def lateness_rule(self, minutes: int) -> LatenessRule | None:
+        """The rule for a team ``minutes`` late, or ``None`` when lateness costs nothing."""
+        return next((rule for rule in self.lateness if rule.covers(minutes)), None)
 
     def match_points_for(self, own: int, other: int) -> int:
         """Match points for a team that scored ``own`` level points against ``other``."""
@@ -232,7 +277,8 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         raise ProfileError(f"profile {name}: match_points needs win, draw and loss")
     known = {
         "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
-        "decks", "match_points", "tie_breaks", "tai_counts_as_level",
+        "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
+        "knockout_tie_breaks",
     }
     return Profile(
         id=name,
@@ -247,5 +293,71 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         match_points=match_points,
         tie_breaks=tuple(str(t) for t in data.get("tie_breaks", [])),
         tai_counts_as_level=bool(data.get("tai_counts_as_level", False)),
+        bye=_bye(data.get("bye", {}), name, match_points),
+        forfeit=_forfeit(data.get("forfeit", {}), name),
+        lateness=_lateness(data.get("lateness", []), name),
+        knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), name),
         extras={k: v for k, v in data.items() if k not in known},
     )
+
+
+def _whole(value: Any, where: str, low: int = -1000, high: int = 1000) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ProfileError(f"{where}: expected a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _keys(data: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ProfileError(f"{where}: expected a table")
+    unknown = set(data) - allowed
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(allowed))})")
+    return data
+
+
+def _bye(data: Any, name: str, match_points: Mapping[str, int]) -> ByeRule:
+    """``bye = { match_points = "win", level_points = 0 }``: a result name or a number."""
+    where = f"profile {name}, bye"
+    raw = _keys(data, where, {"match_points", "level_points"})
+    points = raw.get("match_points", "win")
+    value = match_points[points] if isinstance(points, str) and points in match_points else \
+        _whole(points, f"{where}.match_points", 0, 100)
+    return ByeRule(value, _whole(raw.get("level_points", 0), f"{where}.level_points", 0, 100))
+
+
+def _forfeit(data: Any, name: str) -> ForfeitRule:
+    where = f"profile {name}, forfeit"
+    raw = _keys(data, where, {"winner_levels_per_table", "forfeiter_match_points"})
+    forfeiter = raw.get("forfeiter_match_points")
+    return ForfeitRule(
+        _whole(raw.get("winner_levels_per_table", 0), f"{where}.winner_levels_per_table", 0, 100),
+        None if forfeiter is None else _whole(forfeiter, f"{where}.forfeiter_match_points", 0, 100))
+
+
+def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
+    if not isinstance(data, list):
+        raise ProfileError(f"profile {name}, lateness: expected a list of tables")
+    rules: list[LatenessRule] = []
+    for i, item in enumerate(data):
+        where = f"profile {name}, lateness[{i}]"
+        raw = _keys(item, where, {"min_minutes", "max_minutes", "net_level_points", "forfeit"})
+        low = _whole(raw.get("min_minutes"), f"{where}.min_minutes", 0, 1000)
+        high = raw.get("max_minutes")
+        rule = LatenessRule(
+            low, None if high is None else _whole(high, f"{where}.max_minutes", low, 1000),
+            _whole(raw.get("net_level_points", 0), f"{where}.net_level_points", -100, 0),
+            bool(raw.get("forfeit", False)))
+        if rules and (rules[-1].max_minutes is None or rule.min_minutes <= rules[-1].max_minutes):
+            raise ProfileError(f"{where}: the rules must follow each other without overlapping")
+        rules.append(rule)
+    return tuple(rules)
+
+
+def _knockout_tie_breaks(data: Any, name: str) -> tuple[str, ...]:
+    where = f"profile {name}, knockout_tie_breaks"
+    if not isinstance(data, list) or not data or any(k not in KNOCKOUT_TIE_BREAKS for k in data):
+        raise ProfileError(f"{where}: expected a list of {', '.join(KNOCKOUT_TIE_BREAKS)}, got {data!r}")
+    if data[-1] != "higher_seed":
+        raise ProfileError(f"{where}: must end with higher_seed, so that every knockout match has a winner")
+    return tuple(data)

@@ -39,6 +39,7 @@ from test_results_support import (
 )
 
 from dealer.resources import demo_event_text
+from dealer.results.db import SCHEMA_VERSION
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -1299,7 +1300,7 @@ def test_defect_14_a_user_version_set_back_does_not_launder_tampering(tmp_path: 
                       "--points", 5)
     assert_one_error(added, "changed outside the tool")
     assert db_state(tmp_path) == stored
-    _sql(tmp_path, "PRAGMA user_version = 3")
+    _sql(tmp_path, f"PRAGMA user_version = {SCHEMA_VERSION}")
     audit = dealer_at(tmp_path, "results", "audit", event)
     assert audit.exit_code == 1 and "results #3" in audit.output and "edited" in audit.output, audit.output
 

@@ -65,6 +65,15 @@ TRIGGERS: dict[str, str] = {
                               "EXISTS (SELECT 1 FROM imports WHERE id = NEW.id) "
                               "OR EXISTS (SELECT 1 FROM imports WHERE seq = NEW.seq) "
                               "BEGIN SELECT RAISE(ABORT, 'the import log is append-only'); END",
+        "actions_no_update": "CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions "
+                             "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END",
+        "actions_no_delete": "CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions "
+                             "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END",
+        "actions_no_replace": "CREATE TRIGGER actions_no_replace BEFORE INSERT ON actions WHEN "
+                              "EXISTS (SELECT 1 FROM actions WHERE id = NEW.id) "
+                              "OR EXISTS (SELECT 1 FROM actions WHERE seq = NEW.seq) "
+                              "OR EXISTS (SELECT 1 FROM actions WHERE undoes = NEW.undoes) "
+                              "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
@@ -83,6 +92,12 @@ RESULT_COLUMNS = ("id", "round", "match", "tbl", "board", "defenders_points", "w
                   "entered_at", "import_id", "source_row", "supersedes", "reason")
 IMPORT_COLUMNS = ("id", "source", "sha256", "kind", "rows_added", "rows_skipped", "entered_by", "at",
                   "sample")
+#: The director's actions (round pairings and their undoing, forfeits, lateness): one row each.
+ACTION_COLUMNS = ("id", "kind", "round", "data", "reason", "undoes", "entered_by", "at")
+#: Every chained table and the columns its links cover.
+CHAINED: dict[str, tuple[str, ...]] = {"imports": IMPORT_COLUMNS, "results": RESULT_COLUMNS,
+                                       "actions": ACTION_COLUMNS}
+_ALL_LINKS = " UNION ALL ".join(f"SELECT seq, chain FROM {table}" for table in CHAINED)
 
 
 def _create_triggers(conn: sqlite3.Connection) -> None:
@@ -186,7 +201,28 @@ def _migration_3(conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO meta (key, value) VALUES ('chain', ?)", (CHAIN_TAG[:-1].decode(),))
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2, _migration_3)
+def _migration_4(conn: sqlite3.Connection) -> None:
+    """actions: the director's round pairings, undos, forfeits and lateness, in the chain."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS actions (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('pair', 'undo', 'forfeit', 'late')),
+            round INTEGER NOT NULL CHECK (round >= 1),
+            data TEXT NOT NULL,
+            reason TEXT,
+            undoes INTEGER REFERENCES actions (id),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'undo') = (undoes IS NOT NULL))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS actions_seq ON actions (seq)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS actions_undoes ON actions (undoes)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _migration_1, _migration_2, _migration_3, _migration_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -209,7 +245,7 @@ def _plain(value: object) -> object:
 
 
 def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
-    columns = RESULT_COLUMNS if table == "results" else IMPORT_COLUMNS
+    columns = CHAINED[table]
     return _ENCODER.encode([seq, table, *(_plain(row[c]) for c in columns)]).encode("utf-8")
 
 
@@ -251,6 +287,21 @@ class Entry:
             and (self.declarer is None or row["declarer"] == self.declarer)
             and (self.level is None or row["level"] == self.level)
         )
+
+
+@dataclass(frozen=True)
+class Action:
+    """One of the director's actions as stored; ``undone`` when a later ``undo`` names it."""
+
+    id: int
+    kind: str  # "pair", "undo", "forfeit", "late"
+    round: int
+    data: dict[str, Any]
+    reason: str | None
+    undoes: int | None
+    entered_by: str | None
+    at: str
+    undone: bool
 
 
 @dataclass(frozen=True)
@@ -530,8 +581,8 @@ class ResultsStore:
     def _check_columns(self) -> None:
         """Refuse a schema changed by hand (a column renamed or dropped): every query below
         names its columns, and a missing one would fail in the middle of a command."""
-        for table, columns in (("meta", ("key", "value")), ("imports", (*IMPORT_COLUMNS, "seq", "chain")),
-                               ("results", (*RESULT_COLUMNS, "seq", "chain"))):
+        for table, columns in (("meta", ("key", "value")),
+                               *((name, (*chained, "seq", "chain")) for name, chained in CHAINED.items())):
             missing = [c for c in columns if c not in _columns(self.conn, table)]
             if missing:
                 raise FileProblem(f"{self.path}: not a usable results database: table {table} has no column "
@@ -581,9 +632,7 @@ class ResultsStore:
         conn = self.conn
         with _sqlite_errors(self.path):
             problems = [f.text() for f in self._schema_findings()]
-            rows = conn.execute("SELECT (SELECT count(*) FROM imports) + (SELECT count(*) FROM results),"
-                                " max(coalesce((SELECT max(seq) FROM imports), 0),"
-                                " coalesce((SELECT max(seq) FROM results), 0))").fetchone()
+            rows = conn.execute(f"SELECT count(*), coalesce(max(seq), 0) FROM ({_ALL_LINKS})").fetchone()
             if rows[0] != rows[1]:
                 problems.append(f"{rows[0]} rows but the chain has {rows[1]} links")
             elif rows[1]:
@@ -602,15 +651,15 @@ class ResultsStore:
 
     def _rows_by_seq(self, low: int, high: int) -> list[tuple[int, str, sqlite3.Row]]:
         found = []
-        for table in ("imports", "results"):
+        for table in CHAINED:
             for row in self.conn.execute(f"SELECT * FROM {table} WHERE seq BETWEEN ? AND ?", (low, high)):
                 found.append((row["seq"], table, row))
         return sorted(found, key=lambda item: item[0])
 
     def _last_link(self) -> tuple[int, bytes]:
         row = self.conn.execute(
-            "SELECT seq, chain FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain FROM results)"
-            " WHERE typeof(seq) = 'integer' ORDER BY seq DESC LIMIT 1").fetchone()
+            f"SELECT seq, chain FROM ({_ALL_LINKS}) WHERE typeof(seq) = 'integer' ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
         if row is None:
             return 0, genesis(self.event_id)
         return int(row[0]), bytes.fromhex(row[1])
@@ -666,6 +715,29 @@ class ResultsStore:
                 f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}, seq, chain) VALUES "
                 f"({', '.join(':' + c for c in RESULT_COLUMNS)}, :seq, :chain)", rows)
         return import_id
+
+    def insert_action(self, kind: str, round_number: int, data: dict[str, Any], *, reason: str | None = None,
+                      undoes: int | None = None, entered_by: str | None = None) -> int:
+        """Append one director's action (inside :meth:`transaction`); its id."""
+        seq, previous = self._last_link()
+        action_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM actions").fetchone()[0])
+        row = {"id": action_id, "kind": kind, "round": round_number, "data": _ENCODER.encode(data),
+               "reason": reason, "undoes": undoes, "entered_by": entered_by, "at": now()}
+        seq += 1
+        with _sqlite_errors(self.path):
+            self.conn.execute(
+                f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}, seq, chain) VALUES "
+                f"({', '.join(':' + c for c in ACTION_COLUMNS)}, :seq, :chain)",
+                {**row, "seq": seq, "chain": link(previous, seq, "actions", row).hex()})
+        return action_id
+
+    def actions(self, kinds: Sequence[str] | None = None) -> list[Action]:
+        """The director's actions, oldest first (``kinds``: only those)."""
+        rows = self._query("SELECT a.*, EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id) AS undone"
+                           " FROM actions a ORDER BY a.id")
+        return [Action(r["id"], r["kind"], r["round"], json.loads(r["data"]), r["reason"], r["undoes"],
+                       r["entered_by"], r["at"], bool(r["undone"]))
+                for r in rows if kinds is None or r["kind"] in kinds]
 
     # --- reading -------------------------------------------------------------------------
 
@@ -784,9 +856,7 @@ class ResultsStore:
             report = self._audit()
         if published_head is not None:
             wanted = published_head.strip().lower()
-            found = self.conn.execute(
-                "SELECT seq FROM (SELECT seq, chain FROM imports UNION ALL SELECT seq, chain FROM results)"
-                " WHERE chain = ?", (wanted,)).fetchone()
+            found = self.conn.execute(f"SELECT seq FROM ({_ALL_LINKS}) WHERE chain = ?", (wanted,)).fetchone()
             if found is None:
                 report.findings.append(Finding(
                     "head", "published head", f"{wanted[:16]}… is not a link of the chain: the results were "
@@ -803,7 +873,8 @@ class ResultsStore:
             findings.append(Finding("meta", "table meta", f"holds {sorted(meta)} for event "
                                     f"{meta.get('event')!r}; the tool writes event, created and chain only"))
         rows: list[tuple[object, str, sqlite3.Row]] = []
-        for table in ("imports", "results"):
+        # A database of an older schema (checked before its migration) lacks the newer tables.
+        for table in [t for t in CHAINED if _columns(conn, t)]:
             rows.extend((r["seq"], table, r) for r in conn.execute(f"SELECT * FROM {table}"))
         by_seq: dict[int, list[tuple[str, sqlite3.Row]]] = {}
         for seq, table, row in rows:

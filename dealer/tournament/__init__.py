@@ -1,0 +1,37 @@
+"""Tournament formats: who plays whom in each round.
+
+Pure domain code, no I/O, one module per format: :mod:`round_robin` (Berger tables, groups),
+:mod:`swiss` (积分编排: score groups solved as a maximum-weight matching) and :mod:`knockout`
+(single and double elimination over a replaceable bracket order). Each takes the teams and
+what has happened so far and returns one round; storing it is :mod:`dealer.rounds`' work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One match of a round: ``home`` sits E-W at table A and N-S at table B."""
+
+    home: str
+    away: str
+    #: The bracket slot of a knockout match ("W1-3", "L2-1", "F1"), the group of a grouped round robin.
+    slot: str | None = None
+    group: int | None = None
+
+
+@dataclass(frozen=True)
+class PairingWarning:
+    """Something the director must accept before a round is stored (``code`` is stable)."""
+
+    code: str  # "rematch", "second-bye"
+    text: str
+
+
+@dataclass(frozen=True)
+class PairedRound:
+    pairings: tuple[Pairing, ...]
+    byes: tuple[str, ...] = ()
+    warnings: tuple[PairingWarning, ...] = ()
