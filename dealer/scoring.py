@@ -1,4 +1,4 @@
-"""Scoring (计副制): traveller results → level points per side → match totals → standings.
+"""Scoring (计副制): traveller results → level points per side → match totals (standings: :mod:`dealer.standings`).
 
 Pure domain code, no I/O. The whole event is scored in one vectorized pass (NumPy): every
 result row is placed in a grid ``[match, board, table]``; level points come from a lookup
@@ -14,16 +14,15 @@ Rules applied (DESIGN §2, §8):
 * a board counts only when both tables have a result; incomplete boards are shown, not guessed;
 * a match with at least one counted board enters the standings (``complete`` says whether
   every board counted); match points follow the profile (win / draw / loss);
-* standings sort by match points, then the profile's tie-break chain; teams still level
-  share a rank.
+* a forfeited match scores as the profile's ``forfeit`` rule says, without boards.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -31,19 +30,8 @@ import numpy.typing as npt
 from dealer.cards import side_of
 from dealer.errors import FieldLabel, HintText, UserError, no_hint, plain_label
 from dealer.event import Event, Match
-from dealer.profiles import Profile
 
 TABLES = ("A", "B")
-
-#: Tie-break keys this module knows (``profile.tie_breaks`` entries).
-TIE_BREAKS = (
-    "net_level_points",
-    "level_points_for",
-    "head_to_head",
-    "opponents_match_points",
-    "mixed_club",
-    "game_ratio",
-)
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -51,10 +39,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 class ScoringError(UserError, ValueError):
     """The results cannot be scored against the event (e.g. a row for an unknown match)."""
-
-
-class TieBreakError(ScoringError):
-    """The profile's tie-break chain names a key this module does not know."""
 
 
 class StoredSeating(Protocol):
@@ -128,19 +112,41 @@ def attribution_problems(event: Event, seatings: Iterable[StoredSeating]) -> lis
     return [Misattributed(r, m, reason) for (r, m), reason in sorted(found.items())]
 
 
-def check_tie_breaks(profile: Profile) -> tuple[str, ...]:
-    """The profile's tie-break chain, every key known; raises :class:`TieBreakError` otherwise.
+@dataclass(frozen=True)
+class Forfeit:
+    """``team`` forfeited match ``match`` of round ``round`` (弃权): the other team wins."""
 
-    The chain printed with the standings is the profile's; refusing unknown keys (instead of
-    skipping them) keeps it the chain actually used.
-    """
-    for key in profile.tie_breaks:
-        if key not in TIE_BREAKS:
-            raise TieBreakError(
-                f"rule profile {profile.id}: unknown tie-break {key!r} in tie_breaks "
-                f"(known: {', '.join(TIE_BREAKS)})"
-            )
-    return tuple(profile.tie_breaks)
+    round: int
+    match: str
+    team: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Deduction:
+    """Net level points (小分) added to ``team`` by the director, e.g. −2 for lateness (seed 002)."""
+
+    round: int
+    team: str
+    net_level_points: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Adjustments:
+    """What the director recorded besides results; every report footnotes each one."""
+
+    forfeits: tuple[Forfeit, ...] = ()
+    deductions: tuple[Deduction, ...] = ()
+
+    def net_level_points(self) -> dict[str, int]:
+        total: dict[str, int] = defaultdict(int)
+        for deduction in self.deductions:
+            total[deduction.team] += deduction.net_level_points
+        return dict(total)
+
+    def forfeiters(self, round_number: int, match_id: str) -> tuple[str, ...]:
+        return tuple(f.team for f in self.forfeits if (f.round, f.match) == (round_number, match_id))
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,7 @@ class MatchScore:
     boards_total: int
     home_match_points: int
     away_match_points: int
+    forfeited_by: tuple[str, ...] = ()  # the team(s) that forfeited: no board is played
 
     @property
     def margin(self) -> int:
@@ -181,14 +188,17 @@ class MatchScore:
 
     @property
     def complete(self) -> bool:
-        return self.boards_counted == self.boards_total
+        return self.boards_counted == self.boards_total or bool(self.forfeited_by)
 
     @property
     def played(self) -> bool:
-        return self.boards_counted > 0
+        return self.boards_counted > 0 or bool(self.forfeited_by)
 
     @property
     def winner(self) -> str | None:
+        if self.forfeited_by:
+            left = [t for t in (self.home, self.away) if t not in self.forfeited_by]
+            return left[0] if len(left) == 1 else None
         if not self.played or self.home_levels == self.away_levels:
             return None
         return self.home if self.home_levels > self.away_levels else self.away
@@ -201,45 +211,6 @@ class MatchScore:
 
     def opponent(self, team: str) -> str:
         return self.away if team == self.home else self.home
-
-
-@dataclass(frozen=True)
-class Standing:
-    rank: int
-    team: str
-    match_points: int
-    level_points_for: int
-    level_points_against: int
-    played: int
-    tie_values: Mapping[str, float] = field(default_factory=dict)
-    shared: bool = False  # rank shared with another team after the whole chain
-
-    @property
-    def net_level_points(self) -> int:
-        return self.level_points_for - self.level_points_against
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "team": self.team,
-            "match_points": self.match_points,
-            "level_points_for": self.level_points_for,
-            "level_points_against": self.level_points_against,
-            "net_level_points": self.net_level_points,
-            "played": self.played,
-        }
-
-
-@dataclass(frozen=True)
-class CrossCell:
-    """One meeting seen from ``team``: its level points, the opponent's, its match points."""
-
-    round: int
-    match: str
-    own: int
-    other: int
-    match_points: int
-    complete: bool
 
 
 @dataclass(frozen=True)
@@ -267,9 +238,9 @@ class ResultColumns:
 class ScoredEvent:
     """Every match of an event scored from its current results (see module docstring)."""
 
-    def __init__(self, event: Event, results: ResultColumns) -> None:
-        check_tie_breaks(event.profile)
+    def __init__(self, event: Event, results: ResultColumns, adjustments: Adjustments | None = None) -> None:
         self.event = event
+        self.adjustments = adjustments or Adjustments()
         self.profile = event.profile
         matches = event.matches()
         self.matches: list[Match] = matches
@@ -332,6 +303,10 @@ class ScoredEvent:
         n_counted = counted.sum(axis=1)
         scores: list[MatchScore] = []
         for i, m in enumerate(self.matches):
+            forfeiters = self.adjustments.forfeiters(m.round, m.id)
+            if forfeiters:
+                scores.append(self._forfeited(m, forfeiters))
+                continue
             h, a, c = int(home_total[i]), int(away_total[i]), int(n_counted[i])
             if c:
                 hmp, amp = self.profile.match_points_for(h, a), self.profile.match_points_for(a, h)
@@ -341,6 +316,20 @@ class ScoredEvent:
                 m.round, m.id, m.home, m.away, m.set, h, a, c, self.event.boards_per_set, hmp, amp,
             ))
         self.scores = scores
+
+    def _forfeited(self, m: Match, forfeiters: tuple[str, ...]) -> MatchScore:
+        """The profile's forfeit: the other team wins with ``winner_levels_per_table`` at each of
+        the two tables; the forfeiting team gets its ``forfeiter_match_points`` (a loss by default)."""
+        rule = self.profile.forfeit
+        lost = rule.forfeiter_match_points if rule.forfeiter_match_points is not None \
+            else self.profile.match_points["loss"]
+        won = self.profile.match_points["win"]
+        levels = rule.winner_levels_per_table * len(TABLES)
+        home_out, away_out = m.home in forfeiters, m.away in forfeiters
+        return MatchScore(
+            m.round, m.id, m.home, m.away, m.set,
+            0 if home_out else levels, 0 if away_out else levels, 0, self.event.boards_per_set,
+            lost if home_out else won, lost if away_out else won, tuple(sorted(forfeiters)))
 
     # --- per match ---------------------------------------------------------------------
 
@@ -400,103 +389,34 @@ class ScoredEvent:
     def played_scores(self) -> list[MatchScore]:
         return [s for s in self.scores if s.played]
 
-    def cross_table(self) -> dict[tuple[str, str], list[CrossCell]]:
-        """(team, opponent) → the meetings, each seen from ``team``."""
-        cells: dict[tuple[str, str], list[CrossCell]] = defaultdict(list)
-        for s in self.played_scores():
-            for team in (s.home, s.away):
-                own, other, mp = s.side(team)
-                cells[(team, s.opponent(team))].append(
-                    CrossCell(s.round, s.match, own, other, mp, s.complete)
-                )
-        return dict(cells)
+    def winner(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> str | None:
+        """The team that goes through from a knockout match, or ``None`` while it is not complete.
 
-    def standings(self) -> list[Standing]:
-        return standings(self.event, self.played_scores())
-
-
-# --- standings -----------------------------------------------------------------------------
-
-
-def standings(event: Event, scores: Sequence[MatchScore]) -> list[Standing]:
-    """Rank every team of the event: match points, then ``profile.tie_breaks`` in order."""
-    teams = [t.id for t in event.teams]
-    mp: dict[str, int] = dict.fromkeys(teams, 0)
-    lp_for: dict[str, int] = dict.fromkeys(teams, 0)
-    lp_against: dict[str, int] = dict.fromkeys(teams, 0)
-    played: dict[str, int] = dict.fromkeys(teams, 0)
-    opponents: dict[str, list[str]] = {t: [] for t in teams}
-    for s in scores:
-        for team in (s.home, s.away):
-            own, other, points = s.side(team)
-            mp[team] += points
-            lp_for[team] += own
-            lp_against[team] += other
-            played[team] += 1
-            opponents[team].append(s.opponent(team))
-    mixed = {t.id: t.mixed_club for t in event.teams}
-
-    def head_to_head(group: Sequence[str]) -> dict[str, float]:
-        members = set(group)
-        own: dict[str, float] = dict.fromkeys(group, 0.0)
-        for s in scores:
-            if s.home in members and s.away in members:
-                own[s.home] += s.home_match_points
-                own[s.away] += s.away_match_points
-        return own
-
-    def per_team(function: Callable[[str], float]) -> Callable[[Sequence[str]], dict[str, float]]:
-        return lambda group: {t: function(t) for t in group}
-
-    def ratio(t: str) -> float:
-        if lp_against[t] == 0:
-            return float("inf") if lp_for[t] else 0.0
-        return lp_for[t] / lp_against[t]
-
-    keys: dict[str, Callable[[Sequence[str]], dict[str, float]]] = {
-        "net_level_points": per_team(lambda t: lp_for[t] - lp_against[t]),
-        "level_points_for": per_team(lambda t: lp_for[t]),
-        "head_to_head": head_to_head,
-        "opponents_match_points": per_team(lambda t: sum(mp[o] for o in opponents[t])),
-        "mixed_club": per_team(lambda t: 0.0 if mixed[t] else 1.0),  # mixed-club teams after
-        "game_ratio": per_team(ratio),
-    }
-    assert set(keys) == set(TIE_BREAKS), "TIE_BREAKS and the key functions must agree"
-    chain = check_tie_breaks(event.profile)
-    tie_values: dict[str, dict[str, float]] = {t: {} for t in teams}
-
-    def order(group: list[str], depth: int) -> list[list[str]]:
-        """Split a group of teams level so far by the next keys of the chain."""
-        if len(group) == 1 or depth == len(chain):
-            return [sorted(group)]
-        name = chain[depth]
-        values = keys[name](group)
-        for t in group:
-            tie_values[t][name] = values[t]
-        buckets: dict[float, list[str]] = defaultdict(list)
-        for t in group:
-            buckets[values[t]].append(t)
-        out: list[list[str]] = []
-        for value in sorted(buckets, reverse=True):
-            out.extend(order(buckets[value], depth + 1))
-        return out
-
-    by_mp: dict[int, list[str]] = defaultdict(list)
-    for t in teams:
-        by_mp[mp[t]].append(t)
-    result: list[Standing] = []
-    position = 1
-    for points in sorted(by_mp, reverse=True):
-        for tied in order(by_mp[points], 0):
-            for t in tied:
-                result.append(Standing(
-                    position, t, mp[t], lp_for[t], lp_against[t], played[t],
-                    dict(tie_values[t]), len(tied) > 1,
-                ))
-            position += len(tied)
-    return result
+        A draw is decided by the profile's ``knockout_tie_breaks``: more boards won, then the
+        last board that differs (countback), then the better seed (``seed_rank``: 1 = best).
+        """
+        score = self.score(round_number, match_id)
+        if not score.complete:
+            return None
+        if score.winner is not None:
+            return score.winner
+        i = self._index[(round_number, match_id)]
+        home_board, away_board = self.home_board[i], self.away_board[i]
+        for rule in self.profile.knockout_tie_breaks:
+            if rule == "boards_won":
+                home_won = int((home_board > away_board).sum())
+                away_won = int((away_board > home_board).sum())
+                if home_won != away_won:
+                    return score.home if home_won > away_won else score.away
+            elif rule == "countback":
+                for b in range(self.event.boards_per_set - 1, -1, -1):
+                    if home_board[b] != away_board[b]:
+                        return score.home if home_board[b] > away_board[b] else score.away
+            else:  # "higher_seed": always decides
+                break
+        return min((score.home, score.away), key=lambda t: seed_rank.get(t, 1 << 30))
 
 
-def score_event(event: Event, results: ResultColumns) -> ScoredEvent:
-    """Score every match of ``event`` from its current result rows."""
-    return ScoredEvent(event, results)
+def score_event(event: Event, results: ResultColumns, adjustments: Adjustments | None = None) -> ScoredEvent:
+    """Score every match of ``event`` from its current result rows and the director's adjustments."""
+    return ScoredEvent(event, results, adjustments)

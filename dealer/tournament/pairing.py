@@ -1,0 +1,82 @@
+"""The next round of a paired event, whatever its format: one function over plain values.
+
+:func:`next_round` takes the event (with the rounds paired so far), the scored results and the
+standings, and returns round ``number`` as a :class:`~dealer.tournament.PairedRound`. Storing
+it, and refusing to pair over missing results, is :mod:`dealer.results.rounds`' work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from dealer.errors import UserError
+from dealer.event import Event
+from dealer.standings import Standing
+from dealer.tournament import PairedRound, Pairing, swiss
+from dealer.tournament.round_robin import grouped_round_robin
+
+
+class PairingError(UserError, ValueError):
+    """A round cannot be paired now (a result it depends on is missing, a round out of range)."""
+
+
+def swiss_teams(event: Event, standings: Sequence[Standing]) -> list[swiss.SwissTeam]:
+    """Each team as the Swiss pairing sees it, from the standings and the rounds paired so far."""
+    opponents: dict[str, set[str]] = {t.id: set() for t in event.teams}
+    sides: dict[str, str] = dict.fromkeys(opponents, "")
+    byes: dict[str, int] = dict.fromkeys(opponents, 0)
+    for rnd in event.rounds:
+        for match in rnd.matches:
+            opponents[match.home].add(match.away)
+            opponents[match.away].add(match.home)
+            sides[match.home] += "H"
+            sides[match.away] += "A"
+        for team in rnd.byes:
+            byes[team] += 1
+    clubs = {t.id: t.club for t in event.teams}
+    return [
+        swiss.SwissTeam(
+            s.team, s.match_points, position, frozenset(opponents[s.team]),
+            sides[s.team].count("H"), sides[s.team].count("A"), sides[s.team], byes[s.team], clubs[s.team])
+        for position, s in enumerate(standings, start=1)
+    ]
+
+
+def next_round(
+    event: Event,
+    number: int,
+    standings: Sequence[Standing],
+    *,
+    lots_key: bytes | None = None,
+    winners: Mapping[str, str] | None = None,
+) -> PairedRound:
+    """Round ``number`` of ``event`` (whose ``rounds`` are those paired before it).
+
+    ``lots_key``: the event key, for a Swiss round 1 drawn by lots. ``winners``: knockout slot →
+    the team that went through, for every knockout match played so far.
+    """
+    kind = event.format.kind
+    if kind == "round-robin":
+        schedule = grouped_round_robin([t.id for t in event.seeded_teams()], event.format.groups,
+                                       event.format.cycles)
+        robin = schedule[number - 1]
+        return PairedRound(tuple(Pairing(m.home, m.away, group=m.group if event.format.groups > 1 else None)
+                                 for m in robin.matches), robin.byes)
+    if kind == "swiss":
+        if number == 1:
+            first = event.format.first_round
+            if first == "pinyin":
+                return swiss.first_round_pinyin([(t.id, t.name) for t in event.teams])
+            if first == "split":
+                return swiss.first_round_split([t.id for t in event.seeded_teams()])
+            if lots_key is None:
+                raise PairingError("round 1 is drawn by lots from the event key: the key is needed",
+                                   field="key_file")
+            return swiss.first_round_lots([t.id for t in event.teams],
+                                          swiss.lots_material(lots_key, event.id, number))
+        return swiss.pair_round(swiss_teams(event, standings), event.format.avoid_same_club)
+    if kind == "knockout":
+        from dealer.tournament.knockout_round import knockout_round
+
+        return knockout_round(event, number, winners or {})
+    raise PairingError(f"a {kind} event's rounds are listed in its event file, not paired")
