@@ -1,0 +1,1 @@
+"""Tournament formats: pure pairing and bracket logic (round robin, Swiss, knockout)."""
