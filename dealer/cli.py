@@ -48,6 +48,11 @@ HINTS = {
     "deal": "deal it first: `dealer deal EVENT.toml`",
     "finish_deal": "`dealer deal EVENT.toml` finishes it",
     "discard_incomplete": "`dealer deal EVENT.toml --discard-incomplete` removes the unfinished deal",
+    "round_pair": "pair it with `dealer round pair EVENT.toml --round N`",
+    "round_undo": "`dealer round undo EVENT.toml --round N --reason …` (only while it has no result)",
+    "allow_incomplete": "`dealer results missing EVENT.toml` lists them; --allow-incomplete pairs anyway",
+    "missing": "`dealer results missing EVENT.toml` lists them",
+    "accept_warnings": "read the warnings, then pair with --accept-warnings to store the round as shown",
 }
 
 # Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
@@ -199,6 +204,14 @@ def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]
     return event, EventFolder.of(event, boards_dir)
 
 
+def _scheduled_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
+    """The event with its rounds as played: the event file's, or the stored pairings."""
+    from dealer.results.rounds import load_scheduled
+
+    event, folder = _event_folder(event_file, boards_dir)
+    return load_scheduled(event, folder)[0], folder
+
+
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--key-file", type=click.Path(dir_okay=False), help="Existing key file.")
@@ -334,7 +347,7 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
     from dealer.results.entry import open_results
     from dealer.results.importer import import_files
 
-    event, folder = _event_folder(event_file, boards_dir)
+    event, folder = _scheduled_folder(event_file, boards_dir)
     with open_results(event, folder) as store:
         outcomes = import_files(store, event, files, entered_by, sheet)
     failed = [o for o in outcomes if isinstance(o, UserError)]
@@ -375,7 +388,7 @@ def _slip(event_file: str, boards_dir: str, values: dict[str, Any], qr_payload: 
     when one is given."""
     from dealer.results.entry import apply_qr
 
-    event, folder = _event_folder(event_file, boards_dir)
+    event, folder = _scheduled_folder(event_file, boards_dir)
     names = {"round_": "round", "points": "defenders_points"}
     fields = {names.get(k, k): v for k, v in values.items()}
     if qr_payload:
@@ -461,7 +474,7 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str) -> Non
     """Per match, the boards and tables that still have no result."""
     from dealer.results.entry import missing_results
 
-    event, folder = _event_folder(event_file, boards_dir)
+    event, folder = _scheduled_folder(event_file, boards_dir)
     reports = missing_results(event, folder, round_)
     for report in reports:
         echo(report.text())
@@ -497,6 +510,120 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
         echo(f"{len(report.findings)} finding(s): the database was changed outside the tool", err=True)
         sys.exit(EXIT_DIFFERENCE)
     echo("audit passed: every row is as the tool wrote it")
+
+
+@results.command("forfeit")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--match", required=True, help="Match id in the round.")
+@click.option("--team", required=True, help="The team that forfeits (弃权); the other team wins.")
+@click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
+@click.option("--by", "entered_by", help="Who records it.")
+@BOARDS_DIR_OPTION
+def results_forfeit(event_file: str, round_: int, match: str, team: str, reason: str, entered_by: str | None,
+                    boards_dir: str) -> None:
+    """Record a forfeit; it scores as the rule profile says (seed 002: the winner nets 5 levels a table)."""
+    from dealer.results.rounds import record_forfeit
+
+    event, folder = _event_folder(event_file, boards_dir)
+    echo(record_forfeit(event, folder, round_, match, team, reason, entered_by))
+
+
+@results.command("late")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--team", required=True, help="The team that was late.")
+@click.option("--minutes", type=click.IntRange(0, 1000), required=True, help="Minutes late.")
+@click.option("--reason", required=True, help="What happened (kept in the audit trail, footnoted in reports).")
+@click.option("--by", "entered_by", help="Who records it.")
+@BOARDS_DIR_OPTION
+def results_late(event_file: str, round_: int, team: str, minutes: int, reason: str, entered_by: str | None,
+                 boards_dir: str) -> None:
+    """Record lateness as the profile says (seed 002: 5–15 minutes −2 小分; over 15 a forfeit)."""
+    from dealer.results.rounds import record_lateness
+
+    event, folder = _event_folder(event_file, boards_dir)
+    echo(record_lateness(event, folder, round_, team, minutes, reason, entered_by))
+
+
+# --- the round loop ------------------------------------------------------------------------
+
+
+@main.group("round")
+def round_group() -> None:
+    """The round loop of a Swiss, round robin or knockout: pair, show, undo (stored in results.sqlite)."""
+
+
+def _echo_round(view: Any, event: Event) -> None:
+    names = {t.id: t.name for t in event.teams}
+    echo(f"round {view.number}")
+    for m in view.matches:
+        extra = f"  [{m.slot}]" if m.slot else (f"  [group {chr(65 + m.group)}]" if m.group is not None else "")
+        echo(f"  table {m.table:>3}  set {m.set:>2}  {m.home} {names.get(m.home, '')}  v  "
+             f"{m.away} {names.get(m.away, '')}{extra}")
+    for team in view.byes:
+        echo(f"  bye: {team} {names.get(team, '')}")
+    for warning in view.warnings:
+        echo(f"warning: {warning}", err=True)
+
+
+@round_group.command("pair")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round to pair.")
+@click.option("--accept-warnings", is_flag=True, help="Store the round even with a forced rematch or a second bye.")
+@click.option("--allow-incomplete", is_flag=True, help="Pair although the previous round has missing results.")
+@click.option("--key-file", type=click.Path(dir_okay=False),
+              help="Swiss round 1 by lots: the event key (default: boards/<event>/deal.key).")
+@click.option("--by", "entered_by", help="Who pairs (the director).")
+@BOARDS_DIR_OPTION
+def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomplete: bool,
+               key_file: str | None, entered_by: str | None, boards_dir: str) -> None:
+    """Compute and store round N's pairings (teams, home/away, tables, set)."""
+    from dealer.results.rounds import pair_round
+
+    event, folder = _event_folder(event_file, boards_dir)
+    key = None
+    if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
+        key = folder.read_key(event, key_file)
+    view, stored = pair_round(event, folder, round_, accept_warnings=accept_warnings,
+                              allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
+    _echo_round(view, event)
+    if not stored:
+        raise UserError(f"round {round_} not stored: it has warnings the director must accept",
+                        hint="accept_warnings")
+    echo(f"stored round {round_}: {len(view.matches)} match(es), {len(view.byes)} bye(s)")
+
+
+@round_group.command("show")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@BOARDS_DIR_OPTION
+def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str) -> None:
+    """Print a round's pairings (tables, home/away, set, byes, warnings)."""
+    from dealer.results.rounds import show_round
+
+    event, folder = _event_folder(event_file, boards_dir)
+    view = show_round(event, folder, round_)
+    if as_json:
+        echo_json(view.as_dict())
+        return
+    _echo_round(view, event)
+
+
+@round_group.command("undo")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round to undo.")
+@click.option("--reason", required=True, help="Why (kept in the audit trail).")
+@click.option("--by", "entered_by", help="Who undoes it.")
+@BOARDS_DIR_OPTION
+def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None, boards_dir: str) -> None:
+    """Undo the last paired round while it has no result (appended; the pairing stays in the history)."""
+    from dealer.results.rounds import undo_round
+
+    event, folder = _event_folder(event_file, boards_dir)
+    view = undo_round(event, folder, round_, reason, entered_by)
+    echo(f"undid round {view.number} ({len(view.matches)} match(es)); reason: {reason.strip()}")
 
 
 @main.command()

@@ -312,7 +312,8 @@ def _keys(data: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
         raise ProfileError(f"{where}: expected a table")
     unknown = set(data) - allowed
     if unknown:
-        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(allowed))})")
+        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                           f"(known: {', '.join(sorted(allowed))})")
     return data
 
 

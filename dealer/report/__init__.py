@@ -14,7 +14,7 @@ import io
 import re
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,10 @@ from dealer.explain import tie_break_name
 from dealer.files import check_writable_folder, write_atomic
 from dealer.folder import EventFolder
 from dealer.results.entry import open_existing_results
-from dealer.scoring import AttributionError, ResultColumns, ScoredEvent, Standing, attribution_problems, score_event
+from dealer.scoring import Adjustments, AttributionError, ResultColumns, ScoredEvent, attribution_problems, score_event
+from dealer.standings import Standing
+from dealer.standings import cross_table as standings_cross_table
+from dealer.standings import standings as rank_teams
 
 STRINGS_FILE = "report-strings.toml"  # in dealer/data: the words of the reports, zh and en
 
@@ -61,28 +64,59 @@ class ReportData:
     generated: str
     no_results: bool = False  # no result is stored (no database yet, or none current)
     chain_head: str | None = None  # the results database's last chain link: a rewrite shows against it
+    adjustments: Adjustments = field(default_factory=Adjustments)
+    places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
+
+    def prizes(self) -> list[tuple[str, list[str]]]:
+        """The event's prizes with the teams that take them: places in a knockout, ranks
+        otherwise; teams sharing the last rank of a prize share the prize."""
+        order = ([team for _place, teams in self.places for team in teams] if self.places is not None
+                 else [s.team for s in self.standings])
+        out, start = [], 0
+        for prize in self.event.prizes:
+            out.append((prize.name, order[start:start + prize.teams]))
+            start += prize.teams
+        return out
+
+    def footnotes(self) -> list[str]:
+        """Every forfeit and deduction, with its reason: each report prints them."""
+        notes = [f"R{f.round} M{f.match}: {f.team} 弃权 forfeit — {f.reason}" for f in self.adjustments.forfeits]
+        notes += [f"R{d.round}: {d.team} {d.net_level_points:+d} 小分 net LP — {d.reason}"
+                  for d in self.adjustments.deductions]
+        return notes
 
 
 def build_report(event: Event, folder: EventFolder) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
     edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`)."""
+    from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
+
     store = open_existing_results(event, folder)
     rows: list[tuple[int, str, str, int, int]] = []
     sample = False
     head = None
+    adjustments = Adjustments()
+    event = scheduled(event, store)
     if store is not None:
         with store:
+            adjustments = stored_adjustments(store)
             found = attribution_problems(event, store.seatings())
             if found:
                 raise AttributionError(found)
             rows = store.scoring_rows()
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
-    scored = score_event(event, ResultColumns.from_rows(rows))
-    return ReportData(event, scored, scored.standings(), sample,
+    scored = score_event(event, ResultColumns.from_rows(rows), adjustments)
+    places = None
+    if event.format.kind == "knockout":
+        from dealer.tournament.knockout_round import knockout_places
+
+        places = knockout_places(scored)
+    return ReportData(event, scored, rank_teams(scored, folder_seed(folder)), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-                      no_results=not rows, chain_head=head)
+                      no_results=not rows and not adjustments.forfeits, chain_head=head,
+                      adjustments=adjustments, places=places)
 
 
 def report_json(data: ReportData) -> dict[str, Any]:
@@ -93,7 +127,17 @@ def report_json(data: ReportData) -> dict[str, Any]:
         "sample_data": data.sample,
         "no_results_yet": data.no_results,
         "results_chain_head": data.chain_head,
+        "format": data.event.format.kind,
         "standings": [s.as_dict() for s in data.standings],
+        "rounds": [{"round": r.number, "byes": list(r.byes)} for r in data.event.rounds],
+        "places": None if data.places is None else [{"place": p, "teams": t} for p, t in data.places],
+        "prizes": [{"name": name, "teams": teams} for name, teams in data.prizes()],
+        "adjustments": [
+            *({"round": f.round, "match": f.match, "team": f.team, "kind": "forfeit", "reason": f.reason}
+              for f in data.adjustments.forfeits),
+            *({"round": d.round, "team": d.team, "kind": "net_level_points", "value": d.net_level_points,
+               "reason": d.reason} for d in data.adjustments.deductions),
+        ],
         "matches": [
             {
                 "round": s.round, "match": s.match, "home": s.home, "away": s.away,
@@ -101,6 +145,7 @@ def report_json(data: ReportData) -> dict[str, Any]:
                 "margin": s.margin, "complete": s.complete,
                 "boards_counted": s.boards_counted,
                 "home_match_points": s.home_match_points, "away_match_points": s.away_match_points,
+                "forfeited_by": list(s.forfeited_by),
             }
             for s in data.scored.scores
         ],
@@ -118,7 +163,10 @@ def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[s
     t = labels(lang)
     names = {team.id: team.name for team in data.event.teams}
     chain = list(data.event.profile.tie_breaks)
-    head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"], t["net"], t["played"],
+    adjusted = any(s.adjustment for s in data.standings)
+    byes = any(s.byes for s in data.standings)
+    head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"],
+            *([t["adjustment"]] if adjusted else []), t["net"], t["played"], *([t["byes"]] if byes else []),
             *(tie_break_name(k, lang) for k in chain if k not in ("net_level_points", "level_points_for"))]
     rows = []
     for s in data.standings:
@@ -130,13 +178,14 @@ def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[s
             extra.append("" if value is None else (f"{value:g}" if value != float("inf") else "∞"))
         rows.append([f"{s.rank}{'=' if s.shared else ''}", s.team, names.get(s.team, s.team),
                      str(s.match_points), str(s.level_points_for), str(s.level_points_against),
-                     str(s.net_level_points), str(s.played), *extra])
+                     *([str(s.adjustment)] if adjusted else []), str(s.net_level_points), str(s.played),
+                     *([str(s.byes)] if byes else []), *extra])
     return head, rows
 
 
 def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
     order = [s.team for s in data.standings]
-    cells = data.scored.cross_table()
+    cells = standings_cross_table(data.scored)
     head = ["", *order]
     rows = []
     for team in order:
@@ -206,13 +255,20 @@ def _is_number(text: str) -> bool:
 
 def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
     """The report's tables by name (a CSV file and an XLSX sheet each): heads and rows of text."""
-    boards = [row for s in data.scored.scores for row in sheet_rows(data, s.round, s.match)]
-    return {
+    boards = [row for s in data.scored.scores if not s.forfeited_by
+              for row in sheet_rows(data, s.round, s.match)]
+    found = {
         "standings": standings_table(data, lang),
         "crosstable": cross_table(data),
         "matches": matches_table(data, lang),
         "boards": (SHEET_HEAD, boards),
     }
+    if data.footnotes():
+        found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in data.footnotes()])
+    if data.event.prizes:
+        found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
+                           [[name, team] for name, teams in data.prizes() for team in teams])
+    return found
 
 
 def _frame(head: Sequence[str], rows: Sequence[Sequence[str]], cell: Callable[[str], object]) -> Any:
@@ -266,6 +322,8 @@ def html_text(data: ReportData, lang: str) -> str:
     names = {team.id: team.name for team in data.event.teams}
     sheets = []
     for s in data.scored.scores:
+        if s.forfeited_by:
+            continue  # footnoted: no board was played
         sheets.append({"score": s, "boards": data.scored.sheet(s.round, s.match),
                        "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
     return env.get_template("report_event.html").render(
@@ -273,8 +331,27 @@ def html_text(data: ReportData, lang: str) -> str:
         no_results=data.no_results, chain_head=data.chain_head,
         standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
-        profile=data.event.profile,
+        profile=data.event.profile, footnotes=data.footnotes(), prizes=data.prizes(), names=names,
+        places=data.places, bracket=_bracket(data),
     )
+
+
+def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
+    """A knockout's rounds for the bracket drawing: each match's slot, teams, result, winner."""
+    if data.event.format.kind != "knockout":
+        return None
+    seed_rank = {t.id: i for i, t in enumerate(data.event.seeded_teams(), start=1)}
+    columns = []
+    for rnd in data.event.rounds:
+        cells = []
+        for m in rnd.matches:
+            score = data.scored.score(rnd.number, m.id)
+            cells.append({"slot": m.slot, "home": m.home, "away": m.away,
+                          "home_levels": score.home_levels if score.played else None,
+                          "away_levels": score.away_levels if score.played else None,
+                          "winner": data.scored.winner(rnd.number, m.id, seed_rank)})
+        columns.append({"round": rnd.number, "matches": cells, "byes": list(rnd.byes)})
+    return columns
 
 
 def _write_html(data: ReportData, folder: Path, lang: str) -> list[Path]:

@@ -1,0 +1,298 @@
+"""The round loop: pairings, forfeits and lateness, stored as the director's actions.
+
+A paired event's rounds (Swiss, round robin, knockout) are data in the event's results database
+(table ``actions``, in the same hash chain as the results), never a rewrite of the event file.
+Every action is appended: undoing a round appends an ``undo`` that names it, allowed only while
+the round has no result. :func:`scheduled` gives the event as every command sees it: the event
+file's rounds for a fixed schedule, the stored ones otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dealer.errors import UserError, quote
+from dealer.event import Event, Match, Round
+from dealer.folder import EventFolder
+from dealer.results.db import Action, ResultsStore
+from dealer.results.entry import open_existing_results, open_results
+from dealer.scoring import Adjustments, Deduction, Forfeit, ResultColumns, ScoredEvent, score_event
+from dealer.standings import standings
+from dealer.tournament import PairedRound, PairingWarning
+from dealer.tournament.pairing import next_round
+
+
+class RoundError(UserError, ValueError):
+    """A round action refused: the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """One round as ``dealer round show`` prints it."""
+
+    number: int
+    matches: tuple[Match, ...]
+    byes: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.number,
+            "matches": [{"match": m.id, "home": m.home, "away": m.away, "set": m.set, "table": m.table,
+                         **({"slot": m.slot} if m.slot else {}),
+                         **({"group": m.group} if m.group is not None else {})}
+                        for m in self.matches],
+            "byes": list(self.byes),
+            "warnings": list(self.warnings),
+        }
+
+
+def _round_from_action(action: Action) -> Round:
+    data = action.data
+    return Round(action.round, tuple(
+        Match(action.round, str(m["match"]), m["home"], m["away"], int(m["set"]), int(m["table"]),
+              m.get("slot"), m.get("group"))
+        for m in data["matches"]), tuple(data["byes"]))
+
+
+def _current_pairings(store: ResultsStore) -> dict[int, Action]:
+    return {a.round: a for a in store.actions(("pair",)) if not a.undone}
+
+
+def stored_rounds(store: ResultsStore | None) -> list[Round]:
+    if store is None:
+        return []
+    return [_round_from_action(a) for _n, a in sorted(_current_pairings(store).items())]
+
+
+def stored_adjustments(store: ResultsStore | None) -> Adjustments:
+    """The forfeits and deductions in force (not undone)."""
+    if store is None:
+        return Adjustments()
+    forfeits, deductions = [], []
+    for action in store.actions(("forfeit", "late")):
+        if action.undone:
+            continue
+        data = action.data
+        if data.get("forfeit"):
+            forfeits.append(Forfeit(action.round, str(data["match"]), data["team"], action.reason or ""))
+        if data.get("net_level_points"):
+            deductions.append(Deduction(action.round, data["team"], int(data["net_level_points"]),
+                                        action.reason or ""))
+    return Adjustments(tuple(forfeits), tuple(deductions))
+
+
+def scheduled(event: Event, store: ResultsStore | None) -> Event:
+    """The event with its rounds: the event file's for a fixed schedule, else the stored ones."""
+    if not event.format.paired:
+        return event
+    return dataclasses.replace(event, rounds=tuple(stored_rounds(store)))
+
+
+def load_scheduled(event: Event, folder: EventFolder) -> tuple[Event, Adjustments]:
+    """For commands that read: the scheduled event and the adjustments (nothing is created)."""
+    if not event.format.paired and not folder.results_path.exists():
+        return event, Adjustments()
+    store = open_existing_results(event, folder)
+    if store is None:
+        return scheduled(event, None), Adjustments()
+    with store:
+        return scheduled(event, store), stored_adjustments(store)
+
+
+def _scored(event: Event, store: ResultsStore) -> ScoredEvent:
+    return score_event(event, ResultColumns.from_rows(store.scoring_rows()), stored_adjustments(store))
+
+
+def _view(action: Action) -> RoundView:
+    rnd = _round_from_action(action)
+    return RoundView(rnd.number, rnd.matches, rnd.byes, tuple(action.data.get("warnings", [])))
+
+
+def show_round(event: Event, folder: EventFolder, number: int) -> RoundView:
+    """Round ``number`` as stored (paired formats) or as the event file lists it (fixed)."""
+    if not event.format.paired:
+        rnd = event.round(number)
+        if rnd is None:
+            raise RoundError(f"round {number} is not in the event file", field="round")
+        return RoundView(number, rnd.matches, rnd.byes, ())
+    store = open_existing_results(event, folder)
+    action = None
+    if store is not None:
+        with store:
+            action = _current_pairings(store).get(number)
+    if action is None:
+        raise RoundError(f"round {number} is not paired yet", field="round", hint="round_pair")
+    return _view(action)
+
+
+def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
+    found = []
+    for match, gaps in scored.missing(number):
+        if gaps and not scored.score(match.round, match.id).forfeited_by:
+            found.append(f"match {match.id} ({match.home} v {match.away}): {len(gaps)} result(s) missing")
+    return found
+
+
+def _winners(event: Event, scored: ScoredEvent) -> dict[str, str]:
+    """Knockout slot → the team that went through, for every complete match."""
+    seed_rank = {t.id: i for i, t in enumerate(event.seeded_teams(), start=1)}
+    found = {}
+    for rnd in event.rounds:
+        for match in rnd.matches:
+            winner = scored.winner(rnd.number, match.id, seed_rank)
+            if match.slot and winner is not None:
+                found[match.slot] = winner
+    return found
+
+
+def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warnings: bool = False,
+               allow_incomplete: bool = False, key: bytes | None = None,
+               entered_by: str | None = None) -> tuple[RoundView, bool]:
+    """Compute and store round ``number``; (the round, whether it was stored).
+
+    Refuses a fixed schedule, a round out of order or already paired, and (unless
+    ``allow_incomplete``) a previous round with missing results. A round with warnings (a forced
+    rematch, a second bye) is returned unstored unless ``accept_warnings``.
+    """
+    if not event.format.paired:
+        raise RoundError("this event's rounds are listed in its event file (format fixed): nothing to pair",
+                         field="round")
+    limit = event.format.rounds_needed(len(event.teams))
+    if not 1 <= number <= limit:
+        raise RoundError(f"round {number}: the {event.format.kind} format has rounds 1 to {limit}", field="round")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            current = _current_pairings(store)
+            if number in current:
+                raise RoundError(f"round {number} is already paired; to pair it again, undo it first "
+                                 "(while it has no result)", field="round", hint="round_undo")
+            if number > 1 and number - 1 not in current:
+                raise RoundError(f"round {number - 1} is not paired yet: rounds are paired in order",
+                                 field="round", hint="round_pair")
+            before = dataclasses.replace(event, rounds=tuple(
+                r for r in stored_rounds(store) if r.number < number))
+            scored = _scored(before, store)
+            warnings: list[PairingWarning] = []
+            if number > 1:
+                missing = _missing_in(scored, number - 1)
+                if missing and event.format.kind == "knockout":
+                    raise RoundError(f"round {number - 1} has missing results, so it is not known who goes "
+                                     f"through: {'; '.join(missing[:5])}", field="round", hint="missing")
+                if missing and not allow_incomplete:
+                    raise RoundError(f"round {number - 1} has missing results ({'; '.join(missing[:5])}"
+                                     f"{'; …' if len(missing) > 5 else ''}): enter them first, or pair on the "
+                                     "results so far", field="round", hint="allow_incomplete")
+                if missing:
+                    warnings.append(PairingWarning("incomplete-previous-round",
+                                                   f"paired with {len(missing)} match(es) of round {number - 1} "
+                                                   "incomplete"))
+            paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
+                                winners=_winners(before, scored))
+            warnings.extend(paired.warnings)
+            view = _round_view(event, number, paired, warnings)
+            needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
+            if needs_accepting and not accept_warnings:
+                return view, False
+            store.insert_action("pair", number, view.as_dict(), entered_by=entered_by)
+    return view, True
+
+
+def _round_view(event: Event, number: int, paired: PairedRound, warnings: Sequence[PairingWarning]) -> RoundView:
+    """Table numbers in pairing order (the top of the standings at table 1); every match of a
+    round plays the round's set, so a board compares across the whole field."""
+    matches = tuple(Match(number, str(table), p.home, p.away, number, table, p.slot, p.group)
+                    for table, p in enumerate(paired.pairings, start=1))
+    return RoundView(number, matches, paired.byes, tuple(w.text for w in warnings))
+
+
+def folder_seed(folder: EventFolder) -> bytes:
+    """The public seed of the ``lots`` tie-break: the commitment when there is one."""
+    try:
+        return folder.commitment_path.read_bytes()
+    except OSError:
+        return b""
+
+
+def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
+               entered_by: str | None = None) -> RoundView:
+    """Undo round ``number``'s pairing (appended, with the reason): only the last paired round,
+    and only while it has no result and no forfeit."""
+    if not event.format.paired:
+        raise RoundError("this event's rounds are listed in its event file (format fixed)", field="round")
+    if not reason.strip():
+        raise RoundError("a reason is required", field="reason")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            current = _current_pairings(store)
+            if number not in current:
+                raise RoundError(f"round {number} is not paired: nothing to undo", field="round")
+            if max(current) != number:
+                raise RoundError(f"round {max(current)} is paired after it: undo that first", field="round")
+            if store.history(round_number=number):
+                raise RoundError(f"round {number} has results stored (even withdrawn ones, which are kept): "
+                                 "its pairing is played and cannot be undone", field="round")
+            if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
+                raise RoundError(f"round {number} has a recorded forfeit or lateness: undo is refused",
+                                 field="round")
+            store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
+                                entered_by=entered_by)
+    return _view(current[number])
+
+
+def record_forfeit(event: Event, folder: EventFolder, number: int, match_id: str, team: str, reason: str,
+                   entered_by: str | None = None) -> str:
+    """Record that ``team`` forfeits its match of round ``number``; refused when results exist."""
+    return _record(event, folder, number, team, reason, entered_by, match_id=match_id, forfeit=True)
+
+
+def record_lateness(event: Event, folder: EventFolder, number: int, team: str, minutes: int, reason: str,
+                    entered_by: str | None = None) -> str:
+    """Record a team's lateness as the profile says: a deduction, a forfeit of the round, or nothing."""
+    rule = event.profile.lateness_rule(minutes)
+    if rule is None:
+        raise RoundError(f"{minutes} minute(s) late costs nothing under profile {event.profile.id}: nothing "
+                         "recorded", field="minutes")
+    return _record(event, folder, number, team, reason, entered_by, minutes=minutes, forfeit=rule.forfeit,
+                   net_level_points=rule.net_level_points)
+
+
+def _record(event: Event, folder: EventFolder, number: int, team: str, reason: str, entered_by: str | None,
+            *, match_id: str | None = None, forfeit: bool = False, minutes: int | None = None,
+            net_level_points: int = 0) -> str:
+    if not reason.strip():
+        raise RoundError("a reason is required", field="reason")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            rnd = scheduled(event, store).round(number)
+            if rnd is None:
+                raise RoundError(f"round {number} is not {'paired' if event.format.paired else 'in the event'}",
+                                 field="round")
+            match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
+            if match is None:
+                raise RoundError(f"team {quote(team)} has no match in round {number}", field="team")
+            if match_id is not None and match.id != match_id:
+                raise RoundError(f"team {quote(team)} plays match {match.id} of round {number}, not "
+                                 f"{quote(match_id)}", field="match")
+            if forfeit and store.current_match_rows(number, match.id):
+                raise RoundError(f"round {number} match {match.id} has results: withdraw them before recording "
+                                 "a forfeit", field="match", hint="misattributed")
+            if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")
+                               and a.data.get("team") == team for a in store.actions(("forfeit", "late"))):
+                raise RoundError(f"team {quote(team)} already forfeits round {number}", field="team")
+            data: dict[str, Any] = {"team": team, "match": match.id, "forfeit": forfeit}
+            if minutes is not None:
+                data["minutes"] = minutes
+            if net_level_points:
+                data["net_level_points"] = net_level_points
+            store.insert_action("late" if minutes is not None else "forfeit", number, data,
+                                reason=reason.strip(), entered_by=entered_by)
+    if forfeit:
+        return f"round {number} match {match.id}: {team} forfeits ({match.home} v {match.away})"
+    return f"round {number}: {team} {net_level_points:+d} net level points"
