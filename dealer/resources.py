@@ -63,3 +63,20 @@ def templates_dir() -> Path:
             "with `pip install -e .` (as `make` does)"
         )
     return folder
+
+
+def bracket_names() -> list[str]:
+    return sorted(entry.name.removesuffix(".toml") for entry in (_DATA / "brackets").iterdir()
+                  if entry.name.endswith(".toml"))
+
+
+@functools.cache
+def load_bracket_order(name: str) -> Any:
+    """The knockout bracket order ``dealer/data/brackets/<name>.toml`` (a
+    :class:`~dealer.tournament.knockout.BracketOrder`), checked."""
+    from dealer.tournament.knockout import bracket_order_from_mapping
+
+    if name not in bracket_names():
+        raise FileProblem(f"unknown bracket order {name!r} (known: {', '.join(bracket_names())})",
+                          field="bracket")
+    return bracket_order_from_mapping(_read_toml("brackets", f"{name}.toml"))

@@ -22,6 +22,7 @@ from dealer.results.entry import open_existing_results, open_results
 from dealer.scoring import Adjustments, Deduction, Forfeit, ResultColumns, ScoredEvent, score_event
 from dealer.standings import standings
 from dealer.tournament import PairedRound, PairingWarning
+from dealer.tournament.knockout_round import winners
 from dealer.tournament.pairing import next_round
 
 
@@ -137,18 +138,6 @@ def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
     return found
 
 
-def _winners(event: Event, scored: ScoredEvent) -> dict[str, str]:
-    """Knockout slot → the team that went through, for every complete match."""
-    seed_rank = {t.id: i for i, t in enumerate(event.seeded_teams(), start=1)}
-    found = {}
-    for rnd in event.rounds:
-        for match in rnd.matches:
-            winner = scored.winner(rnd.number, match.id, seed_rank)
-            if match.slot and winner is not None:
-                found[match.slot] = winner
-    return found
-
-
 def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warnings: bool = False,
                allow_incomplete: bool = False, key: bytes | None = None,
                entered_by: str | None = None) -> tuple[RoundView, bool]:
@@ -192,7 +181,7 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
                                                    f"paired with {len(missing)} match(es) of round {number - 1} "
                                                    "incomplete"))
             paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
-                                winners=_winners(before, scored))
+                                winners=winners(scored) if event.format.kind == "knockout" else None)
             warnings.extend(paired.warnings)
             view = _round_view(event, number, paired, warnings)
             needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]

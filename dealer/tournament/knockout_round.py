@@ -1,0 +1,49 @@
+"""A knockout event's rounds and places from its event, its stored rounds and its scores.
+
+The bridge between :class:`~dealer.tournament.knockout.Bracket` (which knows slots and winners
+only) and the event: seeds from the team list, the bracket order by name, and each played
+match's winner from the scores (a drawn match decided by the profile's ``knockout_tie_breaks``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dealer.event import Event
+from dealer.scoring import ScoredEvent
+from dealer.tournament import PairedRound, Pairing
+from dealer.tournament.knockout import Bracket
+
+
+def bracket(event: Event) -> Bracket:
+    from dealer.resources import load_bracket_order
+
+    return Bracket([t.id for t in event.seeded_teams()],
+                   "double" if event.format.elimination == "double" else "single",
+                   "single" if event.format.grand_final == "single" else "reset",
+                   load_bracket_order(event.format.bracket))
+
+
+def winners(scored: ScoredEvent) -> dict[str, str]:
+    """Knockout slot → the team that went through, for every complete match."""
+    event = scored.event
+    seed_rank = {t.id: i for i, t in enumerate(event.seeded_teams(), start=1)}
+    found = {}
+    for rnd in event.rounds:
+        for match in rnd.matches:
+            winner = scored.winner(rnd.number, match.id, seed_rank)
+            if match.slot and winner is not None:
+                found[match.slot] = winner
+    return found
+
+
+def knockout_round(event: Event, number: int, slot_winners: Mapping[str, str]) -> PairedRound:
+    """Round ``number``: its matches (home = the better seed) and the teams with a bye."""
+    found = bracket(event).round(number, slot_winners)
+    return PairedRound(tuple(Pairing(m.home, m.away, slot=m.slot) for m in found.matches),
+                       tuple(b.team for b in found.byes))
+
+
+def knockout_places(scored: ScoredEvent) -> list[tuple[int, list[str]]]:
+    """Final places so far (teams already knocked out, and the champion once known)."""
+    return [(place, list(teams)) for place, teams in bracket(scored.event).places(winners(scored))]
