@@ -68,7 +68,8 @@ TIE_BREAK_NAMES = {
     "level_points_for": ("总级分", "level points won"),
     "head_to_head": ("胜负关系（相互间比赛）", "head-to-head"),
     "opponents_match_points": ("对手分", "opponents' match points"),
-    "mixed_club": ("混合俱乐部队靠后", "mixed-club teams placed after"),
+    "mixed_club": ("跨分会组队靠前", "teams formed across clubs first"),
+    "lots": ("抽签", "lots"),
     "game_ratio": ("得失局率（级分比）", "game ratio (level points for / against)"),
 }
 

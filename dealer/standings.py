@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dealer.event import Event
-from dealer.scoring import MatchScore, ScoredEvent, ScoringError
+from dealer.scoring import Adjustments, MatchScore, ScoredEvent, ScoringError
 
 
 class TieBreakError(ScoringError):
@@ -152,11 +152,12 @@ def check_tie_breaks(chain: Sequence[str], profile_id: str) -> tuple[str, ...]:
     return tuple(chain)
 
 
-def records(scored: ScoredEvent, lots_seed: bytes = b"") -> Records:
-    event = scored.event
+def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | None = None,
+            lots_seed: bytes = b"") -> Records:
+    """Per-team totals of the played ``scores``, the rounds' byes and the deductions."""
     teams = [t.id for t in event.teams]
     found = Records(
-        event, scored.played_scores(), dict.fromkeys(teams, 0), dict.fromkeys(teams, 0),
+        event, [s for s in scores if s.played], dict.fromkeys(teams, 0), dict.fromkeys(teams, 0),
         dict.fromkeys(teams, 0), dict.fromkeys(teams, 0), dict.fromkeys(teams, 0), dict.fromkeys(teams, 0),
         {t: [] for t in teams}, lots_seed or event.id.encode("utf-8"))
     for s in found.scores:
@@ -173,16 +174,21 @@ def records(scored: ScoredEvent, lots_seed: bytes = b"") -> Records:
             found.byes[team] += 1
             found.match_points[team] += bye.match_points
             found.level_points_for[team] += bye.level_points
-    for team, points in scored.adjustments.net_level_points().items():
+    for team, points in (adjustments or Adjustments()).net_level_points().items():
         found.adjustment[team] += points
     return found
 
 
 def standings(scored: ScoredEvent, lots_seed: bytes = b"") -> list[Standing]:
+    """The standings of a scored event (its matches, byes and adjustments)."""
+    return rank(scored.event, scored.scores, scored.adjustments, lots_seed)
+
+
+def rank(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | None = None,
+         lots_seed: bytes = b"") -> list[Standing]:
     """Rank every team: match points, then the profile's ``tie_breaks`` in order."""
-    event = scored.event
     chain = check_tie_breaks(event.profile.tie_breaks, event.profile.id)
-    found = records(scored, lots_seed)
+    found = records(event, scores, adjustments, lots_seed)
     teams = [t.id for t in event.teams]
     tie_values: dict[str, dict[str, float]] = {t: {} for t in teams}
     for key in chain:

@@ -114,7 +114,9 @@ def test_report_json_and_a_correction_changes_it(tmp_path: Path) -> None:
     event_path, boards = _imported(tmp_path)
     before = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)
     assert set(before["standings"][0]) == {"rank", "team", "match_points", "level_points_for",
-                                          "level_points_against", "net_level_points", "played"}
+                                          "level_points_against", "net_level_points", "played", "byes",
+                                          "adjustment", "shared", "tie_breaks"}
+    assert set(before["standings"][0]["tie_breaks"]) == {"net_level_points", "level_points_for"}
     m1 = before["matches"][0]
     assert m1 == {**m1, "round": 1, "match": "1", "home": "H", "away": "V", "home_level_points": 30,
                   "away_level_points": 26, "margin": 4, "complete": False}

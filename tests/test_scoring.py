@@ -25,7 +25,8 @@ from dealer.files import load_event, load_event_text
 from dealer.folder import EventFolder
 from dealer.report import build_report
 from dealer.resources import load_profile
-from dealer.scoring import TIE_BREAKS, MatchScore, ResultColumns, ScoringError, score_event, standings
+from dealer.scoring import MatchScore, ResultColumns, ScoringError, score_event
+from dealer.standings import TIE_BREAKS, rank, standings
 
 
 def _import(tmp_path: Path, rows: list[list[object]]) -> Path:
@@ -65,7 +66,9 @@ def test_hand_worked_match_through_csv_import(tmp_path: Path) -> None:
                      "away_level_points": 27, "margin": 6, "complete": True}
     first = payload["standings"][0]
     assert first == {"rank": 1, "team": "H", "match_points": 2, "level_points_for": 33,
-                     "level_points_against": 27, "net_level_points": 6, "played": 1}
+                     "level_points_against": 27, "net_level_points": 6, "played": 1, "byes": 0,
+                     "adjustment": 0, "shared": False,
+                     "tie_breaks": {"net_level_points": 6, "level_points_for": 33}}
 
 
 def test_board_counts_only_when_both_tables_have_it(tmp_path: Path) -> None:
@@ -121,19 +124,20 @@ def test_standings_tie_break_chain() -> None:
     ]
     # MP: H 4, V 4, X 4, Y 0; net +20 each; level points for: H 80, V 90, X 90.
     event = _event(["net_level_points", "level_points_for", "head_to_head"])
-    table = standings(event, scores)
+    table = rank(event, scores)
     assert [s.team for s in table] == ["V", "X", "H", "Y"]
     # V and X are still level after level points for; head-to-head: V beat X.
     assert table[0].tie_values["head_to_head"] == 2 and table[1].tie_values["head_to_head"] == 0
     assert [s.rank for s in table] == [1, 2, 3, 4]
 
     event = _event(["mixed_club", "net_level_points"], mixed=("V",))
-    table = standings(event, scores)
-    assert [s.team for s in table][:3] == ["H", "X", "V"]  # mixed-club V placed after
-    assert table[0].shared and table[0].rank == table[1].rank == 1 and table[2].rank == 3
+    table = rank(event, scores)
+    # Seed 002: teams formed across 分会 (mixed club) rank first when all else is level.
+    assert [s.team for s in table][:3] == ["V", "H", "X"]
+    assert table[1].shared and table[0].rank == 1 and table[1].rank == table[2].rank == 2
 
     event = _event(["opponents_match_points", "game_ratio"])
-    table = standings(event, scores)
+    table = rank(event, scores)
     assert {s.team: s.tie_values["opponents_match_points"] for s in table[:3]} == {"H": 8, "V": 8, "X": 8}
     assert [s.team for s in table][:3] == ["H", "V", "X"]  # game ratio 80/60 > 90/70 = 90/70, then id
 
@@ -141,16 +145,16 @@ def test_standings_tie_break_chain() -> None:
 def test_unknown_tie_break_key_is_an_error_not_skipped(tmp_path: Path) -> None:
     event = _event(["net_level_points", "coin_toss"])
     with pytest.raises(ScoringError, match="unknown tie-break 'coin_toss'") as caught:
-        standings(event, [_score(1, "H", "V", 30, 20)])
+        rank(event, [_score(1, "H", "V", 30, 20)])
     assert f"known: {', '.join(TIE_BREAKS)}" in str(caught.value)
     with pytest.raises(ScoringError, match="coin_toss"):
-        score_event(event, ResultColumns.from_rows([]))
+        standings(score_event(event, ResultColumns.from_rows([])))
     # Every known key is accepted.
-    assert len(standings(_event(list(TIE_BREAKS)), [_score(1, "H", "V", 30, 20)])) == 4
+    assert len(rank(_event(list(TIE_BREAKS)), [_score(1, "H", "V", 30, 20)])) == 4
 
 
 def test_empty_results_score_to_nothing(tmp_path: Path) -> None:
     event = load_event(write_event(tmp_path))
     scored = score_event(event, ResultColumns.from_rows([]))
     assert all(not s.played for s in scored.scores)
-    assert [s.played for s in scored.standings()] == [0, 0, 0, 0]
+    assert [s.played for s in standings(scored)] == [0, 0, 0, 0]
