@@ -90,9 +90,9 @@ def run_command(args: list[str]) -> None:
 
 
 def verify_commands(event_folder: Path) -> list[list[str]]:
-    """One `dealer verify` per set file (the command takes one file)."""
+    """`dealer verify` of every set file: one command (it takes many files)."""
     key = ["--key-file", str(event_folder / "deal.key"), "--commitment", str(event_folder / "commitment.json")]
-    return [["verify", str(path), *key] for path in sorted(event_folder.glob("set-*.json"))]
+    return [["verify", *(str(path) for path in sorted(event_folder.glob("set-*.json"))), *key]]
 
 
 def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float]:
