@@ -1,20 +1,35 @@
 """Dealing speed: boards per second of the single-board and batch paths, each as a ratio to a
-`random.shuffle` baseline measured in the same run (machines here are noisy: compare ratios).
+`random.shuffle` baseline measured in the same run (machines here are noisy: compare ratios);
+then `dealer deal` and `dealer verify` end to end on an event of 100 sets, as a ratio to the
+batch path of the same run.
 
-    .venv/bin/python benchmarks/deal.py [--boards N] [--repeats R]
+    .venv/bin/python benchmarks/deal.py [--boards N] [--repeats R] [--sets S] [--boards-per-set B]
 
 The baseline shuffles a 108-card list with `random.shuffle` and cuts it into four 25-card hands
 and the kitty: the cheapest fair-looking dealer, but neither keyed, reproducible per board nor
 free of the Mersenne Twister. Our paths also compute a keyed SHAKE-256 stream per board and draw
 with rejection sampling (docs/dealing.md).
+
+End to end: the commands run in this process through the click command (``dealer.cli.main``), from
+reading the event file to the last file written and fsynced: `dealer deal` into a fresh folder
+(key, commitment, every set file, the manifest), then `dealer verify` of every set file with the
+key and the published commitment. Interpreter and import start-up are left out (as for the paths
+above) and measured apart: the same commands as whole processes, next to a whole process that
+only imports the batch path and deals the same boards.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import random
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from dealer.batch import shuffle_many
 from dealer.deal import BoardSpec, Layout, deal_board
@@ -53,10 +68,88 @@ def best_rate(function: Callable[[int], None], count: int, repeats: int) -> floa
     return count / best
 
 
+def write_event(folder: Path, sets: int, boards_per_set: int) -> Path:
+    path = folder / "bench.toml"
+    path.write_text("\n".join([
+        "[event]", 'id = "bench"', 'name = "Dealing benchmark"', 'profile = "official-2002"', "decks = 2",
+        f"sets = {sets}", f"boards_per_set = {boards_per_set}", "",
+    ]), encoding="utf-8")
+    return path
+
+
+def run_command(args: list[str]) -> None:
+    """``dealer ARGS`` in this process; its output is dropped, a failure stops the benchmark."""
+    from dealer.cli import main as dealer
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        try:
+            dealer.main(args, prog_name="dealer", standalone_mode=False)
+        except SystemExit as status:
+            if status.code:
+                raise SystemExit(f"dealer {' '.join(args)}: exit {status.code}\n{err.getvalue()}") from None
+
+
+def verify_commands(event_folder: Path) -> list[list[str]]:
+    """`dealer verify` of every set file: one command (it takes many files)."""
+    key = ["--key-file", str(event_folder / "deal.key"), "--commitment", str(event_folder / "commitment.json")]
+    return [["verify", *(str(path) for path in sorted(event_folder.glob("set-*.json"))), *key]]
+
+
+def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float]:
+    """Best seconds of `dealer deal` into a fresh folder and of verifying every set file."""
+    best_deal = best_verify = float("inf")
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        event_file = write_event(folder, sets, boards_per_set)
+        for repeat in range(repeats):
+            boards_dir = folder / f"boards-{repeat}"
+            start = time.perf_counter()
+            run_command(["deal", str(event_file), "--boards-dir", str(boards_dir)])
+            best_deal = min(best_deal, time.perf_counter() - start)
+            commands = verify_commands(boards_dir / "bench")
+            start = time.perf_counter()
+            for command in commands:
+                run_command(command)
+            best_verify = min(best_verify, time.perf_counter() - start)
+    return best_deal, best_verify
+
+
+def whole_processes(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float, float]:
+    """Best wall seconds of `dealer deal`, of `dealer verify` (all sets) and of a process that only
+    deals the same boards with the batch path, each a fresh interpreter."""
+    python = sys.executable
+    batch_only = ("from dealer.batch import shuffle_many\n"
+                  f"for s in range(1, {sets} + 1):\n"
+                  f"    shuffle_many(bytes(32), 'bench', s, range(1, {boards_per_set} + 1), 108)")
+    best = [float("inf")] * 3
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        event_file = write_event(folder, sets, boards_per_set)
+        for repeat in range(repeats):
+            boards_dir = folder / f"boards-{repeat}"
+            timings = []
+            start = time.perf_counter()
+            subprocess.run([python, "-m", "dealer.cli", "deal", str(event_file), "--boards-dir", str(boards_dir)],
+                           check=True, capture_output=True)
+            timings.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for command in verify_commands(boards_dir / "bench"):
+                subprocess.run([python, "-m", "dealer.cli", *command], check=True, capture_output=True)
+            timings.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            subprocess.run([python, "-c", batch_only], check=True, capture_output=True)
+            timings.append(time.perf_counter() - start)
+            best = [min(b, t) for b, t in zip(best, timings, strict=True)]
+    return best[0], best[1], best[2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sets", type=int, default=100, help="Sets of the end-to-end event.")
+    parser.add_argument("--boards-per-set", type=int, default=16)
+    parser.add_argument("--no-processes", action="store_true", help="Skip the whole-process timings.")
     args = parser.parse_args()
     base = best_rate(baseline, args.boards, args.repeats)
     one = best_rate(single, max(1, args.boards // 10), args.repeats)
@@ -64,6 +157,19 @@ def main() -> None:
     print(f"random.shuffle baseline: {base:12,.0f} boards/s")
     print(f"single-board path:       {one:12,.0f} boards/s  ({one / base:.2f}x baseline, full Deal objects)")
     print(f"batch path:              {many:12,.0f} boards/s  ({many / base:.2f}x baseline)")
+    boards = args.sets * args.boards_per_set
+    deal_s, verify_s = end_to_end(args.sets, args.boards_per_set, args.repeats)
+    print(f"end to end, {args.sets} sets of {args.boards_per_set} boards ({boards:,} boards), in-process:")
+    for name, seconds in (("dealer deal", deal_s), ("dealer verify, every set", verify_s)):
+        rate = boards / seconds
+        print(f"  {name:<24} {rate:12,.0f} boards/s  ({rate / many:.3f}x batch path; {seconds * 1000:.0f} ms)")
+    if not args.no_processes:
+        deal_p, verify_p, batch_p = whole_processes(args.sets, args.boards_per_set, args.repeats)
+        print("whole processes (interpreter and imports included), wall:")
+        for name, seconds in (("dealer deal", deal_p), ("dealer verify, every set", verify_p),
+                              ("batch path only", batch_p)):
+            print(f"  {name:<24} {boards / seconds:12,.0f} boards/s  ({batch_p / seconds:.2f}x the batch-only "
+                  f"process; {seconds * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@
 
 1. writes an event file (round-robin by the circle method, one board set per round) and one
    traveller CSV per round (32,000 rows each at full size: 640,000 in all) into a temporary folder;
-2. imports the CSV files through the real importer (validation, one transaction per file);
+2. imports the CSV files through the real importer (validation, one transaction per file), and in
+   the same run a baseline: the same files read with `csv` and inserted with a plain SQLite
+   `executemany` (a 5-column table, no index, one transaction per file); prints both rates and
+   their ratio;
 3. in a fresh process, reads the current results from SQLite, scores every match and computes the
    standings with the profile's tie-break chain; prints rows/s and the peak memory (max RSS) of
    that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine.
@@ -16,6 +19,7 @@ import argparse
 import csv
 import random
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -78,6 +82,25 @@ def write_travellers(folder: Path, teams: int, rounds: int, seed: int = 1) -> li
     return paths
 
 
+def plain_executemany(files: list[Path], database: Path) -> tuple[int, float]:
+    """The baseline: rows read with `csv` and inserted with `executemany`, one transaction a file."""
+    start = time.perf_counter()
+    conn = sqlite3.connect(database, isolation_level=None)
+    conn.execute("CREATE TABLE results (round INTEGER, match TEXT, tbl TEXT, board INTEGER, points INTEGER)")
+    rows = 0
+    for path in files:
+        with path.open(encoding="utf-8", newline="") as stream:
+            reader = csv.reader(stream)
+            next(reader)
+            batch = list(reader)
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?)", batch)
+        conn.execute("COMMIT")
+        rows += len(batch)
+    conn.close()
+    return rows, time.perf_counter() - start
+
+
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
     from dealer.files import load_event
@@ -134,10 +157,14 @@ def main() -> None:
         store.close()
         t3 = time.perf_counter()
         size_mb = event_folder.results_path.stat().st_size / 2**20
+        plain_rows, plain_s = plain_executemany(files, folder / "plain.sqlite")
         print(f"league: {args.teams} teams × {args.rounds} rounds × {BOARDS} boards × 2 tables "
               f"= {added:,} traveller rows (files written in {t1 - t0:.1f} s, event loaded in {t2 - t1:.1f} s)")
-        print(f"import:  {added:,} rows in {t3 - t2:.2f} s = {added / (t3 - t2):,.0f} rows/s "
+        rate, plain_rate = added / (t3 - t2), plain_rows / plain_s
+        print(f"import:  {added:,} rows in {t3 - t2:.2f} s = {rate:,.0f} rows/s "
               f"({len(files)} files, one transaction each; database {size_mb:.0f} MB)")
+        print(f"baseline: csv + plain executemany, {plain_rows:,} rows in {plain_s:.2f} s = {plain_rate:,.0f} rows/s; "
+              f"import / baseline = {rate / plain_rate:.3f}")
         child = subprocess.run(
             [sys.executable, __file__, "--score-only", str(event_path), str(boards_root)],
             capture_output=True, text=True, check=True,

@@ -1,21 +1,28 @@
 """The batch dealing path: many boards at once with NumPy, giving the very same boards as
-:func:`dealer.deal.shuffle_positions` (tests check this board for board).
+:mod:`dealer.deal` (tests check this board for board).
 
-Used for fairness audits and statistics. Per board only the keyed SHAKE-256 stream is computed in
-Python (one hash call); every index draw and every Fisher–Yates swap runs across a chunk of boards
-at once. A draw is rejected (docs/dealing.md §4) with probability below 108·107 / 2**32, so the
-vectorized steps assume none and the rare board that had one is redone by the single-board path.
+Used by ``dealer deal`` and ``dealer verify`` and for fairness audits. Per board only the keyed
+SHAKE-256 stream is computed in Python (one hash call); every index draw and every Fisher–Yates
+swap runs across a chunk of boards at once. A draw is rejected (docs/dealing.md §4) with
+probability below 108·107 / 2**32, so the vectorized steps assume none and the rare board that had
+one is redone by the single-board path.
+
+Boards are then held in columns, never as :class:`~dealer.cards.Deal` objects: the *place* of
+every pack position (0–3 the seats N, E, S, W, 4 the kitty dealt apart), from which come the hands
+in display order and the deal code (docs/notation.md).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from dealer.deal import WORD_LIMIT, board_input_parts, draw_bounds, shuffle_positions
+from dealer.cards import ALL_KINDS, SEATS, code_length
+from dealer.deal import WORD_LIMIT, Layout, board_input_parts, draw_bounds, shuffle_positions
 
 #: Boards shuffled together: small enough for the working arrays to stay in the CPU cache.
 CHUNK = 4096
@@ -51,6 +58,16 @@ def _shuffle_chunk(inputs: list[bytes], size: int) -> npt.NDArray[np.int16]:
     return result
 
 
+def shuffle_inputs(inputs: Sequence[bytes], size: int) -> npt.NDArray[np.int16]:
+    """Shuffled pack orders for the stream inputs of many boards (:func:`dealer.deal.board_input`),
+    of any events and sets: an array (len(inputs), size)."""
+    if not inputs:
+        return np.zeros((0, size), dtype=np.int16)
+    return np.concatenate(
+        [_shuffle_chunk(list(inputs[start : start + CHUNK]), size) for start in range(0, len(inputs), CHUNK)]
+    )
+
+
 def shuffle_many(
     key: bytes,
     event_id: str,
@@ -61,9 +78,93 @@ def shuffle_many(
 ) -> npt.NDArray[np.int16]:
     """Shuffled pack orders for many boards of one set: an array (len(boards), size)."""
     head, tail = board_input_parts(key, event_id, set_number, public_value)
-    inputs = [head + board.to_bytes(4, "big") + tail for board in boards]
-    if not inputs:
-        return np.zeros((0, size), dtype=np.int16)
-    return np.concatenate(
-        [_shuffle_chunk(inputs[start : start + CHUNK], size) for start in range(0, len(inputs), CHUNK)]
-    )
+    return shuffle_inputs([head + board.to_bytes(4, "big") + tail for board in boards], size)
+
+
+def set_inputs(key: bytes, event_id: str, boards: Iterable[tuple[int, int]],
+               public_value: str | None = None) -> list[bytes]:
+    """The stream inputs of boards given as (set, board)."""
+    parts: dict[int, tuple[bytes, bytes]] = {}
+    inputs = []
+    for set_number, board in boards:
+        if set_number not in parts:
+            parts[set_number] = board_input_parts(key, event_id, set_number, public_value)
+        head, tail = parts[set_number]
+        inputs.append(head + board.to_bytes(4, "big") + tail)
+    return inputs
+
+
+# --- boards in columns -------------------------------------------------------------------------
+
+KITTY_PLACE = 4
+SEAT_INDEX = {seat: index for index, seat in enumerate(SEATS)}
+#: Display rank (jokers first, then ♠ ♥ ♣ ♦ from A down) of each card kind, and the ASCII name of
+#: each display rank: sorting display ranks sorts a hand as docs/notation.md prints it.
+_DISPLAY = np.array([card.display_order for card in ALL_KINDS], dtype=np.int16)
+_NAMES = np.empty(54, dtype=object)
+for _card in ALL_KINDS:
+    _NAMES[_card.display_order] = _card.ascii
+
+
+def places(orders: npt.NDArray[np.int16], layout: Layout, declarers: Sequence[str]) -> npt.NDArray[np.uint8]:
+    """Where each pack position of each board went (docs/dealing.md §6): an array like
+    ``orders`` of places 0–3 (N, E, S, W) and 4 (the kitty dealt apart)."""
+    count, size = orders.shape
+    by_slot = np.minimum(np.arange(size) // layout.hand, KITTY_PLACE).astype(np.uint8)
+    slots = np.repeat(by_slot[np.newaxis, :], count, axis=0)
+    if layout.kitty_in_hand and layout.kitty:
+        seats = np.array([SEAT_INDEX[d] for d in declarers], dtype=np.uint8)
+        slots[:, 4 * layout.hand:] = seats[:, np.newaxis]
+    result = np.empty((count, size), dtype=np.uint8)
+    np.put_along_axis(result, orders.astype(np.intp), slots, axis=1)
+    return result
+
+
+def code_digits(held: npt.NDArray[np.uint8], decks: int) -> npt.NDArray[np.uint8]:
+    """The deal code's digits (docs/notation.md): card kinds in order, the copies of a kind by
+    place. ``held``: places by pack position (:func:`places`)."""
+    count = held.shape[0]
+    by_kind = held.reshape(count, decks, 54).transpose(0, 2, 1)
+    return np.sort(by_kind, axis=2).reshape(count, 54 * decks)
+
+
+def digits_from_counts(counts: npt.NDArray[np.int64], decks: int) -> npt.NDArray[np.uint8]:
+    """:func:`code_digits` from how many copies of each kind each place holds, an array
+    (boards, 5, 54) with ``decks`` copies of every kind."""
+    cumulative = counts.cumsum(axis=1)  # (boards, 5, 54): copies held by places 0 … p
+    copies = [(cumulative <= copy).sum(axis=1) for copy in range(decks)]  # the place of each copy
+    return np.stack(copies, axis=2).reshape(counts.shape[0], 54 * decks).astype(np.uint8)
+
+
+def deal_codes(digits: npt.NDArray[np.uint8], decks: int, kitty_apart: bool) -> list[str]:
+    """The deal code of each board from its digits (:func:`code_digits`); the same text as
+    :func:`dealer.cards.encode_deal`."""
+    radix = 5 if kitty_apart else 4
+    length = code_length(decks, radix)
+    prefix = f"{decks}{'K' if kitty_apart else 'H'}"
+    if radix == 4:  # two bits a digit: the number's bits are the digits' bits, left-padded
+        bits = np.stack([digits >> 1, digits & 1], axis=2).reshape(digits.shape[0], -1)
+        padding = np.zeros((digits.shape[0], 8 * length - bits.shape[1]), dtype=np.uint8)
+        raw = np.packbits(np.concatenate([padding, bits], axis=1), axis=1)
+        numbers = [row.tobytes() for row in raw]
+    else:
+        texts = (digits + ord("0")).astype(np.uint8)
+        numbers = [int(row.tobytes(), 5).to_bytes(length, "big") for row in texts]
+    return [prefix + base64.b32encode(number).decode("ascii").rstrip("=") for number in numbers]
+
+
+def hands_in_display_order(held: npt.NDArray[np.uint8]) -> list[tuple[dict[str, list[str]], list[str]]]:
+    """Each board's hands (N, E, S, W) and kitty as lists of ASCII cards in display order."""
+    kinds = np.arange(held.shape[1]) % 54
+    keys = np.sort(held.astype(np.int16) * 64 + _DISPLAY[kinds], axis=1)
+    names = _NAMES[keys & 63].tolist()
+    sizes = np.stack([(held == place).sum(axis=1) for place in range(KITTY_PLACE + 1)], axis=1).tolist()
+    boards = []
+    for row, counts in zip(names, sizes, strict=True):
+        hands: dict[str, list[str]] = {}
+        start = 0
+        for seat, held_cards in zip(SEATS, counts, strict=False):
+            hands[seat] = row[start : start + held_cards]
+            start += held_cards
+        boards.append((hands, row[start:]))
+    return boards

@@ -3,22 +3,43 @@
 Pure: documents are plain mappings; reading and writing files is :mod:`dealer.dealing` and
 :mod:`dealer.folder`. The schema is in ``docs/dealing.md`` §8.
 
-A document is trusted only after :func:`parse_boardset` found it whole and consistent: the
+A document is trusted only after :func:`check_boardset` found it whole and consistent: the
 fields it must have and no others, the plan whose hash it carries, top-level fields equal to the
 plan's, exactly the plan's boards of its set (each once, with the plan's declarer and level),
 each board exactly one pack whose deal code it states, and the fingerprint of those boards.
 Only the key proves that the cards are the dealt ones: :func:`verify_boardset`.
+
+Schema 3 names its plan by its hash only (the plan is in ``commitment.json``, once): schema 2
+repeated the whole plan, every board of every set, in every set file, so an event's files grew
+as the square of its sets. Reading a schema-3 file takes the plan from the caller; older
+schemas are still read with the plan they carry. Boards are dealt and checked in columns
+(:mod:`dealer.batch`), never one :class:`~dealer.cards.Deal` at a time, except to hand a set to
+printing (:func:`parse_boardset`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dealer.cards import LEVELS, SEATS, Deal, Pack, parse_card
+import numpy as np
+import numpy.typing as npt
+
+from dealer.batch import (
+    CHUNK,
+    KITTY_PLACE,
+    code_digits,
+    deal_codes,
+    digits_from_counts,
+    hands_in_display_order,
+    places,
+    set_inputs,
+    shuffle_inputs,
+)
+from dealer.cards import ALL_KINDS, LEVELS, SEATS, Deal, Pack, parse_card
 from dealer.deal import (
     ALGORITHM,
     Board,
@@ -26,21 +47,27 @@ from dealer.deal import (
     Layout,
     canonical_json,
     commitment,
+    commitment_of_digest,
     deal_board,
     plan_digest,
 )
 from dealer.errors import UserError, quote
 from dealer.event import Event
 
-BOARDSET_SCHEMA = "shengji-dealer/boardset/2"
+BOARDSET_SCHEMA = "shengji-dealer/boardset/3"
+#: Schema 2 carried the whole plan (every board of every set) in every set file.
+PLAN_SCHEMA = "shengji-dealer/boardset/2"
 #: Schema 1 also carried ``event_name``, which no commitment covers (schema 2 dropped it).
 LEGACY_SCHEMA = "shengji-dealer/boardset/1"
 MANIFEST_SCHEMA = "shengji-dealer/manifest/1"
 COMMITMENT_SCHEMA = "shengji-dealer/commitment/1"
 
-_TOP_FIELDS = ("schema", "event", "set", "algorithm", "commitment", "plan_sha256", "plan", "public_value",
+_TOP_FIELDS = ("schema", "event", "set", "algorithm", "commitment", "plan_sha256", "public_value",
                "profile", "decks", "hand", "kitty_size", "kitty_mode", "fingerprint", "boards")
-_FIELDS = {BOARDSET_SCHEMA: frozenset(_TOP_FIELDS), LEGACY_SCHEMA: frozenset((*_TOP_FIELDS, "event_name"))}
+_FIELDS = {BOARDSET_SCHEMA: frozenset(_TOP_FIELDS), PLAN_SCHEMA: frozenset((*_TOP_FIELDS, "plan")),
+           LEGACY_SCHEMA: frozenset((*_TOP_FIELDS, "plan", "event_name"))}
+#: The schemas whose files carry their plan.
+_WITH_PLAN = frozenset((PLAN_SCHEMA, LEGACY_SCHEMA))
 #: Top-level field → the plan's field it must equal.
 _FROM_PLAN = {"event": "event", "algorithm": "algorithm", "profile": "profile", "decks": "decks",
               "hand": "hand", "kitty_size": "kitty", "kitty_mode": "kitty_mode"}
@@ -71,31 +98,64 @@ def fingerprint(boards: Sequence[Mapping[str, Any]]) -> str:
     return hashlib.sha256(canonical_json(content)).hexdigest()[:16]
 
 
+def kitty_apart(layout: Layout) -> bool:
+    """Whether boards of this layout have a kitty of their own (deal codes ``…K…``)."""
+    return not layout.kitty_in_hand and layout.kitty > 0
+
+
+def dealt_codes(key: bytes, event_id: str, set_number: int, conditions: Sequence[tuple[int, str]],
+                layout: Layout, public_value: str | None) -> list[str]:
+    """The deal codes that the key deals for boards (number, declarer) of one set, by the batch
+    path (the declarer matters when the kitty goes to the declarer's hand)."""
+    orders = shuffle_inputs(set_inputs(key, event_id, [(set_number, n) for n, _ in conditions], public_value),
+                            54 * layout.decks)
+    held = places(orders, layout, [declarer for _, declarer in conditions])
+    return deal_codes(code_digits(held, layout.decks), layout.decks, kitty_apart(layout))
+
+
+def _dealt_entries(key: bytes, event: Event, set_numbers: Sequence[int],
+                   public_value: str | None) -> dict[int, list[dict[str, Any]]]:
+    """The board entries of some sets, dealt together by the batch path."""
+    layout = layout_of(event)
+    boards = [b for s in set_numbers for b in event.set_boards(s)]
+    orders = shuffle_inputs(set_inputs(key, event.id, [(b.set, b.number) for b in boards], public_value),
+                            54 * layout.decks)
+    held = places(orders, layout, [b.declarer for b in boards])
+    codes = deal_codes(code_digits(held, layout.decks), layout.decks, kitty_apart(layout))
+    entries: dict[int, list[dict[str, Any]]] = {s: [] for s in set_numbers}
+    for board, code, (hands, kitty) in zip(boards, codes, hands_in_display_order(held), strict=True):
+        entries[board.set].append({"number": board.number, "declarer": board.declarer, "level": board.level,
+                                   "hands": hands, "kitty": kitty, "deal_code": code})
+    return entries
+
+
+def boardset_documents(event: Event, key: bytes, public_value: str | None,
+                       set_numbers: Sequence[int] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(set, board set file content) of every set (or of ``set_numbers``), deterministic for a
+    key and event. Sets are dealt together, a few thousand boards at a time."""
+    plan = event.plan(ALGORITHM)
+    head = {"schema": BOARDSET_SCHEMA, "event": event.id, "algorithm": ALGORITHM,
+            "commitment": commitment(key, plan), "plan_sha256": plan_digest(plan), "public_value": public_value,
+            "profile": event.profile.id, "decks": event.decks, "hand": event.hand, "kitty_size": event.kitty,
+            "kitty_mode": event.kitty_mode}
+    numbers = list(range(1, event.sets + 1)) if set_numbers is None else list(set_numbers)
+    step = max(1, CHUNK // event.boards_per_set)
+    for start in range(0, len(numbers), step):
+        for set_number, boards in _dealt_entries(key, event, numbers[start : start + step], public_value).items():
+            yield set_number, {**head, "set": set_number, "fingerprint": fingerprint(boards), "boards": boards}
+
+
 def boardset_document(
     event: Event, set_number: int, key: bytes, public_value: str | None
 ) -> dict[str, Any]:
     """The board set file content for one set (deterministic for a key and event)."""
-    plan = event.plan(ALGORITHM)
-    layout = layout_of(event)
-    boards = [deal_board(key, spec, layout).as_dict()
-              for spec in set_specs(event, set_number, public_value)]
-    return {
-        "schema": BOARDSET_SCHEMA,
-        "event": event.id,
-        "set": set_number,
-        "algorithm": ALGORITHM,
-        "commitment": commitment(key, plan),
-        "plan_sha256": plan_digest(plan),
-        "plan": plan,
-        "public_value": public_value,
-        "profile": event.profile.id,
-        "decks": event.decks,
-        "hand": event.hand,
-        "kitty_size": event.kitty,
-        "kitty_mode": event.kitty_mode,
-        "fingerprint": fingerprint(boards),
-        "boards": boards,
-    }
+    ((_, document),) = boardset_documents(event, key, public_value, [set_number])
+    return document
+
+
+def boardset_bytes(document: Mapping[str, Any]) -> bytes:
+    """The bytes of a set file (docs/dealing.md §8.1): its canonical JSON and a newline."""
+    return canonical_json(document) + b"\n"
 
 
 @dataclass(frozen=True)
@@ -152,10 +212,105 @@ def _card_text(value: Any) -> str:
     return value
 
 
-def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
-    """Read a board set document: the set and no problem, or ``None`` and every problem found.
+class PlanOf:
+    """A plan read once for any number of set files: its hash and its boards by set."""
 
-    Raises :class:`BoardSetError` when ``data`` is not a board set document at all.
+    def __init__(self, plan: Mapping[str, Any], sha256: str | None = None) -> None:
+        """``sha256``: the plan's hash when already computed (else computed here: ``TypeError``
+        or ``ValueError`` when the plan cannot be read)."""
+        self.plan = plan
+        self.sha256 = plan_digest(plan) if sha256 is None else sha256
+        self._by_set: dict[int, dict[int, tuple[str, str]]] | None = None
+
+    @property
+    def by_set(self) -> dict[int, dict[int, tuple[str, str]]]:
+        """set → board → (declarer, level); ``ValueError`` (``KeyError``, ``TypeError``) when the
+        plan's boards cannot be read."""
+        if self._by_set is None:
+            by_set: dict[int, dict[int, tuple[str, str]]] = {}
+            for (set_number, number), conditions in plan_conditions(self.plan).items():
+                by_set.setdefault(set_number, {})[number] = conditions
+            self._by_set = by_set
+        return self._by_set
+
+
+@dataclass(frozen=True)
+class CheckedSet:
+    """A board set document found whole and consistent, its boards in columns (by number)."""
+
+    set_number: int
+    commitment: str
+    plan: PlanOf
+    public_value: str | None
+    fingerprint: str
+    layout: Layout
+    numbers: tuple[int, ...]
+    declarers: tuple[str, ...]
+    levels: tuple[str, ...]
+    codes: tuple[str, ...]
+    #: Per board, the card kinds that N, E, S, W and the kitty hold.
+    kinds: tuple[tuple[npt.NDArray[np.int16], ...], ...]
+
+    def boardset(self) -> BoardSet:
+        decks = self.layout.decks
+        boards = tuple(
+            Board(self.set_number, number, declarer, level,
+                  Deal.build(decks, {seat: [ALL_KINDS[k] for k in held[i]] for i, seat in enumerate(SEATS)},
+                             [ALL_KINDS[k] for k in held[KITTY_PLACE]]))
+            for number, declarer, level, held in zip(self.numbers, self.declarers, self.levels, self.kinds,
+                                                     strict=True))
+        plan = self.plan.plan
+        return BoardSet(event=str(plan["event"]), set_number=self.set_number, commitment=self.commitment,
+                        plan_sha256=self.plan.sha256, plan=plan, public_value=self.public_value,
+                        fingerprint=self.fingerprint, boards=boards)
+
+
+#: Card kind by the two ASCII bytes of its name read as one big-endian 16-bit number (-1: none).
+_KIND_BY_NAME = np.full(1 << 16, -1, dtype=np.int16)
+for _card in ALL_KINDS:
+    _KIND_BY_NAME[int.from_bytes(_card.ascii.encode("ascii"), "big")] = _card.kind
+
+
+def _kinds(cards: Any) -> npt.NDArray[np.int16]:
+    """The kinds of a list of cards as a set file writes them; any other form of a card that
+    :func:`~dealer.cards.parse_card` reads is accepted too. ``ValueError`` names a bad card."""
+    cards = _list(cards)
+    if set(map(type, cards)) <= {str} and set(map(len, cards)) <= {2}:
+        text = "".join(cards)
+        if text.isascii():
+            kinds: npt.NDArray[np.int16] = _KIND_BY_NAME[np.frombuffer(text.encode("ascii"), dtype=">u2")]
+            if (kinds >= 0).all():
+                return kinds
+    return np.array([parse_card(_card_text(c)).kind for c in cards], dtype=np.int16)
+
+
+def _entry_kinds(entry: Mapping[str, Any]) -> tuple[npt.NDArray[np.int16], ...]:
+    """The kinds held by N, E, S, W and the kitty of a board entry (``ValueError`` if unreadable)."""
+    hands = entry["hands"]
+    if not isinstance(hands, Mapping) or set(hands) != set(SEATS):
+        raise ValueError(f"hands must be exactly {', '.join(SEATS)}")
+    return (*(_kinds(hands[seat]) for seat in SEATS), _kinds(entry.get("kitty", [])))
+
+
+class _Board:
+    """A board entry read in the first pass of :func:`check_boardset`."""
+
+    __slots__ = ("code", "computed", "counts", "declarer", "kinds", "level", "number", "where")
+
+    def __init__(self, where: str, number: int, declarer: str, level: str, kinds: tuple[npt.NDArray[np.int16], ...],
+                 code: Any) -> None:
+        self.where, self.number, self.declarer, self.level, self.kinds = where, number, declarer, level, kinds
+        self.code = code  # as written
+        self.computed = ""  # the code of its hands
+        self.counts = np.stack([np.bincount(k, minlength=54) for k in kinds])  # (5, 54)
+
+
+def check_boardset(data: Any, plan: PlanOf | None = None) -> tuple[CheckedSet | None, list[str]]:
+    """Read a board set document: the checked set and no problem, or ``None`` and every problem.
+
+    ``plan``: the committed plan, which a schema-3 document names by its hash only (older ones
+    carry theirs). Raises :class:`BoardSetError` when ``data`` is not a board set document at
+    all, or is one of schema 3 and no plan is given.
     """
     if not isinstance(data, Mapping) or data.get("schema") not in _FIELDS:
         raise BoardSetError(f"not a board set document (schema {BOARDSET_SCHEMA} expected)")
@@ -167,113 +322,146 @@ def parse_boardset(data: Any) -> tuple[BoardSet | None, list[str]]:
         problems.append(f"field {name} is missing")
     if problems:
         return None, problems
-    plan = data["plan"]
-    if not isinstance(plan, Mapping):
-        return None, ["the plan is not an object"]
-    try:
-        plan_sha = plan_digest(plan)
-    except (TypeError, ValueError):
-        return None, ["the plan cannot be read"]
-    if data["plan_sha256"] != plan_sha:
+    if data["schema"] in _WITH_PLAN:
+        if not isinstance(data["plan"], Mapping):
+            return None, ["the plan is not an object"]
+        try:
+            plan = PlanOf(data["plan"])
+        except (TypeError, ValueError):
+            return None, ["the plan cannot be read"]
+    elif plan is None:
+        raise BoardSetError("the set file names its plan by its hash only (schema "
+                            f"{BOARDSET_SCHEMA}): the event's commitment.json, which holds the plan, is needed")
+    content = plan.plan
+    if data["plan_sha256"] != plan.sha256:
         problems.append("plan_sha256 is not the hash of the plan")
-    if plan.get("algorithm") != ALGORITHM:
-        return None, [*problems, f"unknown algorithm {quote(plan.get('algorithm'))}"]
+    if content.get("algorithm") != ALGORITHM:
+        return None, [*problems, f"unknown algorithm {quote(content.get('algorithm'))}"]
     for name, plan_name in _FROM_PLAN.items():
-        if data[name] != plan.get(plan_name) or isinstance(data[name], bool):
-            problems.append(f"{name} is {quote(data[name])}, the plan says {quote(plan.get(plan_name))}")
+        if data[name] != content.get(plan_name) or isinstance(data[name], bool):
+            problems.append(f"{name} is {quote(data[name])}, the plan says {quote(content.get(plan_name))}")
     if not isinstance(data["commitment"], str) or not HEX64.fullmatch(data["commitment"]):
         problems.append("the commitment is not 64 lower-case hex digits")
     public_value = data["public_value"]
-    if plan.get("public_value_source") is None:
+    if content.get("public_value_source") is None:
         if public_value is not None:
             problems.append("public_value is given but the plan names no public value source")
     elif not isinstance(public_value, str) or not public_value.strip():
         problems.append("the plan names a public value source but public_value is missing or empty")
     set_number = data["set"]
     try:
-        conditions = plan_conditions(plan)
-        decks = int(plan["decks"])
-        Layout(decks, int(plan["hand"]), int(plan["kitty"]), plan["kitty_mode"] == "in-hand")
+        by_set = plan.by_set
+        decks = int(content["decks"])
+        hand, kitty = int(content["hand"]), int(content["kitty"])
+        in_hand = content["kitty_mode"] == "in-hand"
+        layout = Layout(decks, hand, kitty, in_hand)
         Pack(decks)
     except (KeyError, TypeError, ValueError):
         return None, [*problems, "the plan's boards or pack cannot be read"]
-    if not _is_int(set_number) or not any(s == set_number for s, _ in conditions):
+    if not _is_int(set_number) or set_number not in by_set:
         return None, [*problems, f"set {quote(set_number)} is not in the plan"]
-    expected = sorted(n for s, n in conditions if s == set_number)
+    conditions = by_set[set_number]
     entries = data["boards"]
     if not isinstance(entries, list):
         return None, [*problems, "boards is not a list"]
-    boards: list[Board] = []
+    # First pass: the structure of every entry, in order; problems and boards read as they come.
+    found: list[str | _Board] = []
     seen: set[int] = set()
     for index, entry in enumerate(entries):
         where = f"boards[{index}]"
         if not isinstance(entry, Mapping):
-            problems.append(f"{where} is not an object")
+            found.append(f"{where} is not an object")
             continue
         extra = set(entry) - _BOARD_FIELDS
         missing = _BOARD_FIELDS - set(entry)
         if extra or missing:
-            problems.append(f"{where}: " + "; ".join(
+            found.append(f"{where}: " + "; ".join(
                 [f"unknown field {quote(n)}" for n in sorted(extra)] +
                 [f"field {n} is missing" for n in sorted(missing)]))
             continue
         number = entry["number"]
-        if not _is_int(number) or number not in expected:
-            problems.append(f"{where}: board {quote(number)} is not in set {set_number} of the plan")
+        if not _is_int(number) or number not in conditions:
+            found.append(f"{where}: board {quote(number)} is not in set {set_number} of the plan")
             continue
         where = f"board {number}"
         if number in seen:
-            problems.append(f"{where} appears twice")
+            found.append(f"{where} appears twice")
             continue
         seen.add(number)
-        declarer, level = conditions[(set_number, number)]
+        declarer, level = conditions[number]
         if entry["declarer"] != declarer or entry["level"] != level:
-            problems.append(f"{where}: declarer and level are {quote(entry['declarer'])} "
-                            f"{quote(entry['level'])}, the plan says {declarer} {level}")
+            found.append(f"{where}: declarer and level are {quote(entry['declarer'])} "
+                         f"{quote(entry['level'])}, the plan says {declarer} {level}")
             continue
         try:
-            board = board_from_dict(entry, set_number, decks)
+            kinds = _entry_kinds(entry)
         except (KeyError, TypeError, ValueError) as error:
-            problems.append(f"{where}: not one whole pack: {error}")
+            found.append(f"{where}: not one whole pack: {error}")
             continue
-        in_hand = plan["kitty_mode"] == "in-hand"
-        sizes = board.deal.sizes()
-        expected_sizes = {seat: int(plan["hand"]) + (int(plan["kitty"]) if in_hand and seat == declarer else 0)
-                          for seat in SEATS}
-        if sizes != expected_sizes or len(board.deal.kitty) != (0 if in_hand else int(plan["kitty"])):
-            problems.append(f"{where}: hands of {', '.join(f'{s} {n}' for s, n in sizes.items())} and a kitty of "
-                            f"{len(board.deal.kitty)}; the plan deals {plan['hand']} a hand and a kitty of "
-                            f"{plan['kitty']} {'to the declarer' if in_hand else 'apart'}")
-        if entry["deal_code"] != board.deal.code:
-            problems.append(f"{where}: deal_code is not the code of its hands")
-        boards.append(board)
-    for number in expected:
+        board = _Board(where, number, declarer, level, kinds, entry["deal_code"])
+        if (board.counts.sum(axis=0) != decks).any():
+            found.append(f"{where}: not one whole pack: the hands and kitty are not exactly one pack")
+            continue
+        found.append(board)
+    boards = [item for item in found if isinstance(item, _Board)]
+    # The deal codes of the boards' hands, all at once (the radix is 5 when a board has a kitty).
+    for apart in (False, True):
+        group = [b for b in boards if bool(b.counts[KITTY_PLACE].sum()) == apart]
+        if group:
+            digits = digits_from_counts(np.stack([b.counts for b in group]), decks)
+            for board, code in zip(group, deal_codes(digits, decks, apart), strict=True):
+                board.computed = code
+    # Second pass: the problems in the order of the entries.
+    for item in found:
+        if isinstance(item, str):
+            problems.append(item)
+            continue
+        sizes = dict(zip(SEATS, item.counts.sum(axis=1).tolist(), strict=False))
+        kitty_held = int(item.counts[KITTY_PLACE].sum())
+        expected_sizes = {seat: hand + (kitty if in_hand and seat == item.declarer else 0) for seat in SEATS}
+        if sizes != expected_sizes or kitty_held != (0 if in_hand else kitty):
+            problems.append(f"{item.where}: hands of {', '.join(f'{s} {n}' for s, n in sizes.items())} and a kitty of "
+                            f"{kitty_held}; the plan deals {content['hand']} a hand and a kitty of "
+                            f"{content['kitty']} {'to the declarer' if in_hand else 'apart'}")
+        if item.code != item.computed:
+            problems.append(f"{item.where}: deal_code is not the code of its hands")
+    for number in sorted(conditions):
         if number not in seen:
             problems.append(f"board {number} is missing")
     if not problems and data["fingerprint"] != fingerprint(entries):
         problems.append("the fingerprint is not that of the boards")
     if problems:
         return None, problems
-    return BoardSet(
-        event=str(plan["event"]), set_number=set_number, commitment=data["commitment"],
-        plan_sha256=plan_sha, plan=plan, public_value=public_value, fingerprint=data["fingerprint"],
-        boards=tuple(sorted(boards, key=lambda b: b.number)),
+    boards.sort(key=lambda b: b.number)
+    return CheckedSet(
+        set_number=set_number, commitment=data["commitment"], plan=plan, public_value=public_value,
+        fingerprint=data["fingerprint"], layout=layout, numbers=tuple(b.number for b in boards),
+        declarers=tuple(b.declarer for b in boards), levels=tuple(b.level for b in boards),
+        codes=tuple(b.computed for b in boards), kinds=tuple(b.kinds for b in boards),
     ), []
 
 
-def _differing_entries(data: Mapping[str, Any], key: bytes) -> list[int]:
+def parse_boardset(data: Any, plan: PlanOf | None = None) -> tuple[BoardSet | None, list[str]]:
+    """:func:`check_boardset`, and the set's boards as :class:`~dealer.deal.Board` objects (for
+    printing)."""
+    checked, problems = check_boardset(data, plan)
+    return (None, problems) if checked is None else (checked.boardset(), [])
+
+
+def _differing_entries(data: Mapping[str, Any], key: bytes, plan: PlanOf | None) -> list[int]:
     """In a document that did not read whole: the boards whose entry (deal code or hands) is not
     the board the key deals, as far as the plan and the entries can be read."""
-    plan, set_number, public_value = data.get("plan"), data.get("set"), data.get("public_value")
+    content = data.get("plan") if data.get("schema") in _WITH_PLAN else (plan.plan if plan else None)
+    set_number, public_value = data.get("set"), data.get("public_value")
     entries = data.get("boards")
-    if (not isinstance(plan, Mapping) or not isinstance(set_number, int) or isinstance(set_number, bool)
+    if (not isinstance(content, Mapping) or not isinstance(set_number, int) or isinstance(set_number, bool)
             or not isinstance(entries, list) or not (public_value is None or isinstance(public_value, str))):
         return []
     try:
-        layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
-                        plan["kitty_mode"] == "in-hand")
+        layout = Layout(int(content["decks"]), int(content["hand"]), int(content["kitty"]),
+                        content["kitty_mode"] == "in-hand")
         Pack(layout.decks)
-        conditions = plan_conditions(plan)
+        conditions = plan_conditions(content)
     except (KeyError, TypeError, ValueError):
         return []
     differing: set[int] = set()
@@ -282,7 +470,7 @@ def _differing_entries(data: Mapping[str, Any], key: bytes) -> list[int]:
         if not isinstance(number, int) or (set_number, number) not in conditions:
             continue
         declarer, level = conditions[(set_number, number)]
-        spec = BoardSpec(str(plan.get("event")), set_number, number, declarer, level, public_value)
+        spec = BoardSpec(str(content.get("event")), set_number, number, declarer, level, public_value)
         expected = deal_board(key, spec, layout).deal.code
         try:
             same = entry.get("deal_code") == expected == board_from_dict(entry, set_number, layout.decks).deal.code
@@ -310,21 +498,23 @@ class VerifyReport:
 
 def verify_boardset(
     data: Any, key: bytes, public_value: str | None = None, published: str | None = None,
+    plan: PlanOf | None = None,
 ) -> VerifyReport:
     """Check a board set document whole and re-derive its commitment and every board from the key.
 
     ``public_value`` is the announced public value, which the file's must equal (when given);
-    ``published`` is the commitment published before play, which the file's must equal. Raises
+    ``published`` is the commitment published before play, which the file's must equal; ``plan``
+    the committed plan (needed for schema 3, :func:`check_boardset`). Raises
     :class:`BoardSetError` when ``data`` is not a board set document at all.
     """
-    parsed, problems = parse_boardset(data)
+    parsed, problems = check_boardset(data, plan)
     report = VerifyReport(False, [], list(problems))
     if parsed is None:
-        report.differing_boards = _differing_entries(data, key)
+        report.differing_boards = _differing_entries(data, key, plan)
         return report
-    report.set_number, report.boards, report.commitment = (parsed.set_number, len(parsed.boards),
+    report.set_number, report.boards, report.commitment = (parsed.set_number, len(parsed.numbers),
                                                            parsed.commitment)
-    report.commitment_ok = commitment(key, parsed.plan) == parsed.commitment
+    report.commitment_ok = commitment_of_digest(key, parsed.plan.sha256) == parsed.commitment
     if not report.commitment_ok:
         report.problems.append("the commitment does not match this key and plan")
     if published is None:
@@ -339,12 +529,8 @@ def verify_boardset(
     elif public_value is None and parsed.public_value is not None:
         report.notes.append(f"public value {quote(parsed.public_value)} taken from the file: check "
                             "that it is the announced draw")
-    plan = parsed.plan
-    layout = Layout(int(plan["decks"]), int(plan["hand"]), int(plan["kitty"]),
-                    plan["kitty_mode"] == "in-hand")
-    for board in parsed.boards:
-        spec = BoardSpec(str(plan["event"]), parsed.set_number, board.number, board.declarer,
-                         board.level, parsed.public_value)
-        if deal_board(key, spec, layout).deal.code != board.deal.code:
-            report.differing_boards.append(board.number)
+    codes = dealt_codes(key, str(parsed.plan.plan["event"]), parsed.set_number,
+                        list(zip(parsed.numbers, parsed.declarers, strict=True)), parsed.layout, parsed.public_value)
+    report.differing_boards = [number for number, written, dealt
+                               in zip(parsed.numbers, parsed.codes, codes, strict=True) if written != dealt]
     return report

@@ -320,7 +320,7 @@ def parse_deal(text: str, decks: int) -> Deal:
 _PLACES = (*SEATS, KITTY)
 
 
-def _code_length(decks: int, radix: int) -> int:
+def code_length(decks: int, radix: int) -> int:
     copies = 54 * decks
     return (int(radix**copies - 1).bit_length() + 7) // 8
 
@@ -333,7 +333,7 @@ def encode_deal(deal: Deal) -> str:
         for place_index, place in enumerate(_PLACES[:radix]):
             for _ in range(holders[card].get(place, 0)):
                 number = number * radix + place_index
-    raw = number.to_bytes(_code_length(deal.decks, radix), "big")
+    raw = number.to_bytes(code_length(deal.decks, radix), "big")
     body = base64.b32encode(raw).decode("ascii").rstrip("=")
     return f"{deal.decks}{'K' if deal.kitty else 'H'}{body}"
 
@@ -350,7 +350,7 @@ def decode_deal(code: str) -> Deal:
         raw = base64.b32decode(body + "=" * (-len(body) % 8))
     except ValueError as error:
         raise ValueError(f"not a deal code: {code!r} ({error})") from None
-    if len(raw) != _code_length(decks, radix):
+    if len(raw) != code_length(decks, radix):
         raise ValueError(f"deal code {code!r} has the wrong length for {decks} deck(s)")
     number = int.from_bytes(raw, "big")
     digits: list[int] = []

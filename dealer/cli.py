@@ -264,30 +264,35 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
 
 
 @main.command()
-@click.argument("boardset", metavar="BOARDSET.json", type=click.Path(dir_okay=False))
+@click.argument("boardsets", metavar="BOARDSET.json...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--key-file", required=True, type=click.Path(dir_okay=False),
               help="The revealed key.")
 @click.option("--public-value", help="The announced public value (checked against the file's).")
 @click.option("--commitment", "published",
-              help="The commitment published before play: 64 hex digits or its commitment.json.")
-def verify(boardset: str, key_file: str, public_value: str | None, published: str | None) -> None:
-    """Check a set file whole and re-derive every board and the commitment from the key; exit 1
+              help="The commitment published before play: 64 hex digits or its commitment.json (which also "
+                   "holds the plan; by default the commitment.json beside each set file).")
+def verify(boardsets: tuple[str, ...], key_file: str, public_value: str | None, published: str | None) -> None:
+    """Check set files whole and re-derive every board and the commitment from the key; exit 1
     on any difference."""
-    from dealer.dealing import verify_file
+    from dealer.dealing import verify_files
 
-    report = verify_file(boardset, key_file, public_value, published)
-    for problem in report.problems:
-        echo(f"{boardset}: {problem}", err=True)
-    for number in report.differing_boards:
-        echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
-    if not report.ok:
+    differing = False
+    for boardset, report in zip(boardsets, verify_files(boardsets, key_file, public_value, published), strict=True):
+        for problem in report.problems:
+            echo(f"{boardset}: {problem}", err=True)
+        for number in report.differing_boards:
+            echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
+        if not report.ok:
+            differing = True
+            continue
+        for note in report.notes:
+            echo(f"note: {note}", err=True)
+        checked = "the published commitment" if published else "the commitment in the file"
+        echo(f"{boardset}: set {report.set_number} verified: {report.boards} boards, the whole file and "
+             f"{checked} match the key")
+        echo(f"commitment: {report.commitment}")
+    if differing:
         sys.exit(EXIT_DIFFERENCE)
-    for note in report.notes:
-        echo(f"note: {note}", err=True)
-    checked = "the published commitment" if published else "the commitment in the file"
-    echo(f"{boardset}: set {report.set_number} verified: {report.boards} boards, the whole file and "
-         f"{checked} match the key")
-    echo(f"commitment: {report.commitment}")
 
 
 @main.command()

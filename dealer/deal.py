@@ -232,7 +232,12 @@ def plan_digest(plan: Mapping[str, Any]) -> str:
 
 def commitment(key: bytes, plan: Mapping[str, Any]) -> str:
     """SHA-256 commitment to the key together with the canonical event plan."""
-    return hashlib.sha256(COMMIT_TAG + key + bytes.fromhex(plan_digest(plan))).hexdigest()
+    return commitment_of_digest(key, plan_digest(plan))
+
+
+def commitment_of_digest(key: bytes, plan_sha256: str) -> str:
+    """:func:`commitment` from the plan's hash (64 hex digits), when it is already known."""
+    return hashlib.sha256(COMMIT_TAG + key + bytes.fromhex(plan_sha256)).hexdigest()
 
 
 def key_id(key: bytes) -> str:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealer.boardset import (
+    BOARDSET_SCHEMA,
     COMMITMENT_SCHEMA,
     MANIFEST_SCHEMA,
     BoardSetError,
+    PlanOf,
     VerifyReport,
-    boardset_document,
+    boardset_bytes,
+    boardset_documents,
     verify_boardset,
 )
 from dealer.deal import ALGORITHM, commitment, key_id, new_key, plan_digest
@@ -36,7 +39,7 @@ from dealer.files import (
     write_atomic,
     write_key,
 )
-from dealer.folder import MANIFEST_FILE, SET_FILE_LIMIT, EventFolder
+from dealer.folder import COMMITMENT_FILE, MANIFEST_FILE, SET_FILE_LIMIT, EventFolder, read_commitment
 
 #: A commitment as a person may paste it: 64 hex digits, either case.
 _TYPED_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
@@ -156,9 +159,9 @@ def deal_event(
             "one event reveals the other's boards"
         )
     hashes: dict[str, str] = {}
-    for set_number in range(1, event.sets + 1):
+    for set_number, document in boardset_documents(event, key, public_value):
         target = folder.set_path(set_number)
-        data = json_bytes(boardset_document(event, set_number, key, public_value))
+        data = boardset_bytes(document)
         if _write_or_same(target, data, OWNER_ONLY):
             report.files.append(target)
         else:
@@ -225,13 +228,44 @@ def read_published(value: str) -> str:
     return found.lower()
 
 
-def verify_file(path: str | Path, key_file: str | Path, public_value: str | None = None,
-                published: str | None = None) -> VerifyReport:
-    """:func:`~dealer.boardset.verify_boardset` of a set file on disk."""
-    data = read_json(path, "board set", SET_FILE_LIMIT)
+def _plan_for(path: Path, published: str | None, plans: dict[Path, PlanOf]) -> PlanOf:
+    """The committed plan that a schema-3 set file names by its hash: from the published
+    ``commitment.json`` when ``--commitment`` names that file, else from the one beside the set
+    file (the folder ``dealer deal`` writes). ``plans``: those already read, by file."""
+    given = Path(published) if published is not None and not _TYPED_HEX64.fullmatch(published.strip()) else None
+    source = given or path.parent / COMMITMENT_FILE
+    if source not in plans:
+        if given is None and not source.exists():
+            raise FileProblem(
+                f"{path}: the set file names its plan by its hash only (schema {BOARDSET_SCHEMA}); give the event's "
+                f"{COMMITMENT_FILE}, which holds the plan, with --commitment (or keep it beside the set file)",
+                field="published")
+        plans[source] = read_commitment(source).plan_of
+    return plans[source]
+
+
+def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value: str | None = None,
+                 published: str | None = None) -> list[VerifyReport]:
+    """:func:`~dealer.boardset.verify_boardset` of set files on disk, one report per file (the
+    key, the published commitment and the plan are read once)."""
     key = read_key(key_file)
     expected = read_published(published) if published is not None else None
-    try:
-        return verify_boardset(data, key, public_value, expected)
-    except BoardSetError as error:
-        raise FileProblem(f"{path}: {error}") from None
+    plans: dict[Path, PlanOf] = {}
+    reports = []
+    for path in paths:
+        data = read_json(path, "board set", SET_FILE_LIMIT)
+        plan = None
+        if isinstance(data, Mapping) and data.get("schema") == BOARDSET_SCHEMA:
+            plan = _plan_for(Path(path), published, plans)
+        try:
+            reports.append(verify_boardset(data, key, public_value, expected, plan))
+        except BoardSetError as error:
+            raise FileProblem(f"{path}: {error}") from None
+    return reports
+
+
+def verify_file(path: str | Path, key_file: str | Path, public_value: str | None = None,
+                published: str | None = None) -> VerifyReport:
+    """:func:`verify_files` of one set file."""
+    (report,) = verify_files([path], key_file, public_value, published)
+    return report

@@ -8,6 +8,7 @@ Every error names the key it is about.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -136,7 +137,12 @@ class Round:
     byes: tuple[str, ...] = ()  # teams without a match this round
 
     def match(self, match_id: str) -> Match | None:
-        return next((m for m in self.matches if m.id == match_id), None)
+        return self._by_id.get(match_id)
+
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Match]:
+        """Matches by id, built once: import looks one up per traveller row."""
+        return {m.id: m for m in self.matches}
 
 
 @dataclass(frozen=True)

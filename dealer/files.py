@@ -151,6 +151,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
     ``replace``. ``mode`` (e.g. :data:`OWNER_ONLY`) is set whatever the umask; by default the
     umask decides, as for any new file."""
     make_folder(path.parent, field=field)
+    if not replace and _write_unnamed(path, data, mode, field):
+        return
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     except OSError as error:
@@ -176,6 +178,53 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         if isinstance(error, OSError):
             raise os_problem(error, path, "write the file", field) from None
         raise
+
+
+#: Errors of ``open(O_TMPFILE)`` and of linking it that say "not here": the named temporary is used.
+_NO_UNNAMED = {errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL, errno.ENOENT, errno.EPERM,
+               errno.EMLINK, errno.ENOSYS, errno.EXDEV}
+
+
+def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None) -> bool:
+    """Write a new file through an unnamed temporary (Linux ``O_TMPFILE``), linked into place
+    once whole: a process killed meanwhile leaves nothing behind (a named temporary would stay,
+    holding, for a set file, secret hands). ``False`` where that is not available; then
+    nothing was written. ``FileExistsError`` when the file is already there."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return False
+    try:
+        handle = os.open(path.parent, flag | os.O_WRONLY, 0o600)
+    except OSError as error:
+        if error.errno in _NO_UNNAMED:
+            return False
+        raise os_problem(error, path.parent, "write in the folder", field) from None
+    try:
+        with os.fdopen(handle, "wb", closefd=False) as stream:
+            stream.write(data)
+            stream.flush()
+        os.fsync(handle)
+        os.fchmod(handle, mode if mode is not None else 0o666 & ~_umask())
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:  # linkat(…, AT_SYMLINK_FOLLOW), which a directory descriptor makes os.link call
+            os.link(f"/proc/self/fd/{handle}", path.name, dst_dir_fd=folder, follow_symlinks=True)
+        except FileExistsError:
+            raise FileExistsError(errno.EEXIST, "the file is already there", str(path)) from None
+        except OSError as error:
+            if error.errno in _NO_UNNAMED:
+                return False  # no /proc, or no hard links (FAT, exFAT): the named way
+            raise
+        finally:
+            os.close(folder)
+    except IsADirectoryError:
+        raise FileProblem(f"{path}: cannot write the file: a folder is in the way", field=field) from None
+    except FileExistsError:
+        raise
+    except OSError as error:
+        raise os_problem(error, path, "write the file", field) from None
+    finally:
+        os.close(handle)
+    return True
 
 
 def _place_new(temporary: str, path: Path) -> None:

@@ -13,6 +13,7 @@ and then whole (:func:`dealer.boardset.parse_boardset`), a key against the commi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,10 +26,12 @@ from dealer.boardset import (
     MANIFEST_SCHEMA,
     BoardSet,
     BoardSetError,
+    PlanOf,
+    dealt_codes,
     layout_of,
     parse_boardset,
 )
-from dealer.deal import ALGORITHM, BoardSpec, commitment, deal_board, plan_digest
+from dealer.deal import ALGORITHM, commitment, plan_digest
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
@@ -56,6 +59,30 @@ class Committed:
     commitment: str
     plan_sha256: str
     plan: Mapping[str, Any]
+
+    @functools.cached_property
+    def plan_of(self) -> PlanOf:
+        """The plan as set files of schema 3 are read against (hashed once)."""
+        return PlanOf(self.plan, self.plan_sha256)
+
+
+def read_commitment(path: str | Path, event_id: str | None = None) -> Committed:
+    """A ``commitment.json``, refused unless its plan is the one it names (and, given
+    ``event_id``, that event's)."""
+    data = read_json(path, "commitment")
+    if not isinstance(data, Mapping) or data.get("schema") != COMMITMENT_SCHEMA:
+        raise FileProblem(f"{path}: not a commitment file (schema {COMMITMENT_SCHEMA} expected)")
+    plan, value = data.get("plan"), data.get("commitment")
+    if not isinstance(plan, Mapping) or not isinstance(value, str) or not HEX64.fullmatch(value):
+        raise FileProblem(f"{path}: damaged commitment file (no plan or no commitment)")
+    try:
+        digest = plan_digest(plan)
+    except (TypeError, ValueError):
+        raise FileProblem(f"{path}: damaged commitment file (its plan cannot be read)") from None
+    if data.get("plan_sha256") != digest or (event_id is not None and plan.get("event") != event_id):
+        raise FileProblem(f"{path}: the commitment file was changed: its plan is not the one it "
+                          "names (plan_sha256) or not this event's")
+    return Committed(value, digest, plan)
 
 
 @dataclass(frozen=True)
@@ -146,20 +173,7 @@ class EventFolder:
         path = self.commitment_path
         if not path.exists():
             return None
-        data = read_json(path, "commitment")
-        if not isinstance(data, Mapping) or data.get("schema") != COMMITMENT_SCHEMA:
-            raise FileProblem(f"{path}: not a commitment file (schema {COMMITMENT_SCHEMA} expected)")
-        plan, value = data.get("plan"), data.get("commitment")
-        if not isinstance(plan, Mapping) or not isinstance(value, str) or not HEX64.fullmatch(value):
-            raise FileProblem(f"{path}: damaged commitment file (no plan or no commitment)")
-        try:
-            digest = plan_digest(plan)
-        except (TypeError, ValueError):
-            raise FileProblem(f"{path}: damaged commitment file (its plan cannot be read)") from None
-        if data.get("plan_sha256") != digest or plan.get("event") != self.event_id:
-            raise FileProblem(f"{path}: the commitment file was changed: its plan is not the one it "
-                              "names (plan_sha256) or not this event's")
-        return Committed(value, digest, plan)
+        return read_commitment(path, self.event_id)
 
     def check_plan(self, event: Event) -> Committed | None:
         """Refuse an event file whose plan differs from the one that was committed and dealt.
@@ -256,7 +270,7 @@ class EventFolder:
             raise FileProblem(f"{path}: set {set_number} is not in the manifest of the deal")
         data = self._set_bytes(path.name, deal)
         try:
-            parsed, problems = parse_boardset(parse_json(data, path, "board set"))
+            parsed, problems = parse_boardset(parse_json(data, path, "board set"), deal.committed.plan_of)
         except BoardSetError as error:
             raise FileProblem(f"{path}: {error}") from None
         if parsed is None:
@@ -269,10 +283,10 @@ class EventFolder:
         if deal.key is not None:
             # With the key at hand, the cards themselves are checked: a set file rewritten
             # together with its manifest is still caught.
-            for board in parsed.boards:
-                spec = BoardSpec(event.id, set_number, board.number, board.declarer, board.level,
-                                 parsed.public_value)
-                if deal_board(deal.key, spec, layout_of(event)).deal.code != board.deal.code:
+            codes = dealt_codes(deal.key, event.id, set_number, [(b.number, b.declarer) for b in parsed.boards],
+                                layout_of(event), parsed.public_value)
+            for board, code in zip(parsed.boards, codes, strict=True):
+                if code != board.deal.code:
                     raise FileProblem(f"{path}: board {board.number} is not the board the key deals; not "
                                       "using the set")
         return parsed

@@ -8,6 +8,7 @@ import stat
 from collections import Counter
 from math import prod
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run_dealer as run
@@ -36,6 +37,14 @@ from dealer.folder import EventFolder
 
 def boardset_path(event: Event, set_number: int, root: Path) -> Path:
     return EventFolder(event.id, root).set_path(set_number)
+
+
+def write_demo_event(folder: Path) -> Path:
+    from dealer.resources import demo_event_text
+
+    path = folder / "event.toml"
+    path.write_text(demo_event_text())
+    return path
 
 KAT_KEY = bytes(range(32))
 
@@ -311,15 +320,28 @@ def test_deal_errors_are_one_line_with_status_2(tmp_path: Path) -> None:
     assert not (tmp_path / "b/demo/set-01.json").exists()
 
 
+def with_plan(data: dict[str, Any], root: Path) -> dict[str, Any]:
+    """A set file as schema 2 wrote it, with the whole plan in it (still read)."""
+    plan = json.loads((root / "demo" / "commitment.json").read_text())["plan"]
+    return {**data, "schema": "shengji-dealer/boardset/2", "plan": plan}
+
+
 def test_verify_reports_a_damaged_file_with_status_2(dealt: tuple[Event, Path], tmp_path: Path) -> None:
     event, root = dealt
+    published = root / "demo" / "commitment.json"
     data = json.loads(boardset_path(event, 1, root).read_text())
-    del data["plan"]["decks"]
+    old = with_plan(data, root)
+    del old["plan"]["decks"]
     damaged = tmp_path / "damaged.json"
-    damaged.write_text(json.dumps(data))
+    damaged.write_text(json.dumps(old))
     code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
     assert code == 1  # a difference from what was dealt
     assert "damaged.json: plan_sha256 is not the hash of the plan" in err
+    damaged.write_text(json.dumps({**data, "plan_sha256": "0" * 64}))  # schema 3: against the committed plan
+    code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key", "--commitment", published)
+    assert code == 1 and "damaged.json: plan_sha256 is not the hash of the plan" in err
+    code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")  # no plan at hand
+    assert code == 2 and "names its plan by its hash only" in err and "--commitment" in err
     for text in ("[1]", "", "{"):
         damaged.write_text(text)
         code, _, err = run("verify", damaged, "--key-file", root / "demo" / "deal.key")
@@ -357,28 +379,90 @@ def test_verify_against_the_published_commitment(dealt: tuple[Event, Path], tmp_
     other_key = tmp_path / "other.key"
     other_key.write_text("cd" * 32)
     regenerated = boardset_document(event, 1, bytes.fromhex("cd" * 32), None)
-    forged = tmp_path / "forged.json"
+    forged = tmp_path / "forged" / "forged.json"
+    forged.parent.mkdir()
     forged.write_text(json.dumps(regenerated))
+    code, _, _ = run("commit", write_demo_event(tmp_path), "--key-file", other_key, "--boards-dir", tmp_path / "b")
+    (tmp_path / "b/demo/commitment.json").rename(forged.parent / "commitment.json")  # forged with it
     code, _, _ = run("verify", forged, "--key-file", other_key)
     assert code == 0  # self-consistent on its own …
     code, _, err = run("verify", forged, "--key-file", other_key, "--commitment", published)
     assert code == 1 and "not the published one" in err  # … but not what was published
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.update(public_value=5), "public_value is given but the plan names no public value source"),
-    (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "plan_sha256 is not the hash of the plan"),
-    (lambda d: d["boards"][0].pop("number"), "boards[0]: field number is missing"),
-    (lambda d: d["boards"][0].update(number="1"), "boards[0]: board '1' is not in set 1 of the plan"),
-    (lambda d: d["boards"][2]["hands"]["N"].append(7), "board 3: not one whole pack"),
-    (lambda d: d["plan"]["boards"][0].__setitem__(2, "Q"), "the plan's boards or pack cannot be read"),
+@pytest.mark.parametrize(("change", "message", "schemas"), [
+    (lambda d: d.update(public_value=5), "public_value is given but the plan names no public value source", (2, 3)),
+    (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "plan_sha256 is not the hash of the plan", (2,)),
+    (lambda d: d.update(plan_sha256="ab" * 32), "plan_sha256 is not the hash of the plan", (2, 3)),
+    (lambda d: d["boards"][0].pop("number"), "boards[0]: field number is missing", (2, 3)),
+    (lambda d: d["boards"][0].update(number="1"), "boards[0]: board '1' is not in set 1 of the plan", (2, 3)),
+    (lambda d: d["boards"][2]["hands"]["N"].append(7), "board 3: not one whole pack", (2, 3)),
+    (lambda d: d["plan"]["boards"][0].__setitem__(2, "Q"), "the plan's boards or pack cannot be read", (2,)),
 ])
 def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_path: Path,
-                                                 change: object, message: str) -> None:
+                                                 change: object, message: str, schemas: tuple[int, ...]) -> None:
     event, root = dealt
-    data = json.loads(boardset_path(event, 1, root).read_text())
-    change(data)  # type: ignore[operator]
-    crafted = tmp_path / "crafted.json"
-    crafted.write_text(json.dumps(data))
-    code, _, err = run("verify", crafted, "--key-file", root / "demo/deal.key")
-    assert code == 1 and message in err and "Traceback" not in err
+    for schema in schemas:
+        data = json.loads(boardset_path(event, 1, root).read_text())
+        if schema == 2:
+            data = with_plan(data, root)
+        change(data)  # type: ignore[operator]
+        crafted = tmp_path / "crafted.json"
+        crafted.write_text(json.dumps(data))
+        plan = ["--commitment", root / "demo/commitment.json"] if schema == 3 else []
+        code, _, err = run("verify", crafted, "--key-file", root / "demo/deal.key", *plan)
+        assert code == 1 and message in err and "Traceback" not in err, (schema, err)
+
+
+@pytest.mark.parametrize("layout", [Layout(2, 25, 8), Layout(1, 12, 6, False), Layout(2, 26, 4, False),
+                                    Layout(3, 39, 6), Layout(4, 52, 8), Layout(3, 39, 6, False)],
+                         ids=lambda layout: f"{layout.decks}d-{layout.kitty}-{layout.kitty_in_hand}")
+def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
+    """The batch path as `dealer deal` writes boards (hands in display order, kitty, deal code)
+    and as `verify` reads them gives exactly the boards of :func:`deal_board`."""
+    import numpy as np
+
+    from dealer.batch import code_digits, deal_codes, digits_from_counts, hands_in_display_order, places, set_inputs
+    from dealer.batch import shuffle_inputs as shuffle
+
+    boards = [(s, b) for s in (1, 2) for b in range(1, 30)]
+    declarers = ["NESW"[(7 * b + s) % 4] for s, b in boards]
+    held = places(shuffle(set_inputs(KAT_KEY, "kat", boards, "pv"), 54 * layout.decks), layout, declarers)
+    digits = code_digits(held, layout.decks)
+    apart = not layout.kitty_in_hand
+    codes = deal_codes(digits, layout.decks, apart)
+    kinds = np.arange(held.shape[1]) % 54
+    counts = np.stack([np.stack([np.bincount(kinds[row == p], minlength=54) for p in range(5)]) for row in held])
+    assert (digits_from_counts(counts, layout.decks) == digits).all()
+    for (s, b), declarer, code, (hands, kitty) in zip(boards, declarers, codes, hands_in_display_order(held),
+                                                      strict=True):
+        single = deal_board(KAT_KEY, BoardSpec("kat", s, b, declarer, "2", "pv"), layout).as_dict()
+        assert (single["deal_code"], single["hands"], single["kitty"]) == (code, hands, kitty)
+
+
+def test_verify_takes_every_set_file_at_once_and_reads_schema_2(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    """One `dealer verify` for the whole event; a set file as version 0.2 wrote it (schema 2, the
+    plan inside, indented) is still verified and still read for printing."""
+    event, root = dealt
+    folder = root / "demo"
+    paths = [boardset_path(event, n, root) for n in (1, 2, 3)]
+    code, out, _ = run("verify", *paths, "--key-file", folder / "deal.key")
+    assert code == 0 and all(f"set {n} verified: 16 boards" in out for n in (1, 2, 3))
+    old = with_plan(json.loads(paths[1].read_text()), root)
+    text = json.dumps(old, ensure_ascii=False, indent=1) + "\n"
+    paths[1].write_text(text)
+    code, out, _ = run("verify", *paths, "--key-file", folder / "deal.key")
+    assert code == 0 and "set 2 verified" in out
+    manifest = json.loads((folder / "manifest.json").read_text())
+    import hashlib
+
+    manifest["files"]["set-02.json"] = hashlib.sha256(text.encode()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    assert [b.deal.code for b in EventFolder(event.id, root).read_set(event, 2).boards] == \
+        [b["deal_code"] for b in old["boards"]]
+    hands = old["boards"][3]["hands"]
+    other = next(i for i, card in enumerate(hands["E"]) if card != hands["N"][0])
+    hands["N"][0], hands["E"][other] = hands["E"][other], hands["N"][0]
+    paths[1].write_text(json.dumps(old))
+    code, _, err = run("verify", *paths, "--key-file", folder / "deal.key")
+    assert code == 1 and "set-02.json: board 4" in err

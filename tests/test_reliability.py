@@ -1074,7 +1074,7 @@ def test_defect_12_a_leftover_set_that_differs_is_refused_and_can_be_discarded(t
     assert_one_error(dealer_at(tmp_path, "deal", event, "--discard-incomplete"), "no unfinished deal")
     assert files_under(folder) == dealt  # a finished deal is never touched
     (folder / "manifest.json").unlink()
-    changed = (folder / "set-01.json").read_bytes().replace(b'"set": 1', b'"set":  1')
+    changed = (folder / "set-01.json").read_bytes().replace(b'"set":1', b'"set": 1')
     assert changed != dealt["set-01.json"]
     (folder / "set-01.json").write_bytes(changed)
     refused = dealer_at(tmp_path, "deal", event)
@@ -1477,7 +1477,7 @@ def test_a_file_system_without_hard_links_still_gets_new_files_atomically(
 
     from dealer.files import write_atomic
 
-    def no_links(source: str, target: str) -> None:
+    def no_links(source: str, target: str, **_options: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted", source)
 
     monkeypatch.setattr(os, "link", no_links)

@@ -197,8 +197,13 @@ def _pretty(value: Any, depth: int = 0) -> str:
 
 
 def _file_bytes(value: Any) -> bytes:
-    """The bytes of a JSON file of the tool (§8.1)."""
+    """The bytes of commitment.json and manifest.json (§8.1)."""
     return (_pretty(value) + "\n").encode("utf-8")
+
+
+def _set_file_bytes(value: Any) -> bytes:
+    """The bytes of a set file (§8.1): canonical JSON and a newline."""
+    return _canonical(value) + b"\n"
 
 
 def _white_space() -> set[str]:
@@ -575,7 +580,8 @@ def _members(file_name: str) -> list[str]:
 
 def test_the_event_files_byte_for_byte() -> None:
     """§8: the set files, commitment.json and manifest.json that `dealer deal` writes for the
-    event of §9.4, rebuilt from the member tables of §8 and the layout of §8.1."""
+    event of §9.4, rebuilt from the member tables of §8 and the layouts of §8.1. The plan is in
+    commitment.json only; set files name it by its hash."""
     plan = _event_plan()
     files_table = {_code(row["file"]): row for row in _table(EVENT_SECTION, "file")}
     set_rows = _table(_section(DEALING, "### 8.2"), "member")
@@ -589,14 +595,14 @@ def test_the_event_files_byte_for_byte() -> None:
         values = {
             "schema": schema, "event": plan["event"],
             "set": set_number, "algorithm": ALGORITHM, "commitment": _commitment(KAT_KEY, plan),
-            "plan_sha256": _plan_sha256(plan).hex(), "plan": plan, "public_value": EVENT_PUBLIC_VALUE,
+            "plan_sha256": _plan_sha256(plan).hex(), "public_value": EVENT_PUBLIC_VALUE,
             "profile": plan["profile"], "decks": plan["decks"], "hand": plan["hand"],
             "kitty_size": plan["kitty"], "kitty_mode": plan["kitty_mode"], "fingerprint": fingerprint,
             "boards": boards,
         }
         assert set(values) == set(set_members)
         name = f"set-{set_number:02d}.json"
-        files[name] = _file_bytes({member: values[member] for member in set_members})
+        files[name] = _set_file_bytes({member: values[member] for member in set_members})
         assert _code(files_table[name]["fingerprint"]) == fingerprint
     commitment_values = {"schema": _schema("commitment.json"), "commitment": _commitment(KAT_KEY, plan),
                          "plan_sha256": _plan_sha256(plan).hex(), "plan": plan}
@@ -609,7 +615,10 @@ def test_the_event_files_byte_for_byte() -> None:
     assert set(files) == set(files_table)
     for name, data in files.items():
         assert hashlib.sha256(data).hexdigest() == _code(files_table[name]["SHA-256"]), name
-        assert data == (json.dumps(json.loads(data), ensure_ascii=False, indent=1) + "\n").encode()
+        if name.startswith("set-"):
+            assert data == canonical_json(json.loads(data)) + b"\n"
+        else:
+            assert data == (json.dumps(json.loads(data), ensure_ascii=False, indent=1) + "\n").encode()
 
 
 def test_dealer_deal_writes_exactly_these_files(tmp_path: Path) -> None:

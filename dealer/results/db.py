@@ -697,23 +697,22 @@ class ResultsStore:
                 " :at, :sample, :seq, :chain)", {**record, "seq": seq, "chain": previous.hex()})
             next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
             links = supersedes if supersedes is not None else [None] * len(entries)
+            encode, hash_of = _ENCODER.encode, hashlib.sha256
             rows = []
             for offset, (e, superseded) in enumerate(zip(entries, links, strict=True)):
-                row = {
-                    "id": next_id + offset, "round": e.round, "match": e.match, "tbl": e.table,
-                    "board": e.board, "defenders_points": e.defenders_points, "withdrawn": int(e.withdrawn),
-                    "trump": e.trump, "declarer": e.declarer, "level": e.level, "ns_team": e.ns_team,
-                    "ew_team": e.ew_team, "played_set": e.played_set, "note": e.note,
-                    "entered_by": e.entered_by or entered_by, "entered_at": at, "import_id": import_id,
-                    "source_row": e.source_row, "supersedes": superseded,
-                    "reason": reason if superseded is not None else None,
-                }
+                values = (  # in the order of RESULT_COLUMNS
+                    next_id + offset, e.round, e.match, e.table, e.board, e.defenders_points, int(e.withdrawn),
+                    e.trump, e.declarer, e.level, e.ns_team, e.ew_team, e.played_set, e.note,
+                    e.entered_by or entered_by, at, import_id, e.source_row, superseded,
+                    reason if superseded is not None else None,
+                )
                 seq += 1
-                previous = link(previous, seq, "results", row)
-                rows.append({**row, "seq": seq, "chain": previous.hex()})
+                # link(): these values are None, int or str, which _plain keeps as they are
+                previous = hash_of(previous + encode([seq, "results", *values]).encode("utf-8")).digest()
+                rows.append((*values, seq, previous.hex()))
             conn.executemany(
                 f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}, seq, chain) VALUES "
-                f"({', '.join(':' + c for c in RESULT_COLUMNS)}, :seq, :chain)", rows)
+                f"({', '.join('?' * (len(RESULT_COLUMNS) + 2))})", rows)
         return import_id
 
     def insert_action(self, kind: str, round_number: int, data: dict[str, Any], *, reason: str | None = None,
@@ -781,12 +780,16 @@ class ResultsStore:
         return [(r[0], r[1], r[2], r[3], r[4]) for r in self._query(
             "SELECT round, match, tbl, board, defenders_points FROM current_results WHERE withdrawn = 0")]
 
-    def seatings(self) -> list[Seating]:
-        """Every distinct (round, match, table, set, N-S team, E-W team) of the current results."""
+    def seatings(self, rounds: Sequence[int] | None = None) -> list[Seating]:
+        """Every distinct (round, match, table, set, N-S team, E-W team) of the current results
+        (of ``rounds`` only, when given)."""
+        where, args = "", list(rounds or ())
+        if rounds is not None:
+            where = f" AND round IN ({','.join('?' * len(args))})"
         return [Seating(r["round"], r["match"], r["tbl"], r["played_set"], r["ns_team"], r["ew_team"])
                 for r in self._query(
                     "SELECT DISTINCT round, match, tbl, played_set, ns_team, ew_team FROM current_results"
-                    " WHERE withdrawn = 0 ORDER BY round, match, tbl")]
+                    f" WHERE withdrawn = 0{where} ORDER BY round, match, tbl", args)]
 
     def history(
         self,

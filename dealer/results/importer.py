@@ -491,7 +491,8 @@ def check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str
     or set than the event file now gives (they would be mixed up)."""
     from dealer.scoring import AttributionError, attribution_problems
 
-    found = attribution_problems(event, [s for s in store.seatings() if (s.round, s.match) in matches])
+    rounds = sorted({round_number for round_number, _ in matches})
+    found = attribution_problems(event, [s for s in store.seatings(rounds) if (s.round, s.match) in matches])
     if found:
         raise AttributionError(found)
 
