@@ -667,7 +667,7 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -686,20 +686,22 @@ PROGRESS_PAGES = 12
               help="Label sheet layout (dealer/data/labels/*.toml), e.g. a4-3x8 or a4-half.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
+@click.option("--round", "round_", type=click.IntRange(1, 999), default=None,
+              help="One round: its pairings (对阵表), travellers and score sheets only.")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
-                  layout: str, jobs: int | None) -> None:
+                  layout: str, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
-    travellers and table score sheets (PDF or HTML)."""
-    from dealer.files import load_event
+    travellers and table score sheets (PDF or HTML), and a round's pairings."""
     from dealer.render import PrintOptions, build_documents, render_documents
 
     options = PrintOptions(
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
         copies=copies, boards_root=Path(boards_dir), key_file=Path(key_file) if key_file else None,
-        per_page=int(per_page), layout=layout,
+        per_page=int(per_page), layout=layout, round=round_,
     )
-    documents = build_documents(load_event(event_file), kind, options)
+    event, _folder = _scheduled_folder(event_file, boards_dir)
+    documents = build_documents(event, kind, options)
     total = sum(len(doc.pages) for doc in documents)
     if total > PROGRESS_PAGES:
         with click.progressbar(length=total, label=f"rendering {total} pages", file=sys.stderr) as bar:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -14,6 +15,38 @@ from dealer.resources import demo_event_text
 
 DEMO_EVENT_FILE = "event.toml"
 SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo event (样例数据)
+SWISS_DEMO = "demo-swiss.toml"  # the Swiss demo, run through the whole round loop
+SAMPLE_MARK = "# 样例数据 / SAMPLE DATA: invented results, not a real event"
+
+
+def _unit(*parts: object) -> int:
+    """A reproducible number from text (sample data only; nothing here touches a deal)."""
+    return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode("utf-8")).digest()[:4], "big")
+
+
+def sample_round_csv(event: Event, round_number: int) -> str:
+    """Invented traveller results for every match of a round, marked as sample data on its first
+    line (so reports carry the sample banner). Teams get a fixed strength from their id, so the
+    standings spread as a real field's would."""
+    rnd = event.round(round_number)
+    if rnd is None:
+        raise ValueError(f"round {round_number} is not in the event")
+    top = 100 * event.decks
+
+    def strength(team: str) -> int:
+        return _unit(event.id, team) % 5
+
+    lines = [SAMPLE_MARK, "round,match,table,board,defenders_points,ns_team,ew_team"]
+    for match in rnd.matches:
+        for table in ("A", "B"):
+            seats = match.seats(table)
+            for board in event.set_boards(match.set):
+                declarers, defenders = (seats["NS"], seats["EW"]) if board.declarer in "NS" else \
+                    (seats["EW"], seats["NS"])
+                noise = _unit(event.id, round_number, match.id, table, board.number) % 25 - 12
+                points = 5 * max(0, min(top // 5, 16 + 2 * (strength(defenders) - strength(declarers)) + noise))
+                lines.append(f"{round_number},{match.id},{table},{board.number},{points},{seats['NS']},{seats['EW']}")
+    return "\n".join(lines) + "\n"
 
 
 def demo_event_path(folder: EventFolder) -> Path:
@@ -44,6 +77,7 @@ def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     yield f"event file: {event_path}"
     yield from print_demo(event, folder)
     yield from score_demo(event, folder)
+    yield from swiss_demo(boards_root, output_root)
 
 
 def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
@@ -76,3 +110,50 @@ def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     leader = data.standings[0]
     yield (f"standings leader: {leader.team} with {leader.match_points} match points, "
            f"net {leader.net_level_points:+d} level points")
+
+
+def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
+    """The Swiss demo through the whole loop: deal (throw-away key), then per round: pair, print
+    the pairings and travellers, import sample results; then the reports. A second run keeps
+    what is there and does only what is left."""
+    from dealer.render import PrintOptions, build_documents, render_documents
+    from dealer.report import REPORT_WRITERS, build_report, write_reports
+    from dealer.results.entry import open_results
+    from dealer.results.importer import import_file
+    from dealer.results.rounds import load_scheduled, pair_round, record_lateness
+
+    text = (resources.files("dealer") / "data" / SWISS_DEMO).read_text(encoding="utf-8")
+    folder = EventFolder("demo-swiss", boards_root, output_root)
+    event_path = folder.path / DEMO_EVENT_FILE
+    event = load_event_text(text, str(event_path))
+    if folder.deal_state() != "complete":
+        deal_event(event, folder)
+        yield f"Swiss demo: dealt {event.sets} sets of {event.boards_per_set} boards into {folder.path}/"
+    if not event_path.exists():
+        write_atomic(event_path, text.encode("utf-8"))
+    yield f"Swiss demo event file: {event_path} ({len(event.teams)} teams, {event.format.rounds} rounds)"
+    for number in range(1, event.format.rounds + 1):
+        scheduled, _adjustments = load_scheduled(event, folder)
+        if scheduled.round(number) is None:
+            view, _stored = pair_round(event, folder, number, entered_by="demo")
+            yield (f"round {number} paired: " + ", ".join(f"{m.home}-{m.away}" for m in view.matches)
+                   + "".join(f", bye {t}" for t in view.byes))
+            scheduled, _adjustments = load_scheduled(event, folder)
+            options = PrintOptions(lang="zh", out_dir=folder.output_path, boards_root=folder.boards_root,
+                                   round=number)
+            written = render_documents([*build_documents(scheduled, "pairings", options),
+                                        *build_documents(scheduled, "travellers", options)])
+            yield f"  printed {', '.join(item.path.name for item in written)}"
+            if number == 3:
+                yield "  " + record_lateness(event, folder, number, "T4", 8, "8 分钟迟到（样例）sample", "demo")
+        sample = folder.path / f"sample-round-{number}.csv"
+        if not sample.exists():
+            write_atomic(sample, sample_round_csv(scheduled, number).encode("utf-8"))
+        with open_results(scheduled, folder) as store:
+            imported = import_file(store, scheduled, sample, entered_by="demo")
+        yield f"  round {number} sample results: {imported.summary()}"
+    data = build_report(event, folder)
+    paths = write_reports(data, folder.reports_path, list(REPORT_WRITERS), "zh")
+    yield f"Swiss demo reports ({len(paths)} files) in {folder.reports_path}/"
+    for name, teams in data.prizes():
+        yield f"  {name}: {', '.join(teams)}"

@@ -301,3 +301,24 @@ def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[st
                 "payload": score_sheet_payload(event.id, match.round, match.id, table),
             })
     return pages
+
+
+def _team_line(event: Event, team_id: str) -> str:
+    team = event.team(team_id)
+    return f"{team.id} {team.name}"
+
+
+def pairings_page(event: Event, round_number: int) -> dict[str, Any]:
+    """One round's 对阵表: table numbers, home and away, who sits where at tables A and B (home
+    E-W at A, N-S at B, as the scoring counts it), and the byes."""
+    rnd = event.round(round_number)
+    assert rnd is not None
+    matches = [{
+        "table": m.table or m.id, "slot": m.slot,
+        "home": _team_line(event, m.home), "away": _team_line(event, m.away),
+        "a_ns": event.team(m.away).name, "a_ew": event.team(m.home).name,
+        "b_ns": event.team(m.home).name, "b_ew": event.team(m.away).name,
+    } for m in rnd.matches]
+    sets = sorted({m.set for m in rnd.matches})
+    return {"round": round_number, "matches": matches, "byes": [_team_line(event, t) for t in rnd.byes],
+            "set": ", ".join(map(str, sets)), "slots": any(m.slot for m in rnd.matches)}

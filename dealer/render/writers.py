@@ -7,6 +7,7 @@ and never change anything under ``boards/``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ class PrintOptions:
     key_file: Path | None = None
     per_page: int = 2
     layout: str = DEFAULT_LAYOUT
+    round: int | None = None  # travellers and score sheets of this round only; pairings need it
 
     def folder(self, event: Event) -> EventFolder:
         return EventFolder.of(event, self.boards_root)
@@ -198,6 +200,17 @@ def score_sheets(source: Source, set_number: int) -> Document:
                     common, pages, {"score sheets": len(pages)})
 
 
+def pairings(source: Source, round_number: int) -> Document:
+    """The round's 对阵表 (one document per round, not per set)."""
+    common = source.common("pairings", None)
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    name = f"pairings-round-{round_number:02d}-{source.options.lang}.{suffix}"
+    path = source.options.output_dir(source.event) / name
+    page = ctx.pairings_page(source.event, round_number)
+    return Document(path, "pairings", "pairings.html", common, [page],
+                    {"matches": len(page["matches"]), "byes": len(page["byes"])})
+
+
 WRITERS: dict[str, Writer] = {
     "hand-records": hand_records,
     "labels": labels,
@@ -211,6 +224,8 @@ WRITERS: dict[str, Writer] = {
 def expand_kinds(kind: str) -> list[str]:
     if kind == "all":
         return list(KINDS)
+    if kind == "pairings":
+        return [kind]
     if kind not in WRITERS:
         raise UserError(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)", field="kind")
     return [kind]
@@ -223,6 +238,18 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     each set file against the manifest, the key against the commitment, the output folder by
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
+    if options.round is not None:
+        # One round: its matches only (travellers and score sheets), on the set(s) it plays.
+        chosen = event.round(options.round)
+        if chosen is None:
+            state = "paired yet" if event.format.paired else "in the event"
+            raise UserError(f"round {options.round} is not {state}", field="round",
+                            hint="round_pair" if event.format.paired else None)
+        event = dataclasses.replace(event, rounds=(chosen,))
+        if options.sets is None and chosen.matches:
+            options = dataclasses.replace(options, sets=tuple(sorted({m.set for m in chosen.matches})))
+    elif kind == "pairings":
+        raise UserError("pairings are printed one round at a time: give the round", field="round")
     source = Source(event, options)
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
@@ -231,6 +258,10 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     if source.deal is None:
         raise FileProblem(f"{source.folder.path}: event {event.id} is not dealt yet", hint="deal")
     kinds = expand_kinds(kind)
+    if kinds == ["pairings"]:
+        assert options.round is not None
+        check_writable_folder(options.output_dir(event), field="out")
+        return [pairings(source, options.round)]
     sets = source.set_numbers()
     source.copies(sets[0])  # a bad --copies is refused even for kinds that print one per match
     if "labels" in kinds:
