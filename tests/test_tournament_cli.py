@@ -1,0 +1,420 @@
+"""The round loop through the command line: a seed-002 Swiss from the first pairing to the prize
+list (pinyin round 1, five rounds, a forfeit by lateness, a lateness deduction), a knockout and a
+round robin, and the refusals a director meets (a round undone, a forced rematch, a previous
+round with missing results)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import Outcome, run_dealer
+
+from dealer.tournament.round_robin import berger_table
+
+# Seed 002 (人大双升): 2/1/0, 小分 then 对手分 then mixed club first. One board a round keeps the
+# hand arithmetic short: board 1 is declared by North, so at table A the away team declares and
+# at table B the home team does.
+SWISS = """\
+[event]
+id = "seed002"
+name = "人大双升 five rounds"
+profile = "renmin-shuangsheng"
+decks = 2
+boards_per_set = 1
+
+[format]
+kind = "swiss"
+rounds = 5
+first_round = "pinyin"
+
+[[teams]]
+id = "T1"
+name = "安徽"
+[[teams]]
+id = "T2"
+name = "北京"
+mixed_club = true
+[[teams]]
+id = "T3"
+name = "重庆"
+[[teams]]
+id = "T4"
+name = "大连"
+[[teams]]
+id = "T5"
+name = "鄂尔多斯"
+[[teams]]
+id = "T6"
+name = "福州"
+
+[[prizes]]
+name = "一等奖"
+teams = 1
+[[prizes]]
+name = "二等奖"
+teams = 2
+"""
+
+# Every pair's result, worked out before play: (winner, net levels) or None for a draw. Six
+# teams and five rounds without a rematch make a complete round robin, so the totals below do
+# not depend on the order the Swiss pairs them in.
+OUTCOMES: dict[frozenset[str], tuple[str, int] | None] = {
+    frozenset({"T1", "T2"}): None,
+    frozenset({"T1", "T3"}): ("T1", 3),
+    frozenset({"T1", "T4"}): ("T4", 1),
+    frozenset({"T1", "T5"}): ("T1", 1),
+    frozenset({"T1", "T6"}): ("T1", 2),
+    frozenset({"T2", "T3"}): ("T2", 3),
+    frozenset({"T2", "T4"}): ("T2", 3),
+    frozenset({"T2", "T5"}): ("T5", 2),
+    frozenset({"T2", "T6"}): ("T2", 3),
+    frozenset({"T3", "T4"}): ("T3", 2),
+    frozenset({"T3", "T5"}): None,
+    frozenset({"T3", "T6"}): ("T3", 2),
+    frozenset({"T4", "T5"}): ("T4", 2),
+    frozenset({"T4", "T6"}): ("T6", 1),
+    frozenset({"T5", "T6"}): ("T5", 1),  # not played: T6 is 20 minutes late in round 1
+}
+#: Defenders' points that give the declarer 3, 2 or 1 levels (renmin-shuangsheng); 80: 上台, none.
+DECLARER_WINS = {3: 0, 2: 5, 1: 40}
+NOTHING = 80
+
+
+def _run(*args: object) -> Outcome:
+    return run_dealer(*args)
+
+
+def _ok(*args: object) -> Outcome:
+    outcome = _run(*args)
+    assert outcome.exit_code == 0, outcome.output
+    return outcome
+
+
+def _event(tmp_path: Path, text: str = SWISS) -> tuple[str, str]:
+    path = tmp_path / "event.toml"
+    path.write_text(text, encoding="utf-8")
+    boards = str(tmp_path / "boards")
+    _ok("deal", path, "--boards-dir", boards)
+    return str(path), boards
+
+
+def _round(event: str, boards: str, number: int) -> dict[str, Any]:
+    shown = _ok("round", "show", event, "--round", number, "--json", "--boards-dir", boards)
+    data: dict[str, Any] = json.loads(shown.stdout)
+    return data
+
+
+def _rows(match: dict[str, Any], number: int) -> list[str]:
+    """The two tables' results of a one-board match from :data:`OUTCOMES`."""
+    home, away = match["home"], match["away"]
+    outcome = OUTCOMES[frozenset({home, away})]
+    # Table A: away declares; table B: home declares.
+    points = {"A": NOTHING, "B": NOTHING}
+    if outcome is not None:
+        winner, net = outcome
+        points["B" if winner == home else "A"] = DECLARER_WINS[net]
+    return [f"{number},{match['match']},{table},1,{points[table]}" for table in ("A", "B")]
+
+
+def _play(tmp_path: Path, event: str, boards: str, number: int, skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    data = _round(event, boards, number)
+    rows = [row for m in data["matches"] if m["match"] not in skip for row in _rows(m, number)]
+    csv = tmp_path / f"round-{number}.csv"
+    csv.write_text("round,match,table,board,defenders_points\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    _ok("results", "import", event, csv, "--boards-dir", boards)
+
+
+def test_seed_002_swiss_from_first_pairing_to_prizes(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    # Pinyin order: 安徽 an, 北京 bei, 重庆 chong (a polyphone: not zhong), 大连 da, 鄂尔多斯 e, 福州 fu.
+    assert [(m["home"], m["away"], m["table"], m["set"]) for m in first["matches"]] == [
+        ("T1", "T2", 1, 1), ("T3", "T4", 2, 1), ("T5", "T6", 3, 1)]
+    assert first["byes"] == [] and first["warnings"] == []
+
+    # T6 arrives 20 minutes late: over 15 minutes forfeits the round (seed 002 §7).
+    late = _ok("results", "late", event, "--round", 1, "--team", "T6", "--minutes", 20,
+               "--reason", "arrived 20 minutes after the start", "--boards-dir", boards)
+    assert "T6 forfeits" in late.stdout
+    cheap = _run("results", "late", event, "--round", 1, "--team", "T1", "--minutes", 3, "--reason", "x",
+                 "--boards-dir", boards)
+    assert cheap.exit_code == 2 and "costs nothing" in cheap.stderr
+    _play(tmp_path, event, boards, 1, skip={"3"})
+
+    for number in range(2, 6):
+        _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
+        if number == 2:
+            # T2 is 10 minutes late: 5–15 minutes costs the team 2 小分.
+            _ok("results", "late", event, "--round", 2, "--team", "T2", "--minutes", 10,
+                "--reason", "10 minutes late", "--boards-dir", boards)
+        _play(tmp_path, event, boards, number)
+
+    met = [frozenset({m["home"], m["away"]}) for n in range(1, 6) for m in _round(event, boards, n)["matches"]]
+    assert len(met) == len(set(met)) == 15  # no rematch: every pair met once
+
+    report = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    table = {s["team"]: s for s in report["standings"]}
+    # Worked by hand from OUTCOMES, with T5 winning the forfeit by 5 levels at each table (10):
+    #   match points: T1 D+W+L+W+W = 7; T2 D+W+W+L+W = 7; T3 L+L+W+D+W = 5; T4 W+L+L+W+L = 4;
+    #                 T5 L+W+D+L+W(forfeit) = 5; T6 L+L+L+W+L(forfeit, 0) = 2 (sum 30 = 15 matches × 2)
+    #   level points for/against: T1 6/1; T2 9/2; T3 4/6; T4 3/6; T5 12/3; T6 1/17
+    #   小分 (net): T1 +5; T2 +7 − 2 (late) = +5; T3 −2; T4 −3; T5 +9; T6 −16
+    #   对手分 (all met all): 30 − own match points: T1 23, T2 23, T3 25, T4 26, T5 25, T6 28
+    expected = {  # team: (rank, MP, for, against, adjustment, 小分, 对手分, mixed)
+        "T2": (1, 7, 9, 2, -2, 5, 23, 1), "T1": (2, 7, 6, 1, 0, 5, 23, 0),
+        "T5": (3, 5, 12, 3, 0, 9, 25, 0), "T3": (4, 5, 4, 6, 0, -2, 25, 0),
+        "T4": (5, 4, 3, 6, 0, -3, 26, 0), "T6": (6, 2, 1, 17, 0, -16, 28, 0),
+    }
+    for team, (rank, mp, lp_for, lp_against, adjustment, net, opponents, mixed) in expected.items():
+        s = table[team]
+        assert (s["rank"], s["match_points"], s["level_points_for"], s["level_points_against"],
+                s["adjustment"], s["net_level_points"]) == (rank, mp, lp_for, lp_against, adjustment, net), team
+        assert s["tie_breaks"] == {"net_level_points": net, "opponents_match_points": opponents,
+                                   "mixed_club": mixed}, team
+    # T1 and T2: level on match points, 小分 and 对手分; T2 was formed across clubs: first.
+    assert [s["team"] for s in report["standings"]] == ["T2", "T1", "T5", "T3", "T4", "T6"]
+    assert report["format"] == "swiss"
+    assert report["prizes"] == [{"name": "一等奖", "teams": ["T2"]}, {"name": "二等奖", "teams": ["T1", "T5"]}]
+    forfeit = next(m for m in report["matches"] if m["round"] == 1 and m["match"] == "3")
+    assert forfeit["forfeited_by"] == ["T6"]
+    assert (forfeit["home_level_points"], forfeit["away_level_points"]) == (10, 0)
+    kinds = sorted((a["team"], a["kind"]) for a in report["adjustments"])
+    assert kinds == [("T2", "net_level_points"), ("T6", "forfeit")]
+
+    # Every report footnotes the adjustments.
+    out = tmp_path / "reports"
+    _ok("report", event, "--format", "html,csv", "--out", out, "--boards-dir", boards)
+    html = (out / "seed002-results.html").read_text(encoding="utf-8")
+    assert "arrived 20 minutes after the start" in html and "10 minutes late" in html
+    assert "arrived 20 minutes after the start" in (out / "adjustments.csv").read_text(encoding="utf-8-sig")
+
+    # The audit covers the director's actions: they are in the chain.
+    audit = _ok("results", "audit", event, "--boards-dir", boards)
+    assert "audit passed" in audit.stdout
+    # A sixth round does not exist.
+    assert _run("round", "pair", event, "--round", 6, "--boards-dir", boards).exit_code == 2
+
+
+def test_round_undo_only_while_the_round_has_no_result(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    missing_reason = _run("round", "undo", event, "--round", 1, "--reason", " ", "--boards-dir", boards)
+    assert missing_reason.exit_code == 2 and "reason" in missing_reason.stderr
+    undone = _ok("round", "undo", event, "--round", 1, "--reason", "wrong team list", "--boards-dir", boards)
+    assert "undid round 1" in undone.stdout
+    shown = _run("round", "show", event, "--round", 1, "--boards-dir", boards)
+    assert shown.exit_code == 2 and "not paired" in shown.stderr
+    # Paired again, then played: now it stays.
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    _play(tmp_path, event, boards, 1)
+    refused = _run("round", "undo", event, "--round", 1, "--reason", "too late", "--boards-dir", boards)
+    assert refused.exit_code == 2 and "has results" in refused.stderr
+    assert len(_round(event, boards, 1)["matches"]) == 3
+    # Both pairings and the undo are in the audited chain.
+    assert "audit passed" in _ok("results", "audit", event, "--boards-dir", boards).stdout
+
+
+def test_pairing_refuses_over_an_incomplete_previous_round(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    _play(tmp_path, event, boards, 1, skip={"2"})
+    refused = _run("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    assert refused.exit_code == 2
+    assert "round 1 has missing results" in refused.stderr and "match 2 (T3 v T4)" in refused.stderr
+    assert "--allow-incomplete" in refused.stderr
+    assert _run("round", "show", event, "--round", 2, "--boards-dir", boards).exit_code == 2  # nothing stored
+    out_of_order = _run("round", "pair", event, "--round", 3, "--boards-dir", boards)
+    assert out_of_order.exit_code == 2 and "round 2 is not paired yet" in out_of_order.stderr
+    paired = _ok("round", "pair", event, "--round", 2, "--allow-incomplete", "--boards-dir", boards)
+    assert "paired with 1 match(es) of round 1 incomplete" in paired.stderr
+    assert _round(event, boards, 2)["warnings"] == ["paired with 1 match(es) of round 1 incomplete"]
+
+
+REMATCH = """\
+[event]
+id = "rematch"
+name = "Three rounds of four"
+profile = "official-2002"
+decks = 2
+boards_per_set = 1
+
+[format]
+kind = "swiss"
+rounds = 4
+first_round = "split"
+
+[[teams]]
+id = "A"
+name = "A"
+[[teams]]
+id = "B"
+name = "B"
+[[teams]]
+id = "C"
+name = "C"
+[[teams]]
+id = "D"
+name = "D"
+"""
+
+
+def _draws(tmp_path: Path, event: str, boards: str, number: int) -> None:
+    data = _round(event, boards, number)
+    rows = [f"{number},{m['match']},{t},1,{NOTHING}" for m in data["matches"] for t in ("A", "B")]
+    csv = tmp_path / f"draws-{number}.csv"
+    csv.write_text("round,match,table,board,defenders_points\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    _ok("results", "import", event, csv, "--boards-dir", boards)
+
+
+def test_a_forced_rematch_is_stored_only_when_accepted(tmp_path: Path) -> None:
+    """Four teams have three opponents each: round 4 must repeat a pairing."""
+    event, boards = _event(tmp_path, REMATCH)
+    for number in (1, 2, 3):
+        paired = _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
+        assert "warning" not in paired.stderr
+        _draws(tmp_path, event, boards, number)
+    refused = _run("round", "pair", event, "--round", 4, "--boards-dir", boards)
+    assert refused.exit_code == 2
+    assert "meet again" in refused.stderr and "--accept-warnings" in refused.stderr
+    assert _run("round", "show", event, "--round", 4, "--boards-dir", boards).exit_code == 2
+    _ok("round", "pair", event, "--round", 4, "--accept-warnings", "--boards-dir", boards)
+    stored = _round(event, boards, 4)
+    assert len(stored["warnings"]) == 2 and all("meet again" in w for w in stored["warnings"])
+
+
+def test_split_first_round_and_the_readable_show(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path, REMATCH)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    assert [(m["home"], m["away"]) for m in first["matches"]] == [("A", "C"), ("D", "B")]
+    shown = _ok("round", "show", event, "--round", 1, "--boards-dir", boards).stdout
+    assert "table   1" in shown and "A A  v  C C" in shown
+
+
+KNOCKOUT = """\
+[event]
+id = "cup"
+name = "Knockout cup"
+profile = "official-2002"
+decks = 2
+boards_per_set = 1
+
+[format]
+kind = "knockout"
+elimination = "single"
+
+[[teams]]
+id = "K1"
+name = "One"
+[[teams]]
+id = "K2"
+name = "Two"
+[[teams]]
+id = "K3"
+name = "Three"
+[[teams]]
+id = "K4"
+name = "Four"
+[[teams]]
+id = "K5"
+name = "Five"
+"""
+
+
+def test_knockout_of_five_teams_to_its_places(tmp_path: Path) -> None:
+    """Five teams in a bracket of eight: seeds 1–3 have round-1 byes; four matches in all. A
+    drawn match goes to the better seed (the profile's last knockout tie-break)."""
+    event, boards = _event(tmp_path, KNOCKOUT)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    assert [(m["home"], m["away"], m["slot"]) for m in first["matches"]] == [("K4", "K5", "W1-2")]
+    assert sorted(first["byes"]) == ["K1", "K2", "K3"]
+    refused = _run("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    assert refused.exit_code == 2 and "missing results" in refused.stderr
+    # K5 (away) declares at table A and makes 3 levels; table B nothing: K5 wins 3:0.
+    (tmp_path / "r1.csv").write_text("round,match,table,board,defenders_points\n1,1,A,1,0\n1,1,B,1,80\n",
+                                     encoding="utf-8")
+    _ok("results", "import", event, tmp_path / "r1.csv", "--boards-dir", boards)
+    _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    second = _round(event, boards, 2)
+    assert sorted((m["home"], m["away"]) for m in second["matches"]) == [("K1", "K5"), ("K2", "K3")]
+    _draws(tmp_path, event, boards, 2)  # both drawn: the better seeds K1 and K2 go through
+    _ok("round", "pair", event, "--round", 3, "--boards-dir", boards)
+    final = _round(event, boards, 3)
+    assert [(m["home"], m["away"], m["slot"]) for m in final["matches"]] == [("K1", "K2", "W3-1")]
+    (tmp_path / "r3.csv").write_text("round,match,table,board,defenders_points\n3,1,A,1,0\n3,1,B,1,80\n",
+                                     encoding="utf-8")
+    _ok("results", "import", event, tmp_path / "r3.csv", "--boards-dir", boards)
+    report = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    assert report["places"] == [{"place": 1, "teams": ["K2"]}, {"place": 2, "teams": ["K1"]},
+                                {"place": 3, "teams": ["K3", "K5"]}, {"place": 5, "teams": ["K4"]}]
+    played = [m for m in report["matches"]]
+    assert len(played) == 4  # n − 1 matches
+    html = tmp_path / "html"
+    _ok("report", event, "--format", "html", "--out", html, "--boards-dir", boards)
+    assert "W3-1" in (html / "cup-results.html").read_text(encoding="utf-8")
+
+
+ROBIN = """\
+[event]
+id = "robin"
+name = "Round robin"
+profile = "official-2002"
+decks = 2
+boards_per_set = 1
+
+[format]
+kind = "round-robin"
+cycles = 2
+""" + "".join(f'[[teams]]\nid = "R{i}"\nname = "Team {i}"\n' for i in range(1, 6))
+
+
+def test_round_robin_rounds_are_the_berger_table(tmp_path: Path) -> None:
+    """Five teams: the six-player Berger table, the sixth number a bye; a double round robin
+    has ten rounds and ten sets, the second cycle mirrored."""
+    event, boards = _event(tmp_path, ROBIN)
+    table = berger_table(6)
+    for number in range(1, 11):
+        _ok("round", "pair", event, "--round", number, "--allow-incomplete", "--boards-dir", boards)
+        data = _round(event, boards, number)
+        berger = table[(number - 1) % 5]
+        expected = [(f"R{h}", f"R{a}") if number <= 5 else (f"R{a}", f"R{h}")
+                    for h, a in berger if 6 not in (h, a)]
+        assert [(m["home"], m["away"]) for m in data["matches"]] == expected
+        assert all(m["set"] == number for m in data["matches"])
+        bye = next(h if a == 6 else a for h, a in berger if 6 in (h, a))
+        assert data["byes"] == [f"R{bye}"]
+    assert _run("round", "pair", event, "--round", 11, "--boards-dir", boards).exit_code == 2
+
+
+def test_paired_event_file_refuses_listed_rounds_and_stray_keys(tmp_path: Path) -> None:
+    listed = SWISS + '\n[[rounds]]\nnumber = 1\nmatches = [{ id = "1", home = "T1", away = "T2" }]\n'
+    path = tmp_path / "listed.toml"
+    path.write_text(listed, encoding="utf-8")
+    refused = _run("deal", path, "--boards-dir", tmp_path / "b")
+    assert refused.exit_code == 2 and "paired as it goes" in refused.stderr
+    stray = SWISS.replace('first_round = "pinyin"', 'first_round = "pinyin"\nelimination = "double"')
+    path.write_text(stray, encoding="utf-8")
+    refused = _run("deal", path, "--boards-dir", tmp_path / "b")
+    assert refused.exit_code == 2 and "elimination" in refused.stderr and "do not apply" in refused.stderr
+    few = SWISS.replace('boards_per_set = 1', 'boards_per_set = 1\nsets = 3')
+    path.write_text(few, encoding="utf-8")
+    refused = _run("deal", path, "--boards-dir", tmp_path / "b")
+    assert refused.exit_code == 2 and "sets = 3 is too few" in refused.stderr
+
+
+def test_fixed_events_have_nothing_to_pair(tmp_path: Path, dealt: Any) -> None:
+    event, root = dealt
+    path = tmp_path / "demo.toml"
+    from dealer.resources import demo_event_text
+
+    path.write_text(demo_event_text(), encoding="utf-8")
+    refused = _run("round", "pair", path, "--round", 1, "--boards-dir", root)
+    assert refused.exit_code == 2 and "format fixed" in refused.stderr
+    shown = json.loads(_ok("round", "show", path, "--round", 2, "--json", "--boards-dir", root).stdout)
+    assert shown == {"round": 2, "matches": [
+        {"match": "1", "home": "T1", "away": "T3", "set": 2, "table": 1},
+        {"match": "2", "home": "T4", "away": "T2", "set": 2, "table": 2}], "byes": [], "warnings": []}
