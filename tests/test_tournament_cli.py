@@ -11,6 +11,7 @@ from typing import Any
 
 from conftest import Outcome, run_dealer
 
+from dealer.resources import demo_event_text
 from dealer.tournament.round_robin import berger_table
 
 # Seed 002 (人大双升): 2/1/0, 小分 then 对手分 then mixed club first. One board a round keeps the
@@ -407,10 +408,8 @@ def test_paired_event_file_refuses_listed_rounds_and_stray_keys(tmp_path: Path) 
 
 
 def test_fixed_events_have_nothing_to_pair(tmp_path: Path, dealt: Any) -> None:
-    event, root = dealt
+    _event_dealt, root = dealt
     path = tmp_path / "demo.toml"
-    from dealer.resources import demo_event_text
-
     path.write_text(demo_event_text(), encoding="utf-8")
     refused = _run("round", "pair", path, "--round", 1, "--boards-dir", root)
     assert refused.exit_code == 2 and "format fixed" in refused.stderr
