@@ -32,6 +32,11 @@ _TEXT = {
         "tie_breaks_decided": "原文缺名次相同的处理：此顺序为本软件的决定。",
         "must_play_levels": "必打级：{value}",
         "final_place_points": "决赛名次分：{value}",
+        "bye": "轮空：比赛分 {mp}，级分 {lp}",
+        "forfeit": "弃权：对方胜，每桌胜方净胜 {n} 级；弃权方比赛分 {mp}",
+        "late_deduct": "迟到 {span} 分钟：该队小分 {n}",
+        "late_forfeit": "迟到 {span} 分钟：本轮按弃权处理",
+        "knockout_ties": "淘汰赛平局依次比较",
     },
     "en": {
         "title": "Rule profile",
@@ -58,6 +63,11 @@ _TEXT = {
         "draw_points_assumed": "The text gives no points for a draw: the value above is assumed.",
         "kitty_size_assumed": "The text gives no kitty size: the value above is assumed.",
         "tie_breaks_decided": "The text breaks off before its tie-breaks: this chain is our decision.",
+        "bye": "bye: {mp} match points, {lp} level points",
+        "forfeit": "forfeit: the other team wins, netting {n} levels a table; the forfeiter gets {mp} match points",
+        "late_deduct": "{span} minutes late: the team's net level points {n}",
+        "late_forfeit": "{span} minutes late: the round is forfeited",
+        "knockout_ties": "a drawn knockout match, in order",
         "must_play_levels": "levels that must be played: {value}",
         "final_place_points": "final place points: {value}",
     },
@@ -71,6 +81,13 @@ TIE_BREAK_NAMES = {
     "mixed_club": ("跨分会组队靠前", "teams formed across clubs first"),
     "lots": ("抽签", "lots"),
     "game_ratio": ("得失局率（级分比）", "game ratio (level points for / against)"),
+}
+
+
+KNOCKOUT_TIE_NAMES = {
+    "boards_won": ("赢牌副数多者胜", "more boards won"),
+    "countback": ("从末副牌倒数，先赢者胜", "countback from the last board"),
+    "higher_seed": ("种子序号靠前者胜", "the better seed"),
 }
 
 
@@ -136,6 +153,16 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
     chain = " → ".join(tie_break_name(k, lang) for k in profile.tie_breaks)
     lines.append(f"{t['tie_breaks']}: {chain}")
     lines.append(f"{t['tai_option']}: {t['on'] if profile.tai_counts_as_level else t['off']}")
+    lines.append(t["bye"].format(mp=profile.bye.match_points, lp=profile.bye.level_points))
+    forfeiter = profile.forfeit.forfeiter_match_points
+    lines.append(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
+                                     mp=profile.match_points["loss"] if forfeiter is None else forfeiter))
+    for rule in profile.lateness:
+        span = f"{rule.min_minutes}–{rule.max_minutes}" if rule.max_minutes is not None else f"≥ {rule.min_minutes}"
+        lines.append(t["late_forfeit"].format(span=span) if rule.forfeit
+                     else t["late_deduct"].format(span=span, n=f"{rule.net_level_points:+d}"))
+    ties = " → ".join(KNOCKOUT_TIE_NAMES[k][0 if lang == "zh" else 1] for k in profile.knockout_tie_breaks)
+    lines.append(f"{t['knockout_ties']}: {ties}")
     for key, value in profile.extras.items():
         if key in t and value is not False:
             shown = ", ".join(map(str, value)) if isinstance(value, list) else value
