@@ -9,6 +9,7 @@ chain share a rank.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -175,7 +176,8 @@ def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments
             found.match_points[team] += bye.match_points
             found.level_points_for[team] += bye.level_points
     for team, points in (adjustments or Adjustments()).net_level_points().items():
-        found.adjustment[team] += points
+        if team in found.adjustment:  # a group's standings: the group's teams only
+            found.adjustment[team] += points
     return found
 
 
@@ -226,6 +228,22 @@ def rank(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | 
                     found.played[t], dict(tie_values[t]), len(tied) > 1, found.byes[t], found.adjustment[t]))
             position += len(tied)
     return result
+
+
+def group_standings(scored: ScoredEvent, lots_seed: bytes = b"") -> list[tuple[int, list[Standing]]]:
+    """A grouped round robin's standings per group (0 = A): its teams, its matches, its byes."""
+    from dealer.tournament.round_robin import serpentine_groups
+
+    event = scored.event
+    out = []
+    for group, ids in enumerate(serpentine_groups([t.id for t in event.seeded_teams()], event.format.groups)):
+        members = set(ids)
+        sub = dataclasses.replace(
+            event, teams=tuple(t for t in event.teams if t.id in members),
+            rounds=tuple(dataclasses.replace(r, byes=tuple(t for t in r.byes if t in members)) for r in event.rounds))
+        scores = [s for s in scored.scores if s.home in members and s.away in members]
+        out.append((group, rank(sub, scores, scored.adjustments, lots_seed)))
+    return out
 
 
 def cross_table(scored: ScoredEvent) -> dict[tuple[str, str], list[CrossCell]]:

@@ -417,3 +417,67 @@ def test_fixed_events_have_nothing_to_pair(tmp_path: Path, dealt: Any) -> None:
     assert shown == {"round": 2, "matches": [
         {"match": "1", "home": "T1", "away": "T3", "set": 2, "table": 1},
         {"match": "2", "home": "T4", "away": "T2", "set": 2, "table": 2}], "byes": [], "warnings": []}
+
+
+def _away_wins_at_odd_tables(tmp_path: Path, event: str, boards: str, number: int) -> None:
+    """Table 1, 3, …: the away team declares at A and makes 3 levels; even tables: the home team
+    does at B."""
+    data = _round(event, boards, number)
+    rows = []
+    for m in data["matches"]:
+        odd = int(m["match"]) % 2 == 1
+        rows += [f"{number},{m['match']},A,1,{0 if odd else NOTHING}",
+                 f"{number},{m['match']},B,1,{NOTHING if odd else 0}"]
+    csv = tmp_path / f"odd-{number}.csv"
+    csv.write_text("round,match,table,board,defenders_points\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    _ok("results", "import", event, csv, "--boards-dir", boards)
+
+
+DOUBLE = KNOCKOUT.replace('id = "cup"', 'id = "double"').replace('elimination = "single"', 'elimination = "double"') \
+    + '[[teams]]\nid = "K6"\nname = "Six"\n'
+
+
+def test_double_elimination_of_six_teams(tmp_path: Path) -> None:
+    """Six teams, byes to seeds 1 and 2; the winners' champion wins the first final, so no
+    second one: 2n − 2 = 10 matches, and round 7 has nothing to play."""
+    event, boards = _event(tmp_path, DOUBLE)
+    slots = []
+    for number in range(1, 7):
+        _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
+        data = _round(event, boards, number)
+        slots += [m["slot"] for m in data["matches"]]
+        if number == 1:
+            assert sorted(data["byes"]) == ["K1", "K2"]
+        if number == 2:
+            # Losers' round 1 pairs the round-1 losers; both came from matches with byes beside them.
+            assert [s for s in slots if s.startswith("L")] == []  # L1: each loser faces an empty place
+        _away_wins_at_odd_tables(tmp_path, event, boards, number)
+    assert slots[-1] == "F1" and len(slots) == 10
+    nothing = _run("round", "pair", event, "--round", 7, "--boards-dir", boards)
+    assert nothing.exit_code == 2 and "nothing to play" in nothing.stderr
+    report = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    places = [(p["place"], p["teams"]) for p in report["places"]]
+    assert places == [(1, ["K5"]), (2, ["K2"]), (3, ["K1"]), (4, ["K4"]), (5, ["K3", "K6"])]
+
+
+GROUPS = ROBIN.replace('id = "robin"', 'id = "groups"').replace("cycles = 2", "groups = 2") \
+    + '[[teams]]\nid = "R6"\nname = "Team 6"\nseed = 1\n'
+
+
+def test_grouped_round_robin_by_serpentine_with_group_standings(tmp_path: Path) -> None:
+    """Six teams in two groups by serpentine on the seeds (R6 is seed 1; then file order):
+    A = seeds 1, 4, 5 = R6, R3, R4; B = seeds 2, 3, 6 = R1, R2, R5. Three rounds, a bye a round."""
+    event, boards = _event(tmp_path, GROUPS)
+    for number in (1, 2, 3):
+        _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
+        data = _round(event, boards, number)
+        groups = {m["group"]: {m["home"], m["away"]} for m in data["matches"]}
+        assert groups[0] <= {"R6", "R3", "R4"} and groups[1] <= {"R1", "R2", "R5"}
+        assert len(data["byes"]) == 2
+        _away_wins_at_odd_tables(tmp_path, event, boards, number)
+    report = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    assert [g["group"] for g in report["groups"]] == ["A", "B"]
+    assert {s["team"] for s in report["groups"][0]["standings"]} == {"R6", "R3", "R4"}
+    # Each team played the two others of its group and had one bye (a win: 2 match points).
+    assert all(s["played"] == 2 and s["byes"] == 1 for g in report["groups"] for s in g["standings"])
+    assert sum(s["match_points"] for g in report["groups"] for s in g["standings"]) == 6 * 2 + 6 * 2

@@ -26,7 +26,7 @@ from dealer.files import check_writable_folder, write_atomic
 from dealer.folder import EventFolder
 from dealer.results.entry import open_existing_results
 from dealer.scoring import Adjustments, AttributionError, ResultColumns, ScoredEvent, attribution_problems, score_event
-from dealer.standings import Standing
+from dealer.standings import Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
 
@@ -66,6 +66,7 @@ class ReportData:
     chain_head: str | None = None  # the results database's last chain link: a rewrite shows against it
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
+    groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
 
     def prizes(self) -> list[tuple[str, list[str]]]:
         """The event's prizes with the teams that take them: places in a knockout, ranks
@@ -113,10 +114,12 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
         from dealer.tournament.knockout_round import knockout_places
 
         places = knockout_places(scored)
-    return ReportData(event, scored, rank_teams(scored, folder_seed(folder)), sample,
+    seed = folder_seed(folder)
+    groups = group_standings(scored, seed) if event.format.groups > 1 else []
+    return ReportData(event, scored, rank_teams(scored, seed), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not rows and not adjustments.forfeits, chain_head=head,
-                      adjustments=adjustments, places=places)
+                      adjustments=adjustments, places=places, groups=groups)
 
 
 def report_json(data: ReportData) -> dict[str, Any]:
@@ -130,6 +133,7 @@ def report_json(data: ReportData) -> dict[str, Any]:
         "format": data.event.format.kind,
         "standings": [s.as_dict() for s in data.standings],
         "rounds": [{"round": r.number, "byes": list(r.byes)} for r in data.event.rounds],
+        "groups": [{"group": chr(65 + g), "standings": [s.as_dict() for s in table]} for g, table in data.groups],
         "places": None if data.places is None else [{"place": p, "teams": t} for p, t in data.places],
         "prizes": [{"name": name, "teams": teams} for name, teams in data.prizes()],
         "adjustments": [
@@ -159,17 +163,20 @@ def _num(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] | None = None
+                    ) -> tuple[list[str], list[list[str]]]:
+    """The standings (the whole field's, or one group's) with every tie-break value."""
     t = labels(lang)
     names = {team.id: team.name for team in data.event.teams}
     chain = list(data.event.profile.tie_breaks)
-    adjusted = any(s.adjustment for s in data.standings)
-    byes = any(s.byes for s in data.standings)
+    table = data.standings if standings is None else standings
+    adjusted = any(s.adjustment for s in table)
+    byes = any(s.byes for s in table)
     head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"],
             *([t["adjustment"]] if adjusted else []), t["net"], t["played"], *([t["byes"]] if byes else []),
             *(tie_break_name(k, lang) for k in chain if k not in ("net_level_points", "level_points_for"))]
     rows = []
-    for s in data.standings:
+    for s in table:
         extra = []
         for key in chain:
             if key in ("net_level_points", "level_points_for"):
@@ -263,6 +270,8 @@ def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[
         "matches": matches_table(data, lang),
         "boards": (SHEET_HEAD, boards),
     }
+    for group, table in data.groups:
+        found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
     if data.footnotes():
         found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in data.footnotes()])
     if data.event.prizes:
@@ -333,6 +342,7 @@ def html_text(data: ReportData, lang: str) -> str:
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
         profile=data.event.profile, footnotes=data.footnotes(), prizes=data.prizes(), names=names,
         places=data.places, bracket=_bracket(data),
+        groups=[(chr(65 + g), standings_table(data, lang, table)) for g, table in data.groups],
     )
 
 

@@ -182,6 +182,9 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
                                                    "incomplete"))
             paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
                                 winners=winners(scored) if event.format.kind == "knockout" else None)
+            if not paired.pairings and not paired.byes:
+                raise RoundError(f"round {number} has nothing to play: the knockout is decided (no second "
+                                 "final is needed)", field="round")
             warnings.extend(paired.warnings)
             view = _round_view(event, number, paired, warnings)
             needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
