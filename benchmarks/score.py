@@ -30,17 +30,11 @@ BOARDS = 16
 
 
 def pairings(teams: int, rounds: int) -> list[list[tuple[int, int]]]:
-    """Circle-method round robin: ``rounds`` rounds of teams/2 matches (team indexes)."""
-    ids = list(range(teams))
-    out = []
-    for r in range(rounds):
-        matches = []
-        for i in range(teams // 2):
-            a, b = ids[i], ids[teams - 1 - i]
-            matches.append((a, b) if (r + i) % 2 == 0 else (b, a))
-        out.append(matches)
-        ids = [ids[0], ids[-1], *ids[1:-1]]
-    return out
+    """The first ``rounds`` rounds of the Berger round robin (team indexes; dealer.tournament)."""
+    from dealer.tournament.round_robin import berger_table
+
+    return [[(home - 1, away - 1) for home, away in rnd if max(home, away) <= teams]  # odd: the bye dropped
+            for rnd in berger_table(teams)[:rounds]]
 
 
 def write_event(folder: Path, teams: int, rounds: int) -> Path:
@@ -107,6 +101,7 @@ def score_only(event_file: str, boards_root: str) -> None:
     from dealer.folder import EventFolder
     from dealer.results.entry import open_results
     from dealer.scoring import ResultColumns, score_event
+    from dealer.standings import standings
 
     event = load_event(event_file)
     start = time.perf_counter()
@@ -114,7 +109,7 @@ def score_only(event_file: str, boards_root: str) -> None:
         rows = store.scoring_rows()
     read = time.perf_counter()
     scored = score_event(event, ResultColumns.from_rows(rows))
-    table = scored.standings()
+    table = standings(scored)
     end = time.perf_counter()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{len(rows)} {read - start:.3f} {end - read:.3f} {peak_mb:.0f} {table[0].team} "
