@@ -1,3 +1,3 @@
 """Shengji duplicate dealer and scorer."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -209,7 +209,7 @@ def _scheduled_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFol
     from dealer.results.rounds import load_scheduled
 
     event, folder = _event_folder(event_file, boards_dir)
-    return load_scheduled(event, folder)[0], folder
+    return load_scheduled(event, folder), folder
 
 
 @main.command()

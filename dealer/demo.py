@@ -133,12 +133,12 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         write_atomic(event_path, text.encode("utf-8"))
     yield f"Swiss demo event file: {event_path} ({len(event.teams)} teams, {event.format.rounds} rounds)"
     for number in range(1, event.format.rounds + 1):
-        scheduled, _adjustments = load_scheduled(event, folder)
+        scheduled = load_scheduled(event, folder)
         if scheduled.round(number) is None:
             view, _stored = pair_round(event, folder, number, entered_by="demo")
             yield (f"round {number} paired: " + ", ".join(f"{m.home}-{m.away}" for m in view.matches)
                    + "".join(f", bye {t}" for t in view.byes))
-            scheduled, _adjustments = load_scheduled(event, folder)
+            scheduled = load_scheduled(event, folder)
             options = PrintOptions(lang="zh", out_dir=folder.output_path, boards_root=folder.boards_root,
                                    round=number)
             written = render_documents([*build_documents(scheduled, "pairings", options),

@@ -93,15 +93,16 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
     return dataclasses.replace(event, rounds=tuple(stored_rounds(store)))
 
 
-def load_scheduled(event: Event, folder: EventFolder) -> tuple[Event, Adjustments]:
-    """For commands that read: the scheduled event and the adjustments (nothing is created)."""
-    if not event.format.paired and not folder.results_path.exists():
-        return event, Adjustments()
+def load_scheduled(event: Event, folder: EventFolder) -> Event:
+    """The event as played, for the commands that use its rounds (nothing is created): a fixed
+    event as it is, a paired one with its stored rounds."""
+    if not event.format.paired:
+        return event
     store = open_existing_results(event, folder)
     if store is None:
-        return scheduled(event, None), Adjustments()
+        return scheduled(event, None)
     with store:
-        return scheduled(event, store), stored_adjustments(store)
+        return scheduled(event, store)
 
 
 def _scored(event: Event, store: ResultsStore) -> ScoredEvent:
@@ -203,11 +204,12 @@ def _round_view(event: Event, number: int, paired: PairedRound, warnings: Sequen
 
 
 def folder_seed(folder: EventFolder) -> bytes:
-    """The public seed of the ``lots`` tie-break: the commitment when there is one."""
+    """The public seed of the ``lots`` tie-break: the published commitment (hex) when there is one."""
     try:
-        return folder.commitment_path.read_bytes()
-    except OSError:
+        committed = folder.read_committed()
+    except UserError:
         return b""
+    return committed.commitment.encode("ascii") if committed is not None else b""
 
 
 def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
