@@ -28,8 +28,12 @@ from dealer.tournament import PairedRound, Pairing, PairingWarning
 #: Domain tag of the lots stream (round 1 ``first_round = "lots"``): never a board's stream.
 LOTS_TAG = b"shengji-dealer/swiss-lots/v1\x00"
 FIRST_ROUND = ("pinyin", "split", "lots")
-#: Teams each team is joined to on each side in the standings before the graph is widened;
-#: a window keeps a 2,000-team round near-linear, and the search widens it whenever it binds.
+#: Fields up to this size are paired over the whole graph: every priority is exact.
+WHOLE_FIELD = 256
+#: Larger fields: each team is first joined to this many neighbours on each side in the
+#: standings, and to half as many of the next teams owed the other side (home/away); the search
+#: widens the window before it accepts a larger gap or a rematch, so priorities 1 and 2 stay
+#: exact, and 3–6 are as good as the window allows (a 2,000-team round in well under a second).
 WINDOW = 8
 
 
@@ -211,7 +215,9 @@ def _matching(n: int, edges: Sequence[_Edge], weighted: bool) -> list[tuple[int,
 
 def _candidates(teams: Sequence[SwissTeam], window: int, allow_rematch: bool,
                 avoid_same_club: bool) -> list[_Edge]:
-    """Edges to the ``window`` neighbours on each side in score order (all, if window ≥ n)."""
+    """Edges to the ``window`` neighbours on each side in score order (all, if window ≥ n), and
+    to the next ``window // 2`` teams below that can take the other side (so that side balance
+    is not lost to the window)."""
     n = len(teams)
     edges = []
     for a in range(n):
@@ -219,6 +225,17 @@ def _candidates(teams: Sequence[SwissTeam], window: int, allow_rematch: bool,
             edge = _edge(a, b, teams, avoid_same_club)
             if allow_rematch or not edge.rematch:
                 edges.append(edge)
+        if window >= n or teams[a].balance == 0:
+            continue
+        found = 0
+        for b in range(a + window + 1, n):
+            if teams[b].balance * teams[a].balance <= 0:
+                edge = _edge(a, b, teams, avoid_same_club)
+                if allow_rematch or not edge.rematch:
+                    edges.append(edge)
+                    found += 1
+                    if found == window // 2:
+                        break
     return edges
 
 
@@ -249,10 +266,10 @@ def _pair_once(teams: Sequence[SwissTeam], avoid_same_club: bool,
     ``None`` when none exists.
 
     The largest gap is raised from the parity bound until a rematch-free perfect matching
-    exists inside it; only when none exists at any gap are rematches allowed. The graph holds
-    each team's :data:`WINDOW` neighbours first and is widened to the whole field before a
-    larger gap or a rematch is accepted, so the window never changes the answer's priorities
-    1 and 2.
+    exists inside it; only when none exists at any gap are rematches allowed. Above
+    :data:`WHOLE_FIELD` teams the graph holds each team's :data:`WINDOW` neighbours first and is
+    widened to the whole field before a larger gap or a rematch is accepted, so the window never
+    changes the answer's priorities 1 and 2.
     """
     n = len(teams)
     if n == 0:
@@ -261,7 +278,7 @@ def _pair_once(teams: Sequence[SwissTeam], avoid_same_club: bool,
     all_gaps = sorted({abs(a - b) for a in set(scores) for b in set(scores)})
     lower = gap_lower_bound(scores)
     for gap in [g for g in all_gaps if g >= lower]:
-        windows = [WINDOW, 4 * WINDOW, n] if n > WINDOW + 1 else [n]
+        windows = [WINDOW, 4 * WINDOW, n] if n > WHOLE_FIELD else [n]
         for window in dict.fromkeys(min(w, n) for w in windows):
             edges = [e for e in _candidates(teams, window, False, avoid_same_club) if e.gap <= gap]
             _weigh(edges, n, max(gap, 1))
