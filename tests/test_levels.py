@@ -385,7 +385,7 @@ def test_a_swiss_level_race_pairs_on_level_results(tmp_path: Path) -> None:
     head = SEED_002.split("[[rounds]]")[0] + '[format]\nkind = "swiss"\nrounds = 2\n'
     event, boards = _setup(tmp_path, head, "swiss")
     common = ("--boards-dir", boards)
-    code, out, err = run_dealer("round", "show", event, "--round", 1, *common)
+    code, _out, _err = run_dealer("round", "show", event, "--round", 1, *common)
     assert code == 2
     code, out, err = run_dealer("round", "pair", event, "--round", 1, *common)
     assert code == 0, err
@@ -393,7 +393,7 @@ def test_a_swiss_level_race_pairs_on_level_results(tmp_path: Path) -> None:
     # Round 1: both matches won by the home team at both tables.
     rows = [("1", m["match"], str(t), "K", "5", "") for m in first for t in (1, 2)]
     (tmp_path / "r1.csv").write_text(_csv(rows), encoding="utf-8")
-    code, out, err = run_dealer("round", "pair", event, "--round", 2, *common)
+    code, _out, err = run_dealer("round", "pair", event, "--round", 2, *common)
     assert code == 2 and "missing results" in err
     assert run_dealer("results", "import", event, tmp_path / "r1.csv", *common).exit_code == 0
     code, _out, err = run_dealer("round", "pair", event, "--round", 2, *common)
@@ -403,3 +403,19 @@ def test_a_swiss_level_race_pairs_on_level_results(tmp_path: Path) -> None:
     # The two winners meet, and so do the two losers.
     assert {frozenset((m["home"], m["away"])) for m in second} == {
         frozenset(winners), frozenset({m["away"] for m in first})}
+
+
+def test_the_level_race_demo_twice(tmp_path: Path) -> None:
+    """`make demo`'s level race: three round-robin rounds of sample table results, imported once
+    (the second run changes nothing), reported as sample data, every match complete."""
+    from dealer.demo import levels_demo
+
+    first = list(levels_demo(tmp_path / "boards", tmp_path / "output"))
+    second = list(levels_demo(tmp_path / "boards", tmp_path / "output"))
+    assert sum("imported 10 row(s)" in line for line in first) == 3
+    assert sum("nothing changed" in line for line in second) == 3
+    assert first[-1] == second[-1] and first[-1].startswith("  place points: ")
+    event = tmp_path / "boards" / "demo-levels" / "event.toml"
+    data = _report(event, tmp_path / "boards")
+    assert data["sample_data"] is True and data["result"] == "levels"
+    assert all(m["complete"] for m in data["matches"])  # type: ignore[attr-defined]
