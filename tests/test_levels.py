@@ -387,7 +387,7 @@ def test_a_swiss_level_race_pairs_on_level_results(tmp_path: Path) -> None:
     common = ("--boards-dir", boards)
     code, _out, _err = run_dealer("round", "show", event, "--round", 1, *common)
     assert code == 2
-    code, out, err = run_dealer("round", "pair", event, "--round", 1, *common)
+    code, _out, err = run_dealer("round", "pair", event, "--round", 1, *common)
     assert code == 0, err
     first = json.loads(run_dealer("round", "show", event, "--round", 1, "--json", *common).stdout)["matches"]
     # Round 1: both matches won by the home team at both tables.
@@ -419,3 +419,11 @@ def test_the_level_race_demo_twice(tmp_path: Path) -> None:
     data = _report(event, tmp_path / "boards")
     assert data["sample_data"] is True and data["result"] == "levels"
     assert all(m["complete"] for m in data["matches"])  # type: ignore[attr-defined]
+
+
+def test_printing_refuses_a_level_race(tmp_path: Path) -> None:
+    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    for kind in ("all", "score-sheets"):
+        code, _out, err = run_dealer("print", kind, event, "--boards-dir", boards, "--out", tmp_path / "out")
+        assert code == 2 and "is a level race" in err and "no board papers" in err
+    assert not (tmp_path / "out").exists()
