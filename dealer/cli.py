@@ -368,22 +368,57 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
         sys.exit(max(error.exit_status for error in failed))
 
 
+def _level_options(function: F) -> F:
+    """A level race's table result (result = "levels"), for ``results add`` and ``correct``."""
+    for option in reversed([
+        click.option("--home-level", help="Level race: the home side's final level (2…A, 过A or A+ past A)."),
+        click.option("--away-level", help="Level race: the away side's final level."),
+        click.option("--last-game", help="Level race: who won the last game, home or away (末局胜方; decides a tie)."),
+        click.option("--home-games", help="Level race: games won by the home side (optional)."),
+        click.option("--away-games", help="Level race: games won by the away side (optional)."),
+    ]):
+        function = option(function)
+    return function
+
+
+#: The fields only one kind of result has: refused, by flag, for the other kind.
+_BOARD_FIELDS = ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team")
+_LEVEL_FIELDS = ("home_level", "away_level", "last_game", "home_games", "away_games")
+
+
+def _result_kind_fields(event: Event, fields: dict[str, str | None], required: bool) -> None:
+    """Refuse the flags of the other kind of result (a level race has no boards, and so on)."""
+    wrong = _BOARD_FIELDS if event.levels else _LEVEL_FIELDS
+    given = [flag(k) for k in wrong if fields.get(k) not in (None, "")]
+    kind = 'a level race (result = "levels")' if event.levels else "a boards event"
+    if given:
+        raise UserError(f"{', '.join(given)}: not a field of {kind}")
+    if required and not event.levels and fields.get("defenders_points") in (None, ""):
+        raise UserError("missing --points (the defenders' points)", field="defenders_points")
+
+
 @results.command("add")
 @EVENT_ARGUMENT
 @_identity_options
 @click.option("--qr", "qr_payload", help="Traveller or score-sheet QR payload instead of the identity flags.")
-@click.option("--points", required=True, help="Defenders' points (防守方得分).")
+@click.option("--points", help="Defenders' points (防守方得分); required for a boards event.")
 @click.option("--ns-team", help="Team sitting N-S (checked against home/away).")
 @click.option("--ew-team", help="Team sitting E-W (checked against home/away).")
+@_level_options
 @_played_options
 @BOARDS_DIR_OPTION
 def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
                 **values: Any) -> None:
-    """Enter one table's result of one board."""
+    """Enter one table's result of one board (a level race: one table's final levels)."""
     from dealer.results.entry import add_result, open_results
+    from dealer.results.levels import add_level_result
 
     event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
+    _result_kind_fields(event, fields, required=True)
     with open_results(event, folder) as store:
+        if event.levels:
+            echo(add_level_result(store, event, fields))
+            return
         echo(add_result(store, event, fields, not accept_implausible))
 
 
@@ -412,6 +447,7 @@ def _slip(event_file: str, boards_dir: str, values: dict[str, Any], qr_payload: 
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
 @click.option("--expect-current", help="The value you believe is stored (points or 'withdrawn'): "
                                        "refused if another correction changed it meanwhile.")
+@_level_options
 @_played_options
 @BOARDS_DIR_OPTION
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
@@ -419,10 +455,27 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
                     **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
     from dealer.results.entry import correct_result, open_results, withdraw_match
+    from dealer.results.levels import correct_level_result, withdraw_level_match
 
+    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
+    _result_kind_fields(event, fields, required=False)
+    if event.levels:
+        if withdraw == (fields.get("home_level") is not None or fields.get("away_level") is not None):
+            raise UserError("give either --home-level and --away-level, or --withdraw")
+        if expect_current is not None:
+            raise UserError("--expect-current is for board results")
+        with open_results(event, folder) as store:
+            if withdraw and fields.get("table") is None:
+                number = int(fields["round"] or 0) if (fields.get("round") or "").isdigit() else 0
+                withdrawn = withdraw_level_match(store, number, (fields.get("match") or "").strip(), reason,
+                                                 fields.get("entered_by"))
+                echo(f"withdrew {len(withdrawn)} result(s) of round {withdrawn[0][0]} match {withdrawn[0][1]} "
+                     f"(reason: {reason.strip()})")
+                return
+            echo(correct_level_result(store, event, fields, reason, withdraw))
+        return
     if withdraw == (values.get("points") is not None):
         raise UserError("give either --points or --withdraw")
-    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
     whole_match = withdraw and fields.get("table") is None and fields.get("board") is None
     if whole_match and expect_current is not None:
         raise UserError("--expect-current names one slot's value: give --table and --board too")
@@ -439,7 +492,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), help="Round number.")
 @click.option("--match", help="Match id in the round.")
-@click.option("--table", type=click.Choice(["A", "B"], case_sensitive=False), help="Table A or B.")
+@click.option("--table", help="Table A or B (a level race: the table number).")
 @click.option("--board", type=click.IntRange(1, 64), help="Board number.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
 @BOARDS_DIR_OPTION
@@ -455,6 +508,27 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
     if store is None:
         echo("no results yet", err=True)
         return
+    if event.levels:
+        with store:
+            level_rows = store.level_history(round_, match, int(table) if table and table.isdigit() else None)
+        for item in level_rows:
+            if as_json:
+                echo_json(item)
+                continue
+            value = ("withdrawn" if item["withdrawn"] else
+                     f"home {item['home_level']} away {item['away_level']}"
+                     + (f" last game {item['last_game']}" if item["last_game"] else ""))
+            line = (f"#{item['id']} R{item['round']} M{item['match']} table {item['tbl']}: {value}  "
+                    f"[{'current' if item['current'] else 'superseded'}] {item['entered_at'][:19]} by "
+                    f"{item['entered_by'] or '-'} from {item['source']}"
+                    + (f" row {item['source_row']}" if item["source_row"] else ""))
+            if item["supersedes"] is not None:
+                line += f"; supersedes #{item['supersedes']}, reason: {item['reason']}"
+            echo(line)
+        return
+    if table is not None and table.upper() not in ("A", "B"):
+        store.close()
+        raise UserError(f"table {table!r}: expected A or B", field="table")
     with store:
         rows = store.history(round_, match, table.upper() if table else None, board)
     for row in rows:
@@ -655,6 +729,28 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
         echo(f"wrote {path}")
     echo(f"results chain head: {data.chain_head or '-'} (publish it with the report: a later rewrite "
          "of the results shows against it)")
+
+
+@main.command()
+@click.argument("championship_file", metavar="CHAMPIONSHIP.toml", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@BOARDS_DIR_OPTION
+def championship(championship_file: str, as_json: bool, boards_dir: str) -> None:
+    """The overall championship: each named event's final places scored by place points
+    (seed 001: 10 / 7 / 5 / 3), summed per team."""
+    from dealer.championship import build_championship
+
+    head, events, lines = build_championship(championship_file, boards_dir)
+    if as_json:
+        echo_json({"name": head.name,
+                   "events": [{"event": e.event, "place_points": list(e.place_points),
+                               "places": [{"place": p, "teams": list(t)} for p, t in e.places]} for e in events],
+                   "table": [line.as_dict() for line in lines]}, indent=1)
+        return
+    echo(head.name or "championship")
+    for line in lines:
+        per = "  ".join(f"{e.event} {line.per_event[e.event]}" for e in events)
+        echo(f"{line.rank:>3}{'=' if line.shared else ' '} {line.team} {line.name}: {line.total}  ({per})")
 
 
 # --- printing ------------------------------------------------------------------------------

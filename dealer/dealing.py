@@ -85,12 +85,21 @@ def _key(folder: EventFolder, key_file: str | Path | None) -> tuple[bytes, Path,
     return key, path, True
 
 
+def refuse_level_race(event: Event) -> None:
+    """A level race (``result = "levels"``) plays no fixed boards: nothing to commit or deal."""
+    if event.levels:
+        raise UserError(f'event {event.id} is a level race (result = "levels"): it plays no fixed boards, so '
+                        "there is nothing to commit or deal; pair its rounds and enter its table results "
+                        "(docs/tournaments.md, Level races)", field="event")
+
+
 def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None = None) -> DealReport:
     """Create (or reuse) the key and write the publishable ``commitment.json``.
 
     Publishing it before the public value is known and before play binds the director to the
     key and plan: nothing can be re-dealt afterwards without the commitment changing.
     """
+    refuse_level_race(event)
     make_folder(folder.path, OWNER_ONLY_FOLDER)
     key, path, created = _key(folder, key_file)
     plan = event.plan(ALGORITHM)
@@ -144,6 +153,7 @@ def deal_event(
     each set file left over must be byte for byte the one this key and public value deal (else it
     is refused; :func:`discard_incomplete` removes them). The manifest is written last.
     """
+    refuse_level_race(event)
     check_public_value(event, public_value)
     if folder.deal_state() == "complete":
         raise FileProblem(

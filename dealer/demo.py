@@ -9,13 +9,14 @@ from pathlib import Path
 
 from dealer.dealing import deal_event
 from dealer.event import Event
-from dealer.files import load_event_text, write_atomic
+from dealer.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
 from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
 
 DEMO_EVENT_FILE = "event.toml"
 SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo event (样例数据)
 SWISS_DEMO = "demo-swiss.toml"  # the Swiss demo, run through the whole round loop
+LEVELS_DEMO = "demo-levels.toml"  # the level-race demo (计时制, seed 001's format)
 SAMPLE_MARK = "# 样例数据 / SAMPLE DATA: invented results, not a real event"
 
 
@@ -78,6 +79,7 @@ def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     yield from print_demo(event, folder)
     yield from score_demo(event, folder)
     yield from swiss_demo(boards_root, output_root)
+    yield from levels_demo(boards_root, output_root)
 
 
 def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
@@ -157,3 +159,60 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     yield f"Swiss demo reports ({len(paths)} files) in {folder.reports_path}/"
     for name, teams in data.prizes():
         yield f"  {name}: {', '.join(teams)}"
+
+
+def sample_levels_csv(event: Event, round_number: int) -> str:
+    """Invented table results of a level race's round (样例数据), marked as sample data: each
+    side's final level from its team's fixed strength and some noise; a tie names the last game."""
+    from dealer.levels import RACE_LEVELS
+
+    rnd = event.round(round_number)
+    if rnd is None:
+        raise ValueError(f"round {round_number} is not in the event")
+    start = RACE_LEVELS.index(event.profile.level_race.start)
+    lines = [SAMPLE_MARK, "轮次,场次,桌,主队级数,客队级数,末局胜方"]
+    for match in rnd.matches:
+        for table in range(1, event.tables + 1):
+            home, away = (start + min(len(RACE_LEVELS) - 1 - start, _unit(event.id, team) % 4
+                                      + _unit(event.id, round_number, match.id, table, side) % 7)
+                          for side, team in (("home", match.home), ("away", match.away)))
+            if home == away == len(RACE_LEVELS) - 1:
+                away -= 1  # only one side can pass A first
+            last = ("主" if _unit(event.id, round_number, match.id, table) % 2 else "客") if home == away else ""
+            lines.append(f"{round_number},{match.id},{table},{RACE_LEVELS[home]},{RACE_LEVELS[away]},{last}")
+    return "\n".join(lines) + "\n"
+
+
+def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
+    """The level-race demo: per round, pair (round robin) and import sample table results; then
+    the CSV and XLSX reports and the place points. A second run does only what is left."""
+    from dealer.report import build_report, write_reports
+    from dealer.results.entry import open_results
+    from dealer.results.importer import import_file
+    from dealer.results.rounds import load_scheduled, pair_round
+
+    text = (resources.files("dealer") / "data" / LEVELS_DEMO).read_text(encoding="utf-8")
+    folder = EventFolder("demo-levels", boards_root, output_root)
+    event = load_event_text(text, str(folder.path / DEMO_EVENT_FILE))
+    make_folder(folder.path, OWNER_ONLY_FOLDER)  # nothing is dealt: the folder holds the results only
+    rounds = event.format.rounds_needed(len(event.teams))
+    for number in range(1, rounds + 1):
+        scheduled, _adjustments = load_scheduled(event, folder)
+        if scheduled.round(number) is None:
+            pair_round(event, folder, number, entered_by="demo")
+            scheduled, _adjustments = load_scheduled(event, folder)
+        sample = folder.path / f"sample-levels-round-{number}.csv"
+        if not sample.exists():
+            write_atomic(sample, sample_levels_csv(scheduled, number).encode("utf-8"))
+        with open_results(scheduled, folder) as store:
+            imported = import_file(store, scheduled, sample, entered_by="demo")
+        yield f"level-race demo round {number} sample results (样例数据): {imported.summary()}"
+    event_path = folder.path / DEMO_EVENT_FILE
+    if not event_path.exists():
+        write_atomic(event_path, text.encode("utf-8"))
+    data = build_report(event, folder)
+    paths = write_reports(data, folder.reports_path, ["csv", "xlsx"], "zh")
+    yield f"level-race demo reports ({len(paths)} files) in {folder.reports_path}/"
+    points = event.profile.place_points
+    yield "  place points: " + ", ".join(
+        f"{s.team} {points[s.rank - 1] if s.rank <= len(points) else 0}" for s in data.standings)

@@ -25,7 +25,13 @@ EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
-               "sets", "public_value_source"}
+               "sets", "public_value_source", "result", "tables"}
+#: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
+RESULT_KINDS = ("boards", "levels")
+#: Keys of a boards event only: a level race deals nothing.
+_BOARD_ONLY_KEYS = ("boards_per_set", "sets", "public_value_source")
+#: Most tables a level-race match may have (seed 001: 5 pairs a side).
+MAX_TABLES = 16
 _TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes"}
 _TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
@@ -163,6 +169,13 @@ class Event:
     public_value_source: str | None = None
     format: Format = Format()
     prizes: tuple[Prize, ...] = ()
+    result: str = "boards"  # "levels": each table reports the final levels (no boards, no deal)
+    tables: int = 2  # a level race's tables per match (seed 002: 2; seed 001: 5)
+
+    @property
+    def levels(self) -> bool:
+        """Whether the event is a level race (``result = "levels"``)."""
+        return self.result == "levels"
 
     def seeded_teams(self) -> list[Team]:
         """Teams strongest first: by ``seed``, then those without one in file order."""
@@ -372,6 +385,18 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     kitty_mode = head.get("kitty_mode", "in-hand")
     if kitty_mode not in KITTY_MODES:
         raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {quote(kitty_mode)}")
+    result = _choice(head.get("result", "boards"), "event.result", RESULT_KINDS)
+    if result == "levels":
+        stray = [f"event.{k}" for k in _BOARD_ONLY_KEYS if k in head] + (["schedule"] if "schedule" in data else [])
+        if stray:
+            raise EventError(f"{', '.join(stray)}: a level race (result = \"levels\") plays no fixed boards; "
+                             "leave out the board keys")
+        tables = _int(_require(head, "tables", "event."), "event.tables", 2, MAX_TABLES)
+    elif "tables" in head:
+        raise EventError('event.tables: only a level race (result = "levels") has tables to declare; '
+                         "a boards match always has tables A and B")
+    else:
+        tables = 2
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
     event_format = _format(data.get("format", {}))
     team_count = len(data["teams"]) if isinstance(data.get("teams"), list) else 0
@@ -481,6 +506,8 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         public_value_source=public_source,
         format=event_format,
         prizes=tuple(prizes),
+        result=result,
+        tables=tables,
     )
 
 

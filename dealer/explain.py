@@ -37,6 +37,9 @@ _TEXT = {
         "late_deduct": "迟到 {span} 分钟：该队小分 {n}",
         "late_forfeit": "迟到 {span} 分钟：本轮按弃权处理",
         "knockout_ties": "淘汰赛平局依次比较",
+        "level_race": "升级赛（计时制）：从 {start} 打起，过A 记为 A 之后一级；胜负按{rule}",
+        "net_levels": "各桌净胜级数之和（相等为平）",
+        "tables": "胜桌数",
     },
     "en": {
         "title": "Rule profile",
@@ -70,6 +73,10 @@ _TEXT = {
         "knockout_ties": "a drawn knockout match, in order",
         "must_play_levels": "levels that must be played: {value}",
         "final_place_points": "final place points: {value}",
+        "level_race": ("level race (计时制): every side starts at {start}, 过A is one level past A; "
+                       "the match winner by {rule}"),
+        "net_levels": "the net levels over its tables (equal: a draw)",
+        "tables": "tables won",
     },
 }
 
@@ -163,6 +170,10 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
                      else t["late_deduct"].format(span=span, n=f"{rule.net_level_points:+d}"))
     ties = " → ".join(KNOCKOUT_TIE_NAMES[k][0 if lang == "zh" else 1] for k in profile.knockout_tie_breaks)
     lines.append(f"{t['knockout_ties']}: {ties}")
+    race = profile.level_race
+    lines.append(t["level_race"].format(start=race.start, rule=t[race.match_winner]))
+    if profile.place_points:
+        lines.append(t["final_place_points"].format(value=", ".join(map(str, profile.place_points))))
     for key, value in profile.extras.items():
         if key in t and value is not False:
             shown = ", ".join(map(str, value)) if isinstance(value, list) else value

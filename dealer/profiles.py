@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from dealer.cards import LEVELS, normalize_level
 from dealer.errors import UserError
 
 Side = Literal["declarer", "tai", "defenders"]
@@ -143,6 +144,21 @@ class LatenessRule:
         return minutes >= self.min_minutes and (self.max_minutes is None or minutes <= self.max_minutes)
 
 
+#: How a level race's match winner is decided (``[level_race] match_winner``): by net levels over
+#: its tables (seed 002; equal = a draw) or by tables won (seed 001: 5场3胜).
+MATCH_WINNER_RULES = ("net_levels", "tables")
+
+
+@dataclass(frozen=True)
+class LevelRaceRule:
+    """How a level race (计时制 / 计局制, ``result = "levels"``) is scored: every side starts at
+    ``start`` (seed 001: 3, 首局开局打“3”); a table's climbed levels are its final level's distance
+    from ``start`` (过A: one level past A); the match winner by ``match_winner``."""
+
+    start: str = "2"
+    match_winner: str = "net_levels"
+
+
 #: How a drawn knockout match is decided, in order (``knockout_tie_breaks``); the last one
 #: always decides.
 KNOCKOUT_TIE_BREAKS = ("boards_won", "countback", "higher_seed")
@@ -166,6 +182,9 @@ class Profile:
     forfeit: ForfeitRule = ForfeitRule()
     lateness: tuple[LatenessRule, ...] = ()
     knockout_tie_breaks: tuple[str, ...] = KNOCKOUT_TIE_BREAKS
+    #: Championship points by final place (seed 001: 10 / 7 / 5 / 3), ``final_place_points``.
+    place_points: tuple[int, ...] = ()
+    level_race: LevelRaceRule = LevelRaceRule()
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -278,7 +297,7 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
     known = {
         "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
         "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
-        "knockout_tie_breaks",
+        "knockout_tie_breaks", "final_place_points", "level_race",
     }
     return Profile(
         id=name,
@@ -297,6 +316,8 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         forfeit=_forfeit(data.get("forfeit", {}), name),
         lateness=_lateness(data.get("lateness", []), name),
         knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), name),
+        place_points=_place_points(data.get("final_place_points", []), name),
+        level_race=_level_race(data.get("level_race", {}), name),
         extras={k: v for k, v in data.items() if k not in known},
     )
 
@@ -362,3 +383,28 @@ def _knockout_tie_breaks(data: Any, name: str) -> tuple[str, ...]:
     if data[-1] != "higher_seed":
         raise ProfileError(f"{where}: must end with higher_seed, so that every knockout match has a winner")
     return tuple(data)
+
+
+def _place_points(data: Any, name: str) -> tuple[int, ...]:
+    """``final_place_points = [10, 7, 5, 3]``: whole numbers, not rising."""
+    where = f"profile {name}, final_place_points"
+    if not isinstance(data, list):
+        raise ProfileError(f"{where}: expected a list of whole numbers, got {data!r}")
+    points = tuple(_whole(v, f"{where}[{i}]", 0, 10_000) for i, v in enumerate(data))
+    if any(lower > upper for upper, lower in itertools.pairwise(points)):
+        raise ProfileError(f"{where}: a lower place cannot score more than a higher one, got {list(points)}")
+    return points
+
+
+def _level_race(data: Any, name: str) -> LevelRaceRule:
+    where = f"profile {name}, level_race"
+    raw = _keys(data, where, {"start", "match_winner"})
+    start = str(raw.get("start", "2"))
+    try:
+        start = normalize_level(start)
+    except ValueError:
+        raise ProfileError(f"{where}.start: expected a level ({', '.join(LEVELS)}), got {start!r}") from None
+    winner = raw.get("match_winner", "net_levels")
+    if winner not in MATCH_WINNER_RULES:
+        raise ProfileError(f"{where}.match_winner: expected one of {', '.join(MATCH_WINNER_RULES)}, got {winner!r}")
+    return LevelRaceRule(start, str(winner))

@@ -199,9 +199,11 @@ class MatchScore:
         if self.forfeited_by:
             left = [t for t in (self.home, self.away) if t not in self.forfeited_by]
             return left[0] if len(left) == 1 else None
-        if not self.played or self.home_levels == self.away_levels:
+        # By match points, which follow the profile: level points for boards; for a level race
+        # net levels or tables won (a match can be won on tables and lost on levels).
+        if not self.played or self.home_match_points == self.away_match_points:
             return None
-        return self.home if self.home_levels > self.away_levels else self.away
+        return self.home if self.home_match_points > self.away_match_points else self.away
 
     def side(self, team: str) -> tuple[int, int, int]:
         """(own level points, opponent's level points, own match points) of ``team``."""
@@ -319,17 +321,26 @@ class ScoredEvent:
 
     def _forfeited(self, m: Match, forfeiters: tuple[str, ...]) -> MatchScore:
         """The profile's forfeit: the other team wins with ``winner_levels_per_table`` at each of
-        the two tables; the forfeiting team gets its ``forfeiter_match_points`` (a loss by default)."""
+        the match's tables (A and B; a level race: the event's ``tables``); the forfeiting team gets
+        its ``forfeiter_match_points`` (a loss by default)."""
         rule = self.profile.forfeit
         lost = rule.forfeiter_match_points if rule.forfeiter_match_points is not None \
             else self.profile.match_points["loss"]
         won = self.profile.match_points["win"]
-        levels = rule.winner_levels_per_table * len(TABLES)
+        levels = rule.winner_levels_per_table * self.event.tables
         home_out, away_out = m.home in forfeiters, m.away in forfeiters
         return MatchScore(
             m.round, m.id, m.home, m.away, m.set,
-            0 if home_out else levels, 0 if away_out else levels, 0, self.event.boards_per_set,
+            0 if home_out else levels, 0 if away_out else levels, 0, self._units(),
             lost if home_out else won, lost if away_out else won, tuple(sorted(forfeiters)))
+
+    def has_results(self) -> bool:
+        """Whether any result is stored (counted or not)."""
+        return bool(self.present.any())
+
+    def _units(self) -> int:
+        """What a match is scored over: boards (a level race: tables)."""
+        return self.event.boards_per_set
 
     # --- per match ---------------------------------------------------------------------
 

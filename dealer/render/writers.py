@@ -238,6 +238,9 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     each set file against the manifest, the key against the commitment, the output folder by
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
+    if event.levels:
+        raise UserError(f'event {event.id} is a level race (result = "levels"): it has no boards, so no board '
+                        "papers; its pairings: `dealer round show EVENT.toml --round N`", field="event")
     if options.round is not None:
         # One round: its matches only (travellers and score sheets), on the set(s) it plays.
         chosen = event.round(options.round)

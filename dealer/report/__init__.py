@@ -24,8 +24,9 @@ from dealer.event import Event
 from dealer.explain import tie_break_name
 from dealer.files import check_writable_folder, write_atomic
 from dealer.folder import EventFolder
-from dealer.results.entry import open_existing_results
-from dealer.scoring import Adjustments, AttributionError, ResultColumns, ScoredEvent, attribution_problems, score_event
+from dealer.levels import ScoredLevelEvent
+from dealer.results.entry import open_existing_results, score_stored, stored_attribution_problems
+from dealer.scoring import Adjustments, AttributionError, ScoredEvent
 from dealer.standings import Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
@@ -94,21 +95,20 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
     from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
 
     store = open_existing_results(event, folder)
-    rows: list[tuple[int, str, str, int, int]] = []
     sample = False
     head = None
     adjustments = Adjustments()
     event = scheduled(event, store)
+    scored = score_stored(event, None)
     if store is not None:
         with store:
             adjustments = stored_adjustments(store)
-            found = attribution_problems(event, store.seatings())
+            found = stored_attribution_problems(event, store)
             if found:
                 raise AttributionError(found)
-            rows = store.scoring_rows()
+            scored = score_stored(event, store, adjustments)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
-    scored = score_event(event, ResultColumns.from_rows(rows), adjustments)
     places = None
     if event.format.kind == "knockout":
         from dealer.tournament.knockout_round import knockout_places
@@ -118,7 +118,8 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
     groups = group_standings(scored, seed) if event.format.groups > 1 else []
     return ReportData(event, scored, rank_teams(scored, seed), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-                      no_results=not rows and not adjustments.forfeits, chain_head=head,
+                      no_results=not scored.has_results() and not adjustments.forfeits,
+                      chain_head=head,
                       adjustments=adjustments, places=places, groups=groups)
 
 
@@ -131,6 +132,7 @@ def report_json(data: ReportData) -> dict[str, Any]:
         "no_results_yet": data.no_results,
         "results_chain_head": data.chain_head,
         "format": data.event.format.kind,
+        "result": data.event.result,  # "boards" (计副制) or "levels" (a level race)
         "standings": [s.as_dict() for s in data.standings],
         "rounds": [{"round": r.number, "byes": list(r.byes)} for r in data.event.rounds],
         "groups": [{"group": chr(65 + g), "standings": [s.as_dict() for s in table]} for g, table in data.groups],
@@ -211,7 +213,8 @@ def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
 def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
     t = labels(lang)
     head = [t["round"], t["match"], t["home"], t["away"], t["home"] + " LP", t["away"] + " LP",
-            t["margin"], t["home"] + " " + t["mp"], t["away"] + " " + t["mp"], t["boards_counted"],
+            t["margin"], t["home"] + " " + t["mp"], t["away"] + " " + t["mp"],
+            t["tables_counted"] if data.event.levels else t["boards_counted"],
             t["complete"]]
     rows = [
         [str(s.round), s.match, s.home, s.away, str(s.home_levels), str(s.away_levels), str(s.margin),
@@ -260,16 +263,34 @@ def _is_number(text: str) -> bool:
     return bool(_NUMBER.fullmatch(text)) and str(int(text)) == text
 
 
+LEVEL_SHEET_HEAD = ["round", "match", "table", "home", "away", "home_level", "away_level", "home_climbed",
+                    "away_climbed", "home_net", "last_game", "table_winner"]
+
+
+def level_rows(data: ReportData) -> list[list[str]]:
+    """A level race's table results: each reported table of each match (the ``tables`` sheet)."""
+    scored = data.scored
+    if not isinstance(scored, ScoredLevelEvent):
+        return []
+    return [[str(s.round), s.match, str(line.table), s.home, s.away, line.home_level, line.away_level,
+             str(line.home_climbed), str(line.away_climbed), str(line.net), line.last_game or "",
+             line.winner or ""]
+            for s in scored.scores if not s.forfeited_by for line in scored.table_lines(s.round, s.match)]
+
+
 def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """The report's tables by name (a CSV file and an XLSX sheet each): heads and rows of text."""
-    boards = [row for s in data.scored.scores if not s.forfeited_by
-              for row in sheet_rows(data, s.round, s.match)]
+    """The report's tables by name (a CSV file and an XLSX sheet each): heads and rows of text;
+    a level race has ``tables`` (its table results) where a boards event has ``boards``."""
     found = {
         "standings": standings_table(data, lang),
         "crosstable": cross_table(data),
         "matches": matches_table(data, lang),
-        "boards": (SHEET_HEAD, boards),
     }
+    if data.event.levels:
+        found["tables"] = (LEVEL_SHEET_HEAD, level_rows(data))
+    else:
+        found["boards"] = (SHEET_HEAD, [row for s in data.scored.scores if not s.forfeited_by
+                                        for row in sheet_rows(data, s.round, s.match)])
     for group, table in data.groups:
         found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
     if data.footnotes():
@@ -333,8 +354,11 @@ def html_text(data: ReportData, lang: str) -> str:
     for s in data.scored.scores:
         if s.forfeited_by:
             continue  # footnoted: no board was played
-        sheets.append({"score": s, "boards": data.scored.sheet(s.round, s.match),
-                       "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)})
+        sheet: dict[str, Any] = {"score": s, "boards": data.scored.sheet(s.round, s.match),
+                                 "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)}
+        if isinstance(data.scored, ScoredLevelEvent):
+            sheet["tables"] = data.scored.table_lines(s.round, s.match)
+        sheets.append(sheet)
     return env.get_template("report_event.html").render(
         t=labels(lang), lang=lang, event=data.event, generated=data.generated, sample=data.sample,
         no_results=data.no_results, chain_head=data.chain_head,

@@ -74,6 +74,18 @@ TRIGGERS: dict[str, str] = {
                               "OR EXISTS (SELECT 1 FROM actions WHERE seq = NEW.seq) "
                               "OR EXISTS (SELECT 1 FROM actions WHERE undoes = NEW.undoes) "
                               "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END",
+        "level_results_no_update": "CREATE TRIGGER level_results_no_update BEFORE UPDATE ON level_results "
+                                   "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END",
+        "level_results_no_delete": "CREATE TRIGGER level_results_no_delete BEFORE DELETE ON level_results "
+                                   "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is deleted'); END",
+        "level_results_no_replace": "CREATE TRIGGER level_results_no_replace BEFORE INSERT ON level_results WHEN "
+                                    "EXISTS (SELECT 1 FROM level_results WHERE id = NEW.id) "
+                                    "OR EXISTS (SELECT 1 FROM level_results WHERE seq = NEW.seq) "
+                                    "OR EXISTS (SELECT 1 FROM level_results WHERE supersedes = NEW.supersedes) "
+                                    "OR (NEW.supersedes IS NULL AND EXISTS (SELECT 1 FROM level_results WHERE "
+                                    "round = NEW.round AND match = NEW.match AND tbl = NEW.tbl "
+                                    "AND supersedes IS NULL)) "
+                                    "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is replaced'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
@@ -85,6 +97,14 @@ TRIGGERS: dict[str, str] = {
 }
 CURRENT_VIEW = ("CREATE VIEW current_results AS SELECT r.* FROM results r "
                 "WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)")
+CURRENT_LEVEL_VIEW = ("CREATE VIEW current_level_results AS SELECT r.* FROM level_results r "
+                      "WHERE NOT EXISTS (SELECT 1 FROM level_results s WHERE s.supersedes = r.id)")
+#: The views every query reads, checked like the triggers.
+VIEWS = {"current_results": CURRENT_VIEW, "current_level_results": CURRENT_LEVEL_VIEW}
+#: The table each guard and view is on: one on a table an older schema lacks is checked once the
+#: migration made it (a missing chained table is refused when the database is opened).
+_GUARDED_TABLE = {name: sql.split(" ON ", 1)[1].split()[0] if " ON " in sql else sql.split(" FROM ", 1)[1].split()[0]
+                  for name, sql in {**TRIGGERS, **VIEWS}.items()}
 
 #: The columns each chain link covers, in order (``seq`` and the table name come first).
 RESULT_COLUMNS = ("id", "round", "match", "tbl", "board", "defenders_points", "withdrawn", "trump",
@@ -94,9 +114,16 @@ IMPORT_COLUMNS = ("id", "source", "sha256", "kind", "rows_added", "rows_skipped"
                   "sample")
 #: The director's actions (round pairings and their undoing, forfeits, lateness): one row each.
 ACTION_COLUMNS = ("id", "kind", "round", "data", "reason", "undoes", "entered_by", "at")
+#: A level race's table results (``result = "levels"``): the final level of each side, the last
+#: game's winner (``home``/``away``, for a tie) and, optionally, the games won.
+LEVEL_COLUMNS = ("id", "round", "match", "tbl", "home_level", "away_level", "last_game", "home_games",
+                 "away_games", "withdrawn", "home_team", "away_team", "note", "entered_by", "entered_at",
+                 "import_id", "source_row", "supersedes", "reason")
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {"imports": IMPORT_COLUMNS, "results": RESULT_COLUMNS,
-                                       "actions": ACTION_COLUMNS}
+                                       "actions": ACTION_COLUMNS, "level_results": LEVEL_COLUMNS}
+#: The chained tables whose rows an import record counts.
+IMPORTED = ("results", "level_results")
 _ALL_LINKS = " UNION ALL ".join(f"SELECT seq, chain FROM {table}" for table in CHAINED)
 
 
@@ -221,8 +248,42 @@ def _migration_4(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS actions_undoes ON actions (undoes)")
 
 
+def _migration_5(conn: sqlite3.Connection) -> None:
+    """level_results: a level race's table results, in the chain, append-only like results."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS level_results (
+            id INTEGER PRIMARY KEY,
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl INTEGER NOT NULL CHECK (tbl >= 1),
+            home_level TEXT,
+            away_level TEXT,
+            last_game TEXT CHECK (last_game IN ('home', 'away')),
+            home_games INTEGER CHECK (home_games >= 0),
+            away_games INTEGER CHECK (away_games >= 0),
+            withdrawn INTEGER NOT NULL DEFAULT 0 CHECK (withdrawn IN (0, 1)),
+            home_team TEXT,
+            away_team TEXT,
+            note TEXT,
+            entered_by TEXT,
+            entered_at TEXT NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES imports(id),
+            source_row INTEGER,
+            supersedes INTEGER UNIQUE REFERENCES level_results(id),
+            reason TEXT,
+            seq INTEGER,
+            chain TEXT,
+            CHECK (withdrawn = 1 OR (home_level IS NOT NULL AND away_level IS NOT NULL)),
+            CHECK (supersedes IS NULL OR (reason IS NOT NULL AND length(trim(reason)) > 0))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS level_results_first_entry ON level_results (round, match, tbl)"
+                 " WHERE supersedes IS NULL")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS level_results_seq ON level_results (seq)")
+    conn.execute(f"CREATE VIEW IF NOT EXISTS current_level_results AS {CURRENT_LEVEL_VIEW.split(' AS ', 1)[1]}")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _migration_1, _migration_2, _migration_3, _migration_4)
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -287,6 +348,52 @@ class Entry:
             and (self.declarer is None or row["declarer"] == self.declarer)
             and (self.level is None or row["level"] == self.level)
         )
+
+
+@dataclass(frozen=True)
+class LevelEntry:
+    """One table's result of a level-race match to store (validated): the final levels of the
+    home and away sides (``过A``: one past A), the last game's winner (``home``/``away``)."""
+
+    round: int
+    match: str
+    table: int
+    home_level: str | None
+    away_level: str | None
+    last_game: str | None = None
+    home_games: int | None = None
+    away_games: int | None = None
+    home_team: str | None = None
+    away_team: str | None = None
+    note: str | None = None
+    entered_by: str | None = None
+    source_row: int | None = None
+    withdrawn: bool = False
+
+    @property
+    def slot(self) -> tuple[int, str, int]:
+        return (self.round, self.match, self.table)
+
+    def same_result(self, row: sqlite3.Row) -> bool:
+        """Whether a stored row already records this result (notes and names aside; games and
+        the last game's winner only where this entry gives them)."""
+        return (
+            bool(row["withdrawn"]) == self.withdrawn
+            and row["home_level"] == self.home_level and row["away_level"] == self.away_level
+            and (self.last_game is None or row["last_game"] == self.last_game)
+            and (self.home_games is None or row["home_games"] == self.home_games)
+            and (self.away_games is None or row["away_games"] == self.away_games)
+        )
+
+    def value_text(self) -> str:
+        if self.withdrawn:
+            return "withdrawn"
+        return level_value_text(self.home_level, self.away_level, self.last_game)
+
+
+def level_value_text(home: str | None, away: str | None, last_game: str | None) -> str:
+    last = f", last game {last_game}" if last_game else ""
+    return f"home {home} away {away}{last}"
 
 
 @dataclass(frozen=True)
@@ -641,8 +748,9 @@ class ResultsStore:
                 seq, table, row = tail[-1]
                 if seq != rows[1] or row["chain"] != link(previous, seq, table, row).hex():
                     problems.append(f"the last row ({table} #{row['id']}) is not the one the tool wrote")
-                last = conn.execute("SELECT id, rows_added, (SELECT count(*) FROM results r WHERE r.import_id"
-                                    " = i.id) FROM imports i ORDER BY seq DESC LIMIT 1").fetchone()
+                counted = " + ".join(f"(SELECT count(*) FROM {t} r WHERE r.import_id = i.id)" for t in IMPORTED)
+                last = conn.execute(f"SELECT id, rows_added, {counted} FROM imports i ORDER BY seq DESC LIMIT 1"
+                                    ).fetchone()
                 if last is not None and last[1] != last[2]:
                     problems.append(f"import #{last[0]} recorded {last[1]} row(s) and has {last[2]}")
         if problems:
@@ -682,19 +790,9 @@ class ResultsStore:
         ``sample``: the rows are sample data (the file says so), shown with a banner in reports.
         """
         conn = self.conn
-        at = now()
-        seq, previous = self._last_link()
-        import_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM imports").fetchone()[0])
-        record = {"id": import_id, "source": source, "sha256": sha256, "kind": kind,
-                  "rows_added": len(entries), "rows_skipped": skipped, "entered_by": entered_by,
-                  "at": at, "sample": int(sample)}
-        seq += 1
-        previous = link(previous, seq, "imports", record)
+        import_id, at, seq, previous = self._insert_import(len(entries), source=source, kind=kind, sha256=sha256,
+                                                           entered_by=entered_by, skipped=skipped, sample=sample)
         with _sqlite_errors(self.path):
-            conn.execute(
-                "INSERT INTO imports (id, source, sha256, kind, rows_added, rows_skipped, entered_by, at, sample,"
-                " seq, chain) VALUES (:id, :source, :sha256, :kind, :rows_added, :rows_skipped, :entered_by,"
-                " :at, :sample, :seq, :chain)", {**record, "seq": seq, "chain": previous.hex()})
             next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
             links = supersedes if supersedes is not None else [None] * len(entries)
             encode, hash_of = _ENCODER.encode, hashlib.sha256
@@ -713,6 +811,61 @@ class ResultsStore:
             conn.executemany(
                 f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}, seq, chain) VALUES "
                 f"({', '.join('?' * (len(RESULT_COLUMNS) + 2))})", rows)
+        return import_id
+
+    def _insert_import(self, rows: int, *, source: str, kind: str, sha256: str | None, entered_by: str | None,
+                       skipped: int, sample: bool) -> tuple[int, str, int, bytes]:
+        """Append the import record of ``rows`` rows; (its id, its time, its link number and link)."""
+        at = now()
+        seq, previous = self._last_link()
+        import_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM imports").fetchone()[0])
+        record = {"id": import_id, "source": source, "sha256": sha256, "kind": kind,
+                  "rows_added": rows, "rows_skipped": skipped, "entered_by": entered_by,
+                  "at": at, "sample": int(sample)}
+        seq += 1
+        previous = link(previous, seq, "imports", record)
+        with _sqlite_errors(self.path):
+            self.conn.execute(
+                "INSERT INTO imports (id, source, sha256, kind, rows_added, rows_skipped, entered_by, at, sample,"
+                " seq, chain) VALUES (:id, :source, :sha256, :kind, :rows_added, :rows_skipped, :entered_by,"
+                " :at, :sample, :seq, :chain)", {**record, "seq": seq, "chain": previous.hex()})
+        return import_id, at, seq, previous
+
+    def insert_level_batch(
+        self,
+        entries: Sequence[LevelEntry],
+        *,
+        source: str,
+        kind: str,
+        sha256: str | None = None,
+        entered_by: str | None = None,
+        skipped: int = 0,
+        supersedes: Sequence[int | None] | None = None,
+        reason: str | None = None,
+        sample: bool = False,
+    ) -> int:
+        """Insert level results (inside :meth:`transaction`) with an import record; its id. As
+        :meth:`insert_batch`: the rows are the links right after their import record."""
+        import_id, at, seq, previous = self._insert_import(len(entries), source=source, kind=kind, sha256=sha256,
+                                                           entered_by=entered_by, skipped=skipped, sample=sample)
+        with _sqlite_errors(self.path):
+            next_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM level_results").fetchone()[0])
+            links = supersedes if supersedes is not None else [None] * len(entries)
+            for offset, (e, superseded) in enumerate(zip(entries, links, strict=True)):
+                row: dict[str, Any] = {
+                    "id": next_id + offset, "round": e.round, "match": e.match, "tbl": e.table,
+                    "home_level": e.home_level, "away_level": e.away_level, "last_game": e.last_game,
+                    "home_games": e.home_games, "away_games": e.away_games, "withdrawn": int(e.withdrawn),
+                    "home_team": e.home_team, "away_team": e.away_team, "note": e.note,
+                    "entered_by": e.entered_by or entered_by, "entered_at": at, "import_id": import_id,
+                    "source_row": e.source_row, "supersedes": superseded,
+                    "reason": reason if superseded is not None else None}
+                seq += 1
+                previous = link(previous, seq, "level_results", row)
+                self.conn.execute(
+                    f"INSERT INTO level_results ({', '.join(LEVEL_COLUMNS)}, seq, chain) VALUES "
+                    f"({', '.join(':' + c for c in LEVEL_COLUMNS)}, :seq, :chain)",
+                    {**row, "seq": seq, "chain": previous.hex()})
         return import_id
 
     def insert_action(self, kind: str, round_number: int, data: dict[str, Any], *, reason: str | None = None,
@@ -770,10 +923,67 @@ class ResultsStore:
                            " ORDER BY tbl, board", (round_number, match))
 
     def has_sample_rows(self) -> bool:
-        """Whether any current result came from an import marked as sample data."""
+        """Whether any current result (board or level) came from an import marked as sample data."""
         return bool(self._query(
             "SELECT EXISTS (SELECT 1 FROM current_results r JOIN imports i ON i.id = r.import_id"
-            " WHERE i.sample = 1 AND r.withdrawn = 0)")[0][0])
+            " WHERE i.sample = 1 AND r.withdrawn = 0) OR EXISTS (SELECT 1 FROM current_level_results r"
+            " JOIN imports i ON i.id = r.import_id WHERE i.sample = 1 AND r.withdrawn = 0)")[0][0])
+
+    # --- level results ---------------------------------------------------------------------
+
+    def level_rows(self, rounds: Sequence[int] | None = None, current: bool = True
+                   ) -> dict[tuple[int, str, int], list[sqlite3.Row]]:
+        """Level rows by slot (round, match, table), oldest first: the current ones, or (``current``
+        false) those superseded."""
+        view = "current_level_results r" if current else \
+            "level_results r WHERE EXISTS (SELECT 1 FROM level_results s WHERE s.supersedes = r.id)"
+        where, args = "", list(rounds or ())
+        if rounds is not None:
+            where = f"{' AND' if not current else ' WHERE'} r.round IN ({','.join('?' * len(args))})"
+        found: dict[tuple[int, str, int], list[sqlite3.Row]] = {}
+        for r in self._query(f"SELECT r.* FROM {view}{where} ORDER BY r.id", args):
+            found.setdefault((r["round"], r["match"], r["tbl"]), []).append(r)
+        return found
+
+    def current_level_row(self, slot: tuple[int, str, int]) -> sqlite3.Row | None:
+        rows = self._query("SELECT * FROM current_level_results WHERE round = ? AND match = ? AND tbl = ?", slot)
+        return rows[0] if rows else None
+
+    def current_level_match_rows(self, round_number: int, match: str) -> list[sqlite3.Row]:
+        return self._query("SELECT * FROM current_level_results WHERE round = ? AND match = ? AND withdrawn = 0"
+                           " ORDER BY tbl", (round_number, match))
+
+    def level_scoring_rows(self) -> list[tuple[int, str, int, str, str, str | None]]:
+        """(round, match, table, home level, away level, last game's winner) of every current,
+        non-withdrawn level result."""
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in self._query(
+            "SELECT round, match, tbl, home_level, away_level, last_game FROM current_level_results"
+            " WHERE withdrawn = 0")]
+
+    def level_seatings(self) -> list[tuple[int, str, str | None, str | None]]:
+        """Every distinct (round, match, home team, away team) of the current level results."""
+        return [(r[0], r[1], r[2], r[3]) for r in self._query(
+            "SELECT DISTINCT round, match, home_team, away_team FROM current_level_results WHERE withdrawn = 0"
+            " ORDER BY round, match")]
+
+    def level_history(self, round_number: int | None = None, match: str | None = None,
+                      table: int | None = None) -> list[dict[str, Any]]:
+        """Every stored level row (superseded ones included), oldest first, with its source and
+        whether it is current."""
+        where, args = [], []
+        for column, value in (("r.round", round_number), ("r.match", match), ("r.tbl", table)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = ("SELECT r.*, i.source AS source, NOT EXISTS (SELECT 1 FROM level_results s WHERE s.supersedes = r.id)"
+               " AS is_current FROM level_results r JOIN imports i ON i.id = r.import_id"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY r.round, r.match, r.tbl, r.id")
+        out = []
+        for r in self._query(sql, args):
+            row = {c: r[c] for c in LEVEL_COLUMNS}
+            row.update(withdrawn=bool(r["withdrawn"]), source=r["source"], current=bool(r["is_current"]))
+            out.append(row)
+        return out
 
     def scoring_rows(self) -> list[tuple[int, str, str, int, int]]:
         """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
@@ -833,7 +1043,10 @@ class ResultsStore:
         found: list[Finding] = []
         stored = {r["name"]: (r["type"], r["sql"]) for r in self.conn.execute(
             "SELECT name, type, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")}
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for name, sql in TRIGGERS.items():
+            if _GUARDED_TABLE[name] not in tables:
+                continue  # an older schema, before its migration: see _check_columns
             if name not in stored:
                 found.append(Finding("trigger-missing", f"trigger {name}", "dropped: the append-only guard "
                                      "is gone"))
@@ -842,9 +1055,10 @@ class ResultsStore:
         for name, (kind, _sql) in stored.items():
             if kind == "trigger" and name not in TRIGGERS:
                 found.append(Finding("trigger-added", f"trigger {name}", "not one of the tool's"))
-        view = stored.get("current_results")
-        if view is None or " ".join(view[1].split()) != " ".join(CURRENT_VIEW.split()):
-            found.append(Finding("view-changed", "view current_results", "missing or not the tool's"))
+        for name, sql in VIEWS.items():
+            view = stored.get(name)
+            if _GUARDED_TABLE[name] in tables and (view is None or " ".join(view[1].split()) != " ".join(sql.split())):
+                found.append(Finding("view-changed", f"view {name}", "missing or not the tool's"))
         return found
 
     def audit(self, published_head: str | None = None) -> AuditReport:
@@ -920,14 +1134,19 @@ class ResultsStore:
         as it says, the links right after its own, entered at its time), corrections and only they
         superseding a row. Catches rows forged with a right link, or cut from the end."""
         found: list[Finding] = []
-        results: dict[int, list[sqlite3.Row]] = {}
-        for row in self.conn.execute("SELECT * FROM results ORDER BY seq"):
-            results.setdefault(row["import_id"], []).append(row)
+        # (table, row) by import, in link order: an import's rows are board results or level
+        # results (the tool never mixes them, but the count covers both).
+        results: dict[int, list[tuple[str, sqlite3.Row]]] = {}
+        for table in [t for t in IMPORTED if _columns(self.conn, t)]:
+            for row in self.conn.execute(f"SELECT * FROM {table} ORDER BY seq"):
+                results.setdefault(row["import_id"], []).append((table, row))
+        for rows in results.values():
+            rows.sort(key=lambda item: item[1]["seq"] if isinstance(item[1]["seq"], int) else 0)
         imports = {row["id"]: row for row in self.conn.execute("SELECT * FROM imports")}
         for import_id, rows in results.items():
             if import_id not in imports:
-                for row in rows:
-                    found.append(Finding("added", f"results #{row['id']}", f"its import #{import_id} is not "
+                for table, row in rows:
+                    found.append(Finding("added", f"{table} #{row['id']}", f"its import #{import_id} is not "
                                          "in the import log"))
         for import_id, record in imports.items():
             rows = results.get(import_id, [])
@@ -936,14 +1155,14 @@ class ResultsStore:
                 kind = "deleted" if len(rows) < record["rows_added"] else "added"
                 found.append(Finding(kind, where, f"recorded {record['rows_added']} row(s), has {len(rows)}"))
             start = chained.get(("imports", import_id))
-            links = [chained.get(("results", row["id"])) for row in rows]
+            links = [chained.get((table, row["id"])) for table, row in rows]
             if start is not None and None not in links and links != list(range(start + 1, start + 1 + len(rows))):
                 found.append(Finding("added", where, "its rows are not the links right after it"))
-            for row in rows:
+            for table, row in rows:
                 if row["entered_at"] != record["at"]:
-                    found.append(Finding("added", f"results #{row['id']}", f"not entered with import #{import_id}"))
+                    found.append(Finding("added", f"{table} #{row['id']}", f"not entered with import #{import_id}"))
                 if (row["supersedes"] is not None) != (record["kind"] == "correct"):
-                    found.append(Finding("added", f"results #{row['id']}", f"a {record['kind']} import does not "
+                    found.append(Finding("added", f"{table} #{row['id']}", f"a {record['kind']} import does not "
                                          "supersede rows" if row["supersedes"] is not None else
                                          "a correction that supersedes nothing"))
         return found

@@ -11,16 +11,29 @@ from dataclasses import dataclass
 
 from dealer.errors import Problem, Rejected, UserError
 from dealer.event import Event, Match
+from dealer.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.folder import EventFolder
 from dealer.numbers import whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
 from dealer.results.validate import entry_row, slot_text, stored_text, validate_row
+from dealer.scoring import (
+    Adjustments,
+    AttributionError,
+    Misattributed,
+    ResultColumns,
+    ScoredEvent,
+    attribution_problems,
+    score_event,
+)
 
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:
-    """The event's results database, for writing (created owner-only when new)."""
+    """The event's results database, for writing (created owner-only when new). A level race
+    deals nothing: its folder is made by its first result or pairing."""
+    if event.levels:
+        make_folder(folder.path, OWNER_ONLY_FOLDER, field="boards_root")
     folder.require()
     folder.check_deal(event)  # scoring uses the event's declarers: they must be the dealt ones
     return ResultsStore.open(folder.results_path, event.id)
@@ -28,10 +41,33 @@ def open_results(event: Event, folder: EventFolder) -> ResultsStore:
 
 def open_existing_results(event: Event, folder: EventFolder) -> ResultsStore | None:
     """For read-only commands: the results database read-only if there is one, else ``None``
-    (none created)."""
+    (none created). A level race without its folder yet has no results, as long as the boards
+    folder itself is there (a mistyped ``--boards-dir`` is still refused)."""
+    if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
+        return None
     folder.require()
     folder.check_deal(event)
     return ResultsStore.open_existing(folder.results_path, event.id)
+
+
+def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None) -> ScoredEvent:
+    """Every match of ``event`` scored from the current results in ``store`` (``None``: none):
+    board results, or a level race's table results (:mod:`dealer.levels`)."""
+    if event.levels:
+        from dealer.levels import LevelColumns, score_levels
+
+        return score_levels(event, LevelColumns.from_rows(store.level_scoring_rows() if store else []), adjustments)
+    return score_event(event, ResultColumns.from_rows(store.scoring_rows() if store else []), adjustments)
+
+
+def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:
+    """Matches whose stored results (boards or levels) the event file, as edited, would credit to
+    other teams or boards."""
+    if event.levels:
+        from dealer.results.levels import level_attribution_problems
+
+        return level_attribution_problems(event, store)
+    return attribution_problems(event, store.seatings())
 
 
 def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:
@@ -191,13 +227,16 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
 @dataclass(frozen=True)
 class MissingReport:
     match: Match
-    gaps: list[tuple[int, str]]  # (board, table)
-    match_boards: int
+    gaps: list[tuple[int, str]]  # (board, table); a level race: (table, "")
+    match_boards: int  # a level race: the match's tables
+    levels: bool = False
 
     def text(self) -> str:
         head = f"round {self.match.round} match {self.match.id} ({self.match.home} v {self.match.away})"
         if not self.gaps:
             return f"{head}: complete"
+        if self.levels:
+            return f"{head}: {len(self.gaps)} missing: table(s) {' '.join(str(t) for t, _ in self.gaps)}"
         boards = self.match_boards
         a = [b for b, t in self.gaps if t == "A"]
         b = [b for b, t in self.gaps if t == "B"]
@@ -211,19 +250,17 @@ class MissingReport:
 def missing(
     store: ResultsStore | None, event: Event, round_number: int | None = None
 ) -> list[MissingReport]:
-    """Per match, the missing (board, table) results; ``store=None``: no database yet, all missing."""
-    from dealer.scoring import AttributionError, ResultColumns, attribution_problems, score_event
-
+    """Per match, the missing (board, table) results (a level race: the tables); ``store=None``:
+    no database yet, all missing."""
     if round_number is not None and event.round(round_number) is None:
         raise UserError(f"round {round_number} is not in the event", field="round")
-    rows = []
     if store is not None:
-        found = attribution_problems(event, store.seatings())
+        found = stored_attribution_problems(event, store)
         if found:
             raise AttributionError(found)
-        rows = store.scoring_rows()
-    scored = score_event(event, ResultColumns.from_rows(rows))
-    return [MissingReport(m, gaps, event.boards_per_set) for m, gaps in scored.missing(round_number)]
+    scored = score_stored(event, store)
+    units = event.tables if event.levels else event.boards_per_set
+    return [MissingReport(m, gaps, units, event.levels) for m, gaps in scored.missing(round_number)]
 
 
 def missing_results(

@@ -47,11 +47,22 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 REQUIRED = ("round", "match", "table", "board", "defenders_points")
 
+
 def _header_key(text: str) -> str:
     return text.replace("\ufeff", "").strip().lower().replace(" ", "_").replace("-", "_")
 
 
-_HEADER_LOOKUP = {_header_key(name): key for key, names in COLUMNS.items() for name in names}
+class Layout:
+    """The columns of one kind of result file: field → accepted header spellings, and the
+    required fields (travellers; a level race's table results: :mod:`dealer.results.levels`)."""
+
+    def __init__(self, columns: dict[str, tuple[str, ...]], required: tuple[str, ...]) -> None:
+        self.columns = columns
+        self.required = required
+        self.lookup = {_header_key(name): key for key, names in columns.items() for name in names}
+
+
+TRAVELLERS = Layout(COLUMNS, REQUIRED)
 
 
 def column_letter(index: int) -> str:
@@ -378,7 +389,8 @@ class _Header:
         return {key: Cell("", label) for key, label in self.mapping.values()}
 
 
-def _read_header(source: str, row: int, header: list[str]) -> _Header:
+def _read_header(source: str, row: int, header: list[str], layout: Layout = TRAVELLERS) -> _Header:
+    columns = layout.columns
     problems: list[Problem] = []
     mapping: dict[int, tuple[str, str]] = {}
     seen: dict[str, str] = {}
@@ -386,9 +398,9 @@ def _read_header(source: str, row: int, header: list[str]) -> _Header:
         if not name:
             continue
         label = f'{column_letter(i)} "{name}"'
-        key = _HEADER_LOOKUP.get(_header_key(name))
+        key = layout.lookup.get(_header_key(name))
         if key is None:
-            known = ", ".join(f"{k} ({COLUMNS[k][1]})" for k in COLUMNS)
+            known = ", ".join(f"{k} ({columns[k][1]})" for k in columns)
             problems.append(Problem(source, row, None, label, None,
                                     f"unknown column name; expected one of: {known}"))
         elif key in seen:
@@ -397,10 +409,10 @@ def _read_header(source: str, row: int, header: list[str]) -> _Header:
         else:
             seen[key] = label
             mapping[i] = (key, label)
-    for key in REQUIRED:
+    for key in layout.required:
         if key not in seen:
             problems.append(Problem(source, row, key, None, None,
-                                    f"required column {key} ({COLUMNS[key][1]}) is missing"))
+                                    f"required column {key} ({columns[key][1]}) is missing"))
     return _Header(row, mapping, {i for i, name in enumerate(header) if name}, problems)
 
 
@@ -413,7 +425,7 @@ def _last_value(cells: list[str]) -> int:
 
 
 def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
-                sheet: str | None = None) -> ParsedFile:
+                sheet: str | None = None, layout: Layout = TRAVELLERS) -> ParsedFile:
     """The data rows of a file's rows: blank rows and ``#`` comment rows are skipped, the first
     other row is the header. Raises :class:`Rejected` for an unusable header or a value in a
     column without a header (one problem per row), :class:`FileProblem` beyond a limit."""
@@ -429,14 +441,14 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
         if last >= COLUMNS_LIMIT:
             raise FileProblem(f"{source}: row {number}, column {column_letter(last)}: a value beyond column "
                               f"{column_letter(COLUMNS_LIMIT - 1)}; at most {COLUMNS_LIMIT} columns are read "
-                              f"(a traveller has {len(COLUMNS)})")
+                              f"(a result file has at most {len(layout.columns)})")
         if first:
             parsed.sample = is_sample_marker(cells[0])
             first = False
         if cells[0].startswith("#"):
             continue
         if header is None:
-            header = _read_header(source, number, cells[: last + 1])
+            header = _read_header(source, number, cells[: last + 1], layout)
             problems.extend(header.problems)
             continue
         data_rows += 1
@@ -457,7 +469,7 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
     return parsed
 
 
-def read_file(path: str | Path, sheet: str | None = None) -> ParsedFile:
+def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVELLERS) -> ParsedFile:
     """Read a traveller file: find the header, map its columns, collect the data rows.
 
     ``sheet`` names the sheet of an XLSX workbook to read (by default the one visible sheet that
@@ -473,14 +485,14 @@ def read_file(path: str | Path, sheet: str | None = None) -> ParsedFile:
     data = read_bytes(path, "traveller file", FILE_LIMIT)
     digest = hashlib.sha256(data).hexdigest()
     if kind == "csv":
-        return _read_table(_csv_rows(_decode(data, source), source), source, digest)
+        return _read_table(_csv_rows(_decode(data, source), source), source, digest, layout=layout)
     budget = [SHEET_CELLS_LIMIT]
     with warnings.catch_warnings(), _workbook(data, source) as book:
         # openpyxl warns of what it does not support (extensions, default styles): not the scorer's business
         warnings.simplefilter("ignore")
         chosen = _choose_sheet(book, source, sheet, budget)
         with contextlib.closing(_sheet_rows(chosen, source, budget)) as rows:
-            return _read_table(rows, source, digest, chosen.title)
+            return _read_table(rows, source, digest, chosen.title, layout)
 
 
 # --- importing ---------------------------------------------------------------------------
@@ -503,7 +515,12 @@ def import_file(
 ) -> ImportReport:
     """Import one traveller file in one transaction; raises :class:`Rejected` on any problem.
 
-    ``sheet`` names the sheet of an XLSX workbook (:func:`read_file`)."""
+    ``sheet`` names the sheet of an XLSX workbook (:func:`read_file`). A level race's files hold
+    table results (:func:`dealer.results.levels.import_level_file`)."""
+    if event.levels:
+        from dealer.results.levels import import_level_file
+
+        return import_level_file(store, event, path, entered_by, sheet)
     parsed = read_file(path, sheet)
     source = parsed.source
     entries: list[Entry] = []

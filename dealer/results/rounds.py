@@ -18,8 +18,8 @@ from dealer.errors import UserError, quote
 from dealer.event import Event, Match, Round
 from dealer.folder import EventFolder
 from dealer.results.db import Action, ResultsStore
-from dealer.results.entry import open_existing_results, open_results
-from dealer.scoring import Adjustments, Deduction, Forfeit, ResultColumns, ScoredEvent, score_event
+from dealer.results.entry import open_existing_results, open_results, score_stored
+from dealer.scoring import Adjustments, Deduction, Forfeit, ScoredEvent
 from dealer.standings import standings
 from dealer.tournament import PairedRound, PairingWarning
 from dealer.tournament.knockout_round import winners
@@ -106,7 +106,7 @@ def load_scheduled(event: Event, folder: EventFolder) -> Event:
 
 
 def _scored(event: Event, store: ResultsStore) -> ScoredEvent:
-    return score_event(event, ResultColumns.from_rows(store.scoring_rows()), stored_adjustments(store))
+    return score_stored(event, store, stored_adjustments(store))
 
 
 def _view(action: Action) -> RoundView:
@@ -228,7 +228,7 @@ def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
                 raise RoundError(f"round {number} is not paired: nothing to undo", field="round")
             if max(current) != number:
                 raise RoundError(f"round {max(current)} is paired after it: undo that first", field="round")
-            if store.history(round_number=number):
+            if store.history(round_number=number) or store.level_history(round_number=number):
                 raise RoundError(f"round {number} has results stored (even withdrawn ones, which are kept): "
                                  "its pairing is played and cannot be undone", field="round")
             if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
@@ -274,7 +274,8 @@ def _record(event: Event, folder: EventFolder, number: int, team: str, reason: s
             if match_id is not None and match.id != match_id:
                 raise RoundError(f"team {quote(team)} plays match {match.id} of round {number}, not "
                                  f"{quote(match_id)}", field="match")
-            if forfeit and store.current_match_rows(number, match.id):
+            if forfeit and (store.current_match_rows(number, match.id)
+                            or store.current_level_match_rows(number, match.id)):
                 raise RoundError(f"round {number} match {match.id} has results: withdraw them before recording "
                                  "a forfeit", field="match", hint="misattributed")
             if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")

@@ -1,0 +1,192 @@
+"""Level races (计时制 / 计局制, an event with ``result = "levels"``): table results → matches.
+
+Pure domain code, no I/O. A match is played at the event's ``tables`` (seed 002: 2, each team's
+two pairs; seed 001: 5, 5场3胜). Each table reports the final level of the home pair and of the
+away pair and, for a tie, which side won the last game (末局胜方). Every side starts at the
+profile's ``level_race.start``; a side's *climbed levels* at a table are its final level's distance
+from that start, and **过A** (recorded ``过A`` or ``A+``) is one level past A: the race ends there.
+
+A match scores into the same :class:`~dealer.scoring.MatchScore` as a boards match, so that
+standings, reports, the cross-table and the round loop take both alike:
+
+* ``home_levels`` / ``away_levels``: each side's climbed levels summed over the tables reported
+  (their difference is the match's 小分, the net levels);
+* match points by the profile's ``level_race.match_winner``: ``net_levels`` (seed 002: more net
+  levels wins, equal is a draw) or ``tables`` (seed 001: more tables won; a table goes to the
+  higher final level, at equal levels to the last game's winner);
+* ``boards_counted`` / ``boards_total``: tables reported / tables of the match;
+* a forfeit as the profile says (:meth:`ScoredEvent._forfeited`, per table of the match).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from dealer.cards import LEVELS, normalize_level
+from dealer.event import Event, Match
+from dealer.scoring import Adjustments, BoardLine, MatchScore, ScoredEvent, ScoringError
+
+#: One level past A: the side that gets there first wins the table (谁先过“A”谁赢).
+PAST_A = "过A"
+RACE_LEVELS: tuple[str, ...] = (*LEVELS, PAST_A)
+#: Spellings of 过A (compared after upper-casing, spaces removed).
+_PAST_A_SPELLINGS = frozenset({"过A", "A+", "过"})
+#: 末局胜方: the side that won the last game, by the words a score sheet uses.
+SIDES = {"HOME": "home", "主": "home", "主队": "home", "主方": "home",
+         "AWAY": "away", "客": "away", "客队": "away", "客方": "away"}
+
+
+def race_level(text: str) -> str:
+    """A final level as printed (``"10"``, ``"J"``, ``"过A"``); raises ``ValueError``."""
+    compact = "".join(str(text).split()).upper()
+    if compact in _PAST_A_SPELLINGS:
+        return PAST_A
+    if not compact.isascii():
+        raise ValueError(text)
+    return normalize_level(compact)
+
+
+def climbed(level: str, start: str) -> int:
+    """Levels climbed from ``start`` to ``level`` (过A: one past A); negative below the start."""
+    return RACE_LEVELS.index(level) - RACE_LEVELS.index(start)
+
+
+def table_winner(home_climbed: int, away_climbed: int, last_game: str | None) -> str | None:
+    """``"home"`` or ``"away"``: the higher final level, at equal levels the last game's winner
+    (seed 001: 同级别，庄家赢); ``None`` at equal levels without one."""
+    if home_climbed != away_climbed:
+        return "home" if home_climbed > away_climbed else "away"
+    return last_game
+
+
+@dataclass(frozen=True)
+class LevelColumns:
+    """Current level results: (round, match, table, home level, away level, last game's winner)."""
+
+    rows: tuple[tuple[int, str, int, str, str, str | None], ...] = ()
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[int, str, int, str, str, str | None]]) -> LevelColumns:
+        return cls(tuple(rows))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class TableLine:
+    """One table of one level-race match."""
+
+    table: int
+    home_level: str
+    away_level: str
+    home_climbed: int
+    away_climbed: int
+    last_game: str | None  # "home", "away" or None
+    winner: str | None  # "home", "away", or None (equal levels, no last game recorded)
+
+    @property
+    def net(self) -> int:
+        """The home side's net levels at this table (小分)."""
+        return self.home_climbed - self.away_climbed
+
+
+class ScoredLevelEvent(ScoredEvent):
+    """Every match of a level-race event scored from its current table results."""
+
+    def __init__(self, event: Event, results: LevelColumns, adjustments: Adjustments | None = None) -> None:
+        if not event.levels:
+            raise ScoringError(f"event {event.id} records boards, not levels")
+        self.event = event
+        self.adjustments = adjustments or Adjustments()
+        self.profile = event.profile
+        self.matches: list[Match] = event.matches()
+        self._index = {(m.round, m.id): i for i, m in enumerate(self.matches)}
+        start = self.profile.level_race.start
+        self.lines: list[dict[int, TableLine]] = [{} for _ in self.matches]
+        for round_number, match_id, table, home, away, last in results.rows:
+            i = self._index.get((round_number, match_id))
+            if i is None:
+                raise ScoringError(f"level result for round {round_number} match {match_id} not in the event")
+            h, a = climbed(home, start), climbed(away, start)
+            self.lines[i][table] = TableLine(table, home, away, h, a, last, table_winner(h, a, last))
+        self._score_levels()
+
+    def _units(self) -> int:
+        return self.event.tables
+
+    def has_results(self) -> bool:
+        return any(self.lines)
+
+    def _score_levels(self) -> None:
+        by_tables = self.profile.level_race.match_winner == "tables"
+        points = self.profile.match_points_for
+        scores: list[MatchScore] = []
+        for m, lines in zip(self.matches, self.lines, strict=True):
+            forfeiters = self.adjustments.forfeiters(m.round, m.id)
+            if forfeiters:
+                scores.append(self._forfeited(m, forfeiters))
+                continue
+            h = sum(line.home_climbed for line in lines.values())
+            a = sum(line.away_climbed for line in lines.values())
+            if by_tables:
+                hw = sum(1 for line in lines.values() if line.winner == "home")
+                aw = sum(1 for line in lines.values() if line.winner == "away")
+                hmp, amp = points(hw, aw), points(aw, hw)
+            else:
+                hmp, amp = points(h, a), points(a, h)
+            if not lines:
+                hmp = amp = 0
+            scores.append(MatchScore(m.round, m.id, m.home, m.away, m.set, h, a, len(lines), self.event.tables,
+                                     hmp, amp))
+        self.scores = scores
+
+    def table_lines(self, round_number: int, match_id: str) -> list[TableLine]:
+        """The reported tables of one match, in table order."""
+        lines = self.lines[self._index[(round_number, match_id)]]
+        return [lines[t] for t in sorted(lines)]
+
+    def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
+        """A level race has no boards (:meth:`table_lines` has its tables)."""
+        return []
+
+    def missing(self, round_number: int | None = None) -> list[tuple[Match, list[tuple[int, str]]]]:
+        """Per match (of one round or all), the tables without a result, as (table, "")."""
+        return [(m, [(t, "") for t in range(1, self.event.tables + 1) if t not in lines])
+                for m, lines in zip(self.matches, self.lines, strict=True)
+                if round_number is None or m.round == round_number]
+
+    def winner(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> str | None:
+        """A knockout match's winner, ``None`` until every table is in. A draw is decided by the
+        profile's ``knockout_tie_breaks`` read for tables: ``boards_won`` = more tables won,
+        ``countback`` = the last table whose net levels differ, then the better seed."""
+        score = self.score(round_number, match_id)
+        if not score.complete:
+            return None
+        if score.winner is not None:
+            return score.winner
+        lines = self.table_lines(round_number, match_id)
+        for rule in self.profile.knockout_tie_breaks:
+            if rule == "boards_won":
+                home_won = sum(1 for line in lines if line.winner == "home")
+                away_won = sum(1 for line in lines if line.winner == "away")
+                if home_won != away_won:
+                    return score.home if home_won > away_won else score.away
+            elif rule == "countback":
+                for line in reversed(lines):
+                    if line.net:
+                        return score.home if line.net > 0 else score.away
+            else:
+                break
+        return min((score.home, score.away), key=lambda t: seed_rank.get(t, 1 << 30))
+
+
+def score_levels(event: Event, results: LevelColumns, adjustments: Adjustments | None = None) -> ScoredLevelEvent:
+    """Score every match of a level-race ``event`` from its current table results."""
+    return ScoredLevelEvent(event, results, adjustments)
+
+
+def level_names(start: str) -> Sequence[str]:
+    """The final levels a table can report when every side starts at ``start``."""
+    return RACE_LEVELS[RACE_LEVELS.index(start):]

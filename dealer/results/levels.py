@@ -1,0 +1,347 @@
+"""A level race's table results (``result = "levels"``): validate, import, add, correct, withdraw.
+
+The same standards as board results (:mod:`.validate`, :mod:`.importer`, :mod:`.entry`): every
+problem names the file, row, column and value (or, for an entry, the field); a file goes in whole
+or not at all, in one ``BEGIN IMMEDIATE`` transaction; results are append-only (table
+``level_results``, in the hash chain), a correction supersedes the current row with a reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+from dealer.errors import FileProblem, Problem, Rejected, quote
+from dealer.event import Event, Match
+from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
+from dealer.numbers import DIGITS_LIMIT, whole_number, whole_number_or_none
+from dealer.results.db import LevelEntry, ResultsStore, level_value_text
+from dealer.results.importer import ImportReport, Layout, read_file
+from dealer.results.validate import TEXT_LIMIT, Cell, RawRow
+from dealer.scoring import AttributionError, Misattributed
+
+#: Canonical field → accepted header spellings of a level race's result file.
+LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
+    "round": ("round", "轮次", "轮"),
+    "match": ("match", "场次", "场"),
+    "table": ("table", "桌", "桌次", "桌号"),
+    "home_level": ("home_level", "主队级数", "主队级别"),
+    "away_level": ("away_level", "客队级数", "客队级别"),
+    "last_game": ("last_game", "末局胜方"),
+    "home_games": ("home_games", "主队胜局"),
+    "away_games": ("away_games", "客队胜局"),
+    "home_team": ("home_team", "主队"),
+    "away_team": ("away_team", "客队"),
+    "note": ("note", "备注"),
+    "entered_by": ("entered_by", "记分员"),
+}
+LEVEL_LAYOUT = Layout(LEVEL_FIELDS, ("round", "match", "table", "home_level", "away_level"))
+#: Most games a side can win at one table in a session (a plausibility bound on the games).
+GAMES_LIMIT = 200
+
+
+def slot_text(slot: tuple[int, str, int]) -> str:
+    return f"round {slot[0]} match {slot[1]} table {slot[2]}"
+
+
+def _stored_text(row: sqlite3.Row) -> str:
+    value = "withdrawn" if row["withdrawn"] else level_value_text(row["home_level"], row["away_level"],
+                                                                   row["last_game"])
+    by = f" by {row['entered_by']}" if row["entered_by"] else ""
+    return f"{value} (entered {row['entered_at'][:19]}{by})"
+
+
+def _table_number(text: str, tables: int) -> int | None:
+    """A table as written: its number (1 …) or its letter (A = 1, B = 2 …)."""
+    text = text.strip().upper()
+    if len(text) == 1 and "A" <= text <= "Z":
+        return ord(text) - ord("A") + 1
+    return whole_number_or_none(text)
+
+
+def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[LevelEntry | None, list[Problem]]:
+    """Check one table result against the event; the entry to store, or the problems."""
+    problems: list[Problem] = []
+    cells = row.cells
+    empty = Cell("")
+
+    def cell(key: str) -> Cell:
+        return cells.get(key, empty)
+
+    def problem(key: str, message: str) -> None:
+        c = cell(key)
+        problems.append(Problem(source, row.number, key, c.column, c.value, message))
+
+    for key, value in cells.items():
+        if len(value.value) > TEXT_LIMIT:
+            problem(key, f"at most {TEXT_LIMIT} characters, got {len(value.value):,}")
+    if problems:
+        return None, problems
+
+    def number(key: str, what: str, required: bool = True) -> int | None:
+        text = cell(key).value
+        if not text:
+            if required:
+                problem(key, f"{what} is missing; expected a whole number")
+            return None
+        try:
+            value = whole_number(text)
+        except OverflowError as digits:
+            problem(key, f"{what} has {digits.args[0]:,} digits; expected a whole number of at most {DIGITS_LIMIT}")
+            return None
+        if value is None:
+            problem(key, f"expected {what} as a whole number")
+        return value
+
+    round_number = number("round", "the round number")
+    rnd = event.round(round_number) if round_number is not None else None
+    if round_number is not None and rnd is None:
+        problem("round", f"round {round_number} is not in the event (rounds: "
+                         f"{', '.join(str(r.number) for r in event.rounds) or 'none yet'})")
+    teams: dict[str, str] = {}
+    for key in ("home_team", "away_team"):
+        text = cell(key).value
+        if not text:
+            continue
+        team = next((t.id for t in event.teams if text in (t.id, t.name)), None)
+        if team is None:
+            problem(key, "not a team of the event (expected a team id or name)")
+        elif rnd is not None and team in rnd.byes:
+            problem(key, f"team {team} had a bye in round {rnd.number}: it has no match to score")
+        else:
+            teams[key] = team
+    match: Match | None = None
+    match_id = cell("match").value
+    if not match_id:
+        problem("match", "the match is missing; expected a match id of the round")
+    elif rnd is not None:
+        match = rnd.match(match_id)
+        if match is None:
+            byes = f"; bye: {', '.join(rnd.byes)}" if rnd.byes else ""
+            problem("match", f"match {quote(match_id)} is not in round {rnd.number} (matches: "
+                             f"{', '.join(m.id for m in rnd.matches)}{byes})")
+    if match is not None:
+        for key, expected in (("home_team", match.home), ("away_team", match.away)):
+            if key in teams and teams[key] != expected:
+                side = key.split("_")[0]
+                problem(key, f"the {side} team of round {match.round} match {match.id} is {expected} "
+                             f"({match.home} v {match.away})")
+
+    table = None
+    table_text = cell("table").value
+    if not table_text:
+        problem("table", "the table is missing; expected its number")
+    else:
+        table = _table_number(table_text, event.tables)
+        if table is None or not 1 <= table <= event.tables:
+            problem("table", f"the match has no such table: a match of this event is played at tables 1 to "
+                             f"{event.tables}")
+            table = None
+
+    start = event.profile.level_race.start
+    levels: dict[str, str] = {}
+    for key in ("home_level", "away_level"):
+        text = cell(key).value
+        if not text:
+            problem(key, f"the final level is missing; expected one of {' '.join(level_names(start))}")
+            continue
+        try:
+            level = race_level(text)
+        except ValueError:
+            problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
+            continue
+        if climbed(level, start) < 0:
+            problem(key, f"below the start: every side starts at {start} (profile {event.profile.id}); expected "
+                         f"one of {' '.join(level_names(start))}")
+            continue
+        levels[key] = level
+    if levels.get("home_level") == levels.get("away_level") == RACE_LEVELS[-1]:
+        problem("away_level", "both sides cannot be past A: the first side past A ends the race")
+
+    last_game = None
+    text = cell("last_game").value
+    if text:
+        last_game = SIDES.get("".join(text.split()).upper())
+        if last_game is None and match is not None:
+            team = next((t.id for t in event.teams if text.strip() in (t.id, t.name)), None)
+            last_game = "home" if team == match.home else "away" if team == match.away else None
+        if last_game is None:
+            problem("last_game", "expected home or away (主 / 客), or a team of the match")
+    elif (len(levels) == 2 and levels["home_level"] == levels["away_level"]
+          and event.profile.level_race.match_winner == "tables"):
+        problem("last_game", "both sides finished on the same level: the last game's winner (末局胜方) decides "
+                             "the table, and it is missing")
+    games: dict[str, int] = {}
+    for key in ("home_games", "away_games"):
+        won = number(key, "the games won", required=False)
+        if won is not None and not 0 <= won <= GAMES_LIMIT:
+            problem(key, f"expected 0 to {GAMES_LIMIT} games")
+        elif won is not None:
+            games[key] = won
+
+    if problems or round_number is None or match is None or table is None or len(levels) != 2:
+        return None, problems
+    return LevelEntry(
+        round=round_number, match=match.id, table=table, home_level=levels["home_level"],
+        away_level=levels["away_level"], last_game=last_game, home_games=games.get("home_games"),
+        away_games=games.get("away_games"), home_team=match.home, away_team=match.away,
+        note=cell("note").value or None, entered_by=cell("entered_by").value or None, source_row=row.number,
+    ), []
+
+
+def level_attribution_problems(event: Event, store: ResultsStore,
+                               matches: set[tuple[int, str]] | None = None) -> list[Misattributed]:
+    """Matches whose stored level results were entered for teams the event no longer has there."""
+    found: dict[tuple[int, str], str] = {}
+    for round_number, match_id, home, away in store.level_seatings():
+        key = (round_number, match_id)
+        if (matches is not None and key not in matches) or key in found:
+            continue
+        rnd = event.round(round_number)
+        match = rnd.match(match_id) if rnd is not None else None
+        if match is None:
+            found[key] = "not in the event file any more"
+        elif (home, away) != (match.home, match.away):
+            found[key] = (f"entered with home {home} and away {away}; the event file now has home "
+                          f"{match.home}, away {match.away}")
+    return [Misattributed(r, m, reason) for (r, m), reason in sorted(found.items())]
+
+
+def _check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str]]) -> None:
+    found = level_attribution_problems(event, store, matches)
+    if found:
+        raise AttributionError(found)
+
+
+def import_level_file(store: ResultsStore, event: Event, path: str | Path, entered_by: str | None = None,
+                      sheet: str | None = None) -> ImportReport:
+    """Import one file of table results in one transaction; raises :class:`Rejected` on any
+    problem (nothing stored). Re-importing is a no-op; a row equal to a value a correction has
+    superseded keeps the correction; a different value for a stored slot is a duplicate."""
+    parsed = read_file(path, sheet, LEVEL_LAYOUT)
+    source = parsed.source
+    entries: list[LevelEntry] = []
+    problems: list[Problem] = []
+    first_row: dict[tuple[int, str, int], int | None] = {}
+    for raw in parsed.rows:
+        entry, row_problems = validate_level_row(event, source, raw)
+        problems.extend(row_problems)
+        if entry is None:
+            continue
+        if entry.slot in first_row:
+            problems.append(Problem(source, raw.number, None, None, None,
+                                    f"duplicate row: {slot_text(entry.slot)} is already in row "
+                                    f"{first_row[entry.slot]} of this file"))
+            continue
+        first_row[entry.slot] = raw.number
+        entries.append(entry)
+    if problems:
+        raise Rejected(source, problems, len(parsed.rows))
+    if not entries:
+        raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
+    rounds = sorted({e.round for e in entries})
+    with store.transaction():
+        _check_seating(store, event, {(e.round, e.match) for e in entries})
+        stored = store.level_rows(rounds)
+        superseded = store.level_rows(rounds, current=False)
+        fresh: list[LevelEntry] = []
+        corrected = 0
+        for entry in entries:
+            old = stored.get(entry.slot, [None])[0]
+            if old is None:
+                fresh.append(entry)
+            elif entry.same_result(old):
+                continue
+            elif any(entry.same_result(r) for r in superseded.get(entry.slot, ())):
+                corrected += 1
+            else:
+                problems.append(Problem(source, entry.source_row, None, None, None,
+                                        f"duplicate: {slot_text(entry.slot)} already has {_stored_text(old)}, this "
+                                        f"row says {entry.value_text()}", hint="use_correct"))
+        if problems:
+            raise Rejected(source, problems, len(parsed.rows))
+        skipped = len(entries) - len(fresh) - corrected
+        if not fresh:
+            return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
+        import_id = store.insert_level_batch(fresh, source=source, kind="file", sha256=parsed.sha256,
+                                             entered_by=entered_by, skipped=skipped + corrected, sample=parsed.sample)
+    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
+
+
+def _entry(event: Event, values: Mapping[str, str | None]) -> LevelEntry:
+    row = RawRow(None, {k: Cell("" if v is None else str(v).strip()) for k, v in values.items() if k in LEVEL_FIELDS})
+    entry, problems = validate_level_row(event, None, row)
+    if entry is None:
+        raise Rejected(None, problems, 1)
+    return entry
+
+
+def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:
+    return Rejected(None, [Problem(None, None, field, None, value, message, hint)], 1)
+
+
+def add_level_result(store: ResultsStore, event: Event, values: Mapping[str, str | None]) -> str:
+    """Store one table's result; a different value for a filled slot needs a correction."""
+    entry = _entry(event, values)
+    with store.transaction():
+        _check_seating(store, event, {(entry.round, entry.match)})
+        old = store.current_level_row(entry.slot)
+        if old is not None:
+            if entry.same_result(old):
+                return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
+            raise _rejected("home_level", entry.home_level, f"duplicate: {slot_text(entry.slot)} already has "
+                            f"{_stored_text(old)}", hint="use_correct")
+        import_id = store.insert_level_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
+    return f"added {slot_text(entry.slot)}: {entry.value_text()} (import #{import_id})"
+
+
+def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str, str | None], reason: str,
+                         withdraw: bool = False) -> str:
+    """Supersede a table's current result with a new one (or withdraw it), with a reason."""
+    if not reason.strip():
+        raise _rejected("reason", reason, "a correction needs a reason")
+    with store.transaction():
+        if withdraw:
+            round_number = whole_number_or_none(values.get("round"))
+            table = whole_number_or_none(values.get("table"))
+            match = (values.get("match") or "").strip()
+            if round_number is None or table is None or not match:
+                raise _rejected(None, None, "expected the round number, the match id and the table number of the "
+                                            "result to withdraw")
+            slot = (round_number, match, table)
+            old = store.current_level_row(slot)
+            if old is None or old["withdrawn"]:
+                raise _rejected(None, None, f"{slot_text(slot)} has no result to withdraw", hint="use_add")
+            entry = LevelEntry(*slot, None, None, home_team=old["home_team"], away_team=old["away_team"],
+                               note=values.get("note") or None, entered_by=values.get("entered_by") or None,
+                               withdrawn=True)
+        else:
+            entry = _entry(event, values)
+            _check_seating(store, event, {(entry.round, entry.match)})
+            old = store.current_level_row(entry.slot)
+            if old is None:
+                raise _rejected(None, None, f"{slot_text(entry.slot)} has no result to correct", hint="use_add")
+        if entry.same_result(old):
+            return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
+        import_id = store.insert_level_batch([entry], source="correct", kind="correct", entered_by=entry.entered_by,
+                                             supersedes=[old["id"]], reason=reason.strip())
+    was = "withdrawn" if old["withdrawn"] else level_value_text(old["home_level"], old["away_level"], old["last_game"])
+    return (f"corrected {slot_text(entry.slot)}: {was} → {entry.value_text()} (import #{import_id}, reason: "
+            f"{reason.strip()})")
+
+
+def withdraw_level_match(store: ResultsStore, round_number: int, match: str, reason: str,
+                         entered_by: str | None = None) -> list[tuple[int, str, int]]:
+    """Withdraw every current table result of one match, with a reason; the slots withdrawn."""
+    if not reason.strip():
+        raise _rejected("reason", reason, "a correction needs a reason")
+    with store.transaction():
+        rows = store.current_level_match_rows(round_number, match)
+        if not rows:
+            raise _rejected(None, None, f"round {round_number} match {match} has no current result to withdraw")
+        entries = [LevelEntry(r["round"], r["match"], r["tbl"], None, None, home_team=r["home_team"],
+                              away_team=r["away_team"], entered_by=entered_by, withdrawn=True) for r in rows]
+        store.insert_level_batch(entries, source="correct", kind="correct", entered_by=entered_by,
+                                 supersedes=[r["id"] for r in rows], reason=reason.strip())
+    return [e.slot for e in entries]
