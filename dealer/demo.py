@@ -197,10 +197,10 @@ def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     make_folder(folder.path, OWNER_ONLY_FOLDER)  # nothing is dealt: the folder holds the results only
     rounds = event.format.rounds_needed(len(event.teams))
     for number in range(1, rounds + 1):
-        scheduled, _adjustments = load_scheduled(event, folder)
+        scheduled = load_scheduled(event, folder)
         if scheduled.round(number) is None:
             pair_round(event, folder, number, entered_by="demo")
-            scheduled, _adjustments = load_scheduled(event, folder)
+            scheduled = load_scheduled(event, folder)
         sample = folder.path / f"sample-levels-round-{number}.csv"
         if not sample.exists():
             write_atomic(sample, sample_levels_csv(scheduled, number).encode("utf-8"))
