@@ -12,8 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import run_dealer
+from conftest import run_dealer
 
 SEED_002 = """
 [event]
