@@ -15,6 +15,7 @@ from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of,
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
 from dealer.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.render.labels import LabelLayout
 from dealer.render.pages import slips_per_page
 from dealer.render.strings import Strings
 
@@ -159,17 +160,20 @@ def pocket_places(event: Event) -> tuple[str, ...]:
 
 
 def label_items(
-    event: Event, set_number: int, copies: int, key: bytes, layout: dict[str, Any], t: Strings
+    event: Event, set_number: int, copies: int, key: bytes, inline: bool, t: Strings,
+    boards: Sequence[int] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Wallet labels (each with its pocket labels) of every copy of every board of a set.
+    """Wallet labels (each with its pocket labels) of every copy of every board of a set (or of
+    the ``boards`` given).
 
     Built from the board conditions and the key only. Returns the cells and the wallet count.
     """
     cells: list[dict[str, Any]] = []
     wallets = 0
-    inline = layout.get("pocket_labels") == "inline"
     for copy in range(1, copies + 1):
         for board in event.set_boards(set_number):
+            if boards is not None and board.number not in boards:
+                continue
             pockets = [
                 {"kind": "pocket", "board": board.number, "set": set_number, "copy_no": copy,
                  "seat": place, "name": _place(place, t), "count": pocket_count(event, board, place),
@@ -194,9 +198,25 @@ def label_items(
     return cells, wallets
 
 
-def label_pages(cells: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[str, Any]]:
-    per_sheet = int(layout["columns"]) * int(layout["rows"])
-    return [{"cells": group} for group in chunked(cells, per_sheet)]
+def label_pages(cells: list[dict[str, Any]], layout: LabelLayout, start_at: int = 1,
+                offset_x: float = 0.0, offset_y: float = 0.0) -> list[dict[str, Any]]:
+    """Sheets of labels: the first ``start_at - 1`` positions of the first sheet stay blank (a
+    part-used sheet); every label carries its place on the sheet, moved by the offsets."""
+    positioned = [None] * (start_at - 1) + list(cells)
+    pages = []
+    for group in chunked(positioned, layout.per_sheet):
+        pages.append({"cells": [dict(cell, place=layout.place(position, offset_x, offset_y))
+                                for position, cell in enumerate(group) if cell is not None]})
+    return pages
+
+
+def alignment_page(layout: LabelLayout, offset_x: float, offset_y: float) -> dict[str, Any]:
+    """A test sheet: each label's outline, its safe area and a cross at its centre, where the
+    printer puts them with the offsets given."""
+    return {"cells": [{"kind": "outline", "number": position + 1,
+                       "place": layout.place(position, offset_x, offset_y)}
+                      for position in range(layout.per_sheet)],
+            "offset_x": offset_x, "offset_y": offset_y}
 
 
 def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict[str, Any]]:

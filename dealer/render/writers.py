@@ -19,9 +19,9 @@ from dealer.files import check_writable_folder
 from dealer.folder import CheckedDeal, EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
+from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
-from dealer.resources import label_layouts
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
@@ -43,6 +43,12 @@ class PrintOptions:
     key_file: Path | None = None
     per_page: int = 2
     layout: str = DEFAULT_LAYOUT
+    #: Labels: first position to use on the first sheet (1 = top left), and printer drift (mm).
+    start_at: int = 1
+    offset_x: float = 0.0
+    offset_y: float = 0.0
+    #: Only these boards (a fouled wallet's papers reprinted); None = every board.
+    boards: tuple[int, ...] | None = None
 
     def folder(self, event: Event) -> EventFolder:
         return EventFolder.of(event, self.boards_root)
@@ -61,6 +67,7 @@ class Source:
         self.deal: CheckedDeal | None = None  # set by build_documents, once checked
         self._sets: dict[int, BoardSet] = {}
         self._key: bytes | None = None
+        self._layout: LabelLayout | None = None
 
     def set_numbers(self) -> list[int]:
         if self.options.sets is None:
@@ -92,13 +99,14 @@ class Source:
             self._key = self.folder.read_key(self.event, self.options.key_file, "wallet labels")
         return self._key
 
-    def layout(self) -> dict[str, Any]:
-        layouts = label_layouts()
-        if self.options.layout not in layouts:
-            raise UserError(
-                f"unknown label layout {self.options.layout!r} (known: {', '.join(sorted(layouts))})",
-                field="layout")
-        return layouts[self.options.layout]
+    def layout(self) -> LabelLayout:
+        if self._layout is None:
+            self._layout = load_label_layout(self.options.layout)
+            check_offsets(self.options.offset_x, self.options.offset_y)
+            if not 1 <= self.options.start_at <= self._layout.per_sheet:
+                raise UserError(f"{self.options.start_at}: a sheet of layout {self._layout.id} has positions "
+                                f"1 to {self._layout.per_sheet}", field="start_at")
+        return self._layout
 
     def common(self, kind: str, set_number: int | None) -> dict[str, Any]:
         event = self.event
@@ -148,13 +156,27 @@ def labels(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     layout = source.layout()
     copies = source.copies(set_number)
-    cells, wallets = ctx.label_items(source.event, set_number, copies, source.key(), layout, t)
+    options = source.options
+    cells, wallets = ctx.label_items(source.event, set_number, copies, source.key(),
+                                     layout.pocket_labels == "inline", t, options.boards)
     common = source.common("labels", set_number)
-    common["layout"] = layout
+    common["layout"] = layout.as_dict()
     common["copies"] = copies
-    pages = ctx.label_pages(cells, layout)
+    pages = ctx.label_pages(cells, layout, options.start_at, options.offset_x, options.offset_y)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
                     {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))})
+
+
+def alignment(source: Source, set_number: int | None = None) -> Document:
+    """The label alignment test sheet of the layout, with the offsets given (no set, no key)."""
+    layout = source.layout()
+    common = source.common("labels", None)
+    common["layout"] = layout.as_dict()
+    page = ctx.alignment_page(layout, source.options.offset_x, source.options.offset_y)
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    name = f"alignment-{Path(layout.id).stem}-{source.options.lang}.{suffix}"
+    return Document(source.options.output_dir(source.event) / name, "alignment", "labels.html", common, [page],
+                    {"test sheets": 1})
 
 
 def curtain_cards(source: Source, set_number: int) -> Document:
@@ -224,6 +246,10 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
     source = Source(event, options)
+    if kind == "alignment":  # a test sheet: needs no deal and no key
+        document = alignment(source)
+        check_writable_folder(options.output_dir(event), field="out")
+        return [document]
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
     # the event's plan, must be the committed ones, whatever the kind.
