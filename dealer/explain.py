@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dealer.profiles import LevelBand, Profile
+from dataclasses import dataclass
+
+from dealer.profiles import LevelBand, Profile, Side
 
 _TEXT = {
     "zh": {
@@ -32,6 +34,14 @@ _TEXT = {
         "tie_breaks_decided": "原文缺名次相同的处理：此顺序为本软件的决定。",
         "must_play_levels": "必打级：{value}",
         "final_place_points": "决赛名次分：{value}",
+        "table": "级分换算表（记分条和记分表上印的就是这张表）",
+        "row_declarer": "庄家方 +{n}",
+        "row_tai": "上台 0",
+        "row_tai_level": "上台，防守方 +{n}",
+        "row_defenders": "防守方 +{n}",
+        "row_fewer": "，每再少 {per} 分再 +1",
+        "row_more": "，每再多 {per} 分再 +1",
+        "row_cap": "（最多 {cap} 级）",
     },
     "en": {
         "title": "Rule profile",
@@ -60,6 +70,14 @@ _TEXT = {
         "tie_breaks_decided": "The text breaks off before its tie-breaks: this chain is our decision.",
         "must_play_levels": "levels that must be played: {value}",
         "final_place_points": "final place points: {value}",
+        "table": "conversion table (as printed on travellers and score sheets)",
+        "row_declarer": "declarer side +{n}",
+        "row_tai": "上台: 0",
+        "row_tai_level": "上台, defenders +{n}",
+        "row_defenders": "defenders +{n}",
+        "row_fewer": ", +1 per {per} fewer",
+        "row_more": ", +1 per {per} more",
+        "row_cap": " (at most {cap})",
     },
 }
 
@@ -71,6 +89,65 @@ TIE_BREAK_NAMES = {
     "mixed_club": ("混合俱乐部队靠后", "mixed-club teams placed after"),
     "game_ratio": ("得失局率（级分比）", "game ratio (level points for / against)"),
 }
+
+
+@dataclass(frozen=True)
+class ConversionRow:
+    """One row of the printed conversion table: defenders' points ``low``…``high`` (``None`` =
+    open) give ``levels`` to ``side``; past an open end, one more level per ``per`` points."""
+
+    low: int | None
+    high: int | None
+    side: Side
+    levels: int
+    per: int | None = None
+    cap: int | None = None
+
+    def range_text(self) -> str:
+        return LevelBand("tai", 0, self.low, self.high).describe()
+
+    def outcome_text(self, lang: str) -> str:
+        t = _TEXT[lang]
+        if self.side == "declarer":
+            text = t["row_declarer"].format(n=self.levels)
+        elif self.side == "tai":
+            text = t["row_tai_level"].format(n=self.levels) if self.levels else t["row_tai"]
+        else:
+            text = t["row_defenders"].format(n=self.levels)
+        if self.per is not None:
+            text += t["row_fewer" if self.low is None else "row_more"].format(per=self.per)
+        if self.cap is not None:
+            text += t["row_cap"].format(cap=self.cap)
+        return text
+
+
+def conversion_rows(profile: Profile, decks: int) -> list[ConversionRow]:
+    """The profile's conversion as a table a player can read: every multiple of 5 from one step
+    (20 points a deck) below 0 to one step above the pack's points, grouped by result, with open
+    ends that say how the result goes on. Computed with the profile's own conversion."""
+    rules = profile.rules_for(decks)
+    step = 20 * decks
+    points = range(-step, rules.total_points + step + 1, 5)
+    groups: list[tuple[Side, int, list[int]]] = []
+    for value in points:
+        result = profile.level_points(decks, value)
+        levels = result.declarer_levels if result.outcome == "declarer" else result.defenders_levels
+        if groups and groups[-1][:2] == (result.outcome, levels):
+            groups[-1][2].append(value)
+        else:
+            groups.append((result.outcome, levels, [value]))
+    rows = []
+    for index, (side, levels, values) in enumerate(groups):
+        first, last = index == 0, index == len(groups) - 1
+        low, high = (None if first else values[0]), (None if last else values[-1])
+        per = cap = None
+        if first or last:
+            band = next(b for b in rules.bands if b.contains(values[0] if first else values[-1]))
+            cap = band.cap
+            if band.per is not None and (cap is None or levels < cap):
+                per = band.per
+        rows.append(ConversionRow(low, high, side, levels, per, cap))
+    return rows
 
 
 def tie_break_name(key: str, lang: str) -> str:
@@ -127,6 +204,9 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
             if band.cap is not None:
                 text += t["cap"].format(cap=band.cap)
             lines.append(f"    {band.describe():>12}  {text}")
+        lines.append(f"  {t['table']}:")
+        for row in conversion_rows(profile, count):
+            lines.append(f"    {row.range_text():>12}  {row.outcome_text(lang)}")
         if rules.kitty_multipliers:
             pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
             lines.append(f"  {t['kitty_mult']}: {pairs}")

@@ -94,7 +94,7 @@ def test_traveller_and_score_sheet_qr_codes(pack: Pack) -> None:
     for set_number in range(1, event.sets + 1):
         matches = set_matches(event, set_number)
         travellers = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "travellers", set_number)])]
-        assert len(travellers) == event.boards_per_set * len(matches)
+        assert len(travellers) == 2 * event.boards_per_set * len(matches)  # one slip per table
         assert all(isinstance(t, TravellerId) for t in travellers)
         assert {(t.event, t.round, t.match, t.board) for t in travellers if isinstance(t, TravellerId)} == {
             (event.id, m.round, m.id, b) for m in matches for b in range(1, event.boards_per_set + 1)

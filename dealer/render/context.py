@@ -292,20 +292,35 @@ def matches_of_set(event: Event, set_number: int) -> list[Match]:
     return [m for m in event.matches() if m.set == set_number]
 
 
-def traveller_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
-    slips = []
+def traveller_pages(event: Event, set_number: int, t: Strings,
+                    boards: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """One result slip per board per table of each match: a table's slip holds its own result
+    only, so table B never sees table A's. Each table's slips start a page of their own when they
+    fill one (the director cuts the sheets and hands each table its stack)."""
+    per_page = slips_per_page("travellers")
+    pages: list[dict[str, Any]] = []
+    loose: list[dict[str, Any]] = []
     for match in matches_of_set(event, set_number):
-        for board in event.set_boards(set_number):
-            tables = [{"table": table, "teams": _teams(event, match, table),
-                       "home_side": _home_side(match, table)} for table in ("A", "B")]
-            slips.append({
-                "round": match.round, "match": match.id, "board": board.number,
+        for table in ("A", "B"):
+            slips = [{
+                "round": match.round, "match": match.id, "board": board.number, "table": table,
                 "declarer": board.declarer, "declarer_name": _seat(board.declarer, t),
-                "level": board.level, "tables": tables,
-                "home": event.team(match.home).name, "away": event.team(match.away).name,
+                "level": board.level, "teams": _teams(event, match, table),
+                "home_side": _home_side(match, table),
                 "payload": traveller_payload(event.id, match.round, match.id, board.number),
-            })
-    return [{"slips": group} for group in chunked(slips, slips_per_page("travellers"))]
+            } for board in event.set_boards(set_number) if boards is None or board.number in boards]
+            if len(slips) >= per_page:
+                pages.extend({"slips": group} for group in chunked(slips, per_page))
+            else:
+                loose.extend(slips)
+    pages.extend({"slips": group} for group in chunked(loose, per_page))
+    return pages
+
+
+def _players(event: Event, match: Match, table: str, t: Strings) -> dict[str, str]:
+    """Each side's players as the event file lists them (the whole team: who sits is decided at the table)."""
+    seats = match.seats(table)
+    return {side: str(t.list_sep).join(event.team(team_id).players) for side, team_id in seats.items()}
 
 
 def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
@@ -315,6 +330,7 @@ def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[st
             pages.append({
                 "round": match.round, "match": match.id, "table": table,
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table),
+                "players": _players(event, match, table, t),
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
                            for b in event.set_boards(set_number)],

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from dealer.boardset import BoardSet
+from dealer.deal import Board
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
+from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.folder import CheckedDeal, EventFolder
 from dealer.render import context as ctx
@@ -90,8 +92,19 @@ class Source:
             self._sets[set_number] = self.folder.read_set(self.event, set_number, self.deal)
         return self._sets[set_number]
 
-    def boards(self, set_number: int) -> Any:
-        return list(self.boardset(set_number).boards)
+    def boards(self, set_number: int) -> list[Board]:
+        """The dealt boards of a set, or only those of ``--board``."""
+        wanted = self.board_numbers()
+        return [b for b in self.boardset(set_number).boards if wanted is None or b.number in wanted]
+
+    def board_numbers(self) -> tuple[int, ...] | None:
+        if self.options.boards is None:
+            return None
+        for number in self.options.boards:
+            if not 1 <= number <= self.event.boards_per_set:
+                raise UserError(f"board {number} is not in the event (boards 1 to {self.event.boards_per_set})",
+                                field="board")
+        return tuple(sorted(set(self.options.boards)))
 
     def key(self) -> bytes:
         if self._key is None:
@@ -142,7 +155,7 @@ def hand_records(source: Source, set_number: int) -> Document:
     if per_page not in HAND_RECORDS_PER_PAGE:
         raise UserError(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
     boardset = source.boardset(set_number)
-    boards = list(boardset.boards)
+    boards = source.boards(set_number)
     common = source.common("hand-records", set_number)
     common["fingerprint"] = boardset.fingerprint
     common["commitment"] = boardset.commitment  # equal to the published one (checked on reading)
@@ -158,7 +171,7 @@ def labels(source: Source, set_number: int) -> Document:
     copies = source.copies(set_number)
     options = source.options
     cells, wallets = ctx.label_items(source.event, set_number, copies, source.key(),
-                                     layout.pocket_labels == "inline", t, options.boards)
+                                     layout.pocket_labels == "inline", t, source.board_numbers())
     common = source.common("labels", set_number)
     common["layout"] = layout.as_dict()
     common["copies"] = copies
@@ -205,16 +218,27 @@ def travellers(source: Source, set_number: int) -> Document:
     source.played_sets_only("travellers", set_number)
     common = source.common("travellers", set_number)
     common["slip"] = page_layout("travellers")
-    pages = ctx.traveller_pages(source.event, set_number, t)
+    common["conversion"] = conversion(source)
+    pages = ctx.traveller_pages(source.event, set_number, t, source.board_numbers())
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
                     common, pages, {"travellers": count})
 
 
+def conversion(source: Source) -> list[dict[str, str]]:
+    """The profile's conversion table in the print language (the rows of `dealer rules explain`)."""
+    lang = source.options.lang
+    return [{"range": row.range_text(), "outcome": row.outcome_text(lang)}
+            for row in conversion_rows(source.event.profile, source.event.decks)]
+
+
 def score_sheets(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     source.played_sets_only("score sheets", set_number)
+    if source.board_numbers() is not None:
+        raise UserError("a score sheet lists every board of a match: print it without --board", field="board")
     common = source.common("score-sheets", set_number)
+    common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
                     common, pages, {"score sheets": len(pages)})
@@ -267,6 +291,8 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
         for s in sets:
             if kind == "all" and k in ("travellers", "score-sheets") and s not in played:
                 continue
+            if kind == "all" and k == "score-sheets" and options.boards is not None:
+                continue  # one board's papers: a score sheet holds every board
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)
