@@ -559,12 +559,14 @@ PROGRESS_PAGES = 12
 @click.option("--offset-y", type=float, default=0.0, help="Labels: move the print down by this many mm.")
 @click.option("--board", "boards", type=click.IntRange(1, 999), multiple=True,
               help="Only this board (repeatable): reprint a fouled wallet's papers.")
+@click.option("--with-results", is_flag=True,
+              help="Hand records: each table's trump and defenders' points beside the board (once scored).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
-                  jobs: int | None) -> None:
+                  with_results: bool, jobs: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
     travellers and table score sheets (PDF or HTML); `alignment` prints a label test sheet."""
     from dealer.files import load_event
@@ -574,7 +576,7 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
         copies=copies, boards_root=Path(boards_dir), key_file=Path(key_file) if key_file else None,
         per_page=int(per_page), layout=layout, start_at=start_at, offset_x=offset_x, offset_y=offset_y,
-        boards=boards or None,
+        boards=boards or None, with_results=with_results,
     )
     documents = build_documents(load_event(event_file), kind, options)
     total = sum(len(doc.pages) for doc in documents)

@@ -53,24 +53,38 @@ def _is_container(box: Any) -> bool:
                       | boxes.PageBox | boxes.FlexContainerBox | boxes.BlockContainerBox)
 
 
-def _walk(box: Any, page: int, clips: list[tuple[str, float, float, float, float]],
+def _bounds_height(box: Any) -> bool:
+    """Whether a box holds its content to its height: a set height, clipping, or a page. Other
+    blocks grow with their content, so only widths bind them."""
+    from weasyprint.formatting_structure import boxes
+
+    if isinstance(box, boxes.PageBox):
+        return True
+    return box.style["height"] != "auto" or box.style["overflow"] != "visible"
+
+
+def _walk(box: Any, page: int, clips: list[tuple[str, bool, float, float, float, float]],
           overflows: list[Overflow], texts: list[TextPiece]) -> None:
     from weasyprint.formatting_structure import boxes
 
     box = getattr(box, "_box", box)  # an absolutely positioned box sits behind a placeholder
     if isinstance(box, boxes.TextBox):
         if box.text.strip():
-            texts.append(TextPiece(page, box.text, box.style["font_size"] / PX_PER_PT))
-            left, top = box.position_x, box.position_y
-            right, bottom = left + box.width, top + box.height
-            for name, cl, ct, cr, cb in clips:
-                out = max(cl - left, right - cr, ct - top, bottom - cb, 0.0)
+            size = box.style["font_size"]
+            texts.append(TextPiece(page, box.text, size / PX_PER_PT))
+            left, right = box.position_x, box.position_x + box.width
+            # The glyphs' ink, not the font's line box: from the cap height to the descenders.
+            baseline = box.position_y + box.baseline
+            top, bottom = baseline - 0.9 * size, baseline + 0.22 * size
+            for name, vertical, cl, ct, cr, cb in clips:
+                beyond_y = max(ct - top, bottom - cb) if vertical else 0.0
+                out = max(cl - left, right - cr, beyond_y, 0.0)
                 if out > TOLERANCE:
                     overflows.append(Overflow(page, box.text, name, out / PX_PER_MM))
                     break
         return
     if _is_container(box) and box.width is not None:
-        clips = [*clips, (_describe(box), box.padding_box_x(), box.padding_box_y(),
+        clips = [*clips, (_describe(box), _bounds_height(box), box.padding_box_x(), box.padding_box_y(),
                           box.padding_box_x() + box.padding_width(),
                           box.padding_box_y() + box.padding_height())]
     for child in getattr(box, "children", ()):

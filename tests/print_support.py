@@ -59,7 +59,7 @@ def expected_pages(event: Event, kind: str, set_number: int, per_page: int = 2,
         "hand-records": math.ceil(boards / per_page),
         "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet(labels)),
         "curtain-cards": math.ceil(boards * copies * pockets_per_wallet(event) / per_sheet(pages["curtain-cards"])),
-        "dealing-guide": boards,
+        "dealing-guide": math.ceil(boards / int(pages["dealing-guide"]["boards_per_page"])),
         "travellers": travellers_pages(boards, matches, per_sheet(pages["travellers"])),
         "score-sheets": 2 * matches,
     }[kind]

@@ -129,7 +129,7 @@ def test_layouts_fit_their_page() -> None:
 def test_slip_page_layouts_fit_a4() -> None:
     layouts = tomllib.loads((DATA / "pages.toml").read_text(encoding="utf-8"))
     assert {"curtain-cards", "travellers"} <= set(layouts)
-    for layout in layouts.values():
+    for layout in (layouts[kind] for kind in ("curtain-cards", "travellers")):
         assert layout["columns"] >= 1 and layout["rows"] >= 1
         assert layout["columns"] * layout["slip_width_mm"] <= 210 + 0.01
         assert layout["rows"] * layout["slip_height_mm"] <= 297 + 0.01
@@ -172,3 +172,33 @@ def test_the_command_knows_every_print_kind() -> None:
     from dealer.render import KINDS
 
     assert PRINT_KINDS == KINDS
+
+
+def test_hand_records_with_results_show_each_tables_trump_and_points(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path
+) -> None:
+    import csv
+    import shutil
+
+    from print_support import page_texts
+
+    _, boards, event_file = dealt_demo
+    own = tmp_path / "boards"
+    shutil.copytree(boards, own)
+    code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", own, "--set", 1, "--board", 3,
+                          "--with-results", "--out", tmp_path)
+    assert code == 2 and "--with-results: no results yet" in stderr
+    sample = DATA / "sample-travellers.csv"
+    code, _, stderr = run("results", "import", event_file, sample, "--boards-dir", own)
+    assert code == 0, stderr
+    code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", own, "--set", 1, "--board", 3,
+                          "--with-results", "--out", tmp_path)
+    assert code == 0, stderr
+    text = "\n".join(page_texts(tmp_path / "hand-records-set-01-zh.pdf"))
+    lines = [line for line in sample.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    played = {(r["match"], r["table"]): r for r in csv.DictReader(lines) if r["round"] == "1" and r["board"] == "3"}
+    assert len(played) == 4
+    for match in ("1", "2"):
+        a, b = played[(match, "A")], played[(match, "B")]
+        assert (f"第 1 轮 第 {match} 场: A 桌 将牌 {a['trump']} 防守方得分 {a['defenders_points']} · "
+                f"B 桌 将牌 {b['trump']} 防守方得分 {b['defenders_points']}") in text

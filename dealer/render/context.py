@@ -7,16 +7,16 @@ page must not show one: labels, travellers and score sheets are built from the b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dealer.analysis import CANDIDATES, analyse_hand, jokers, level_cards
+from dealer.analysis import CANDIDATES, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
 from dealer.qr import label_payload, score_sheet_payload, traveller_payload
 from dealer.render.labels import LabelLayout
-from dealer.render.pages import slips_per_page
+from dealer.render.pages import page_layout, slips_per_page
 from dealer.render.strings import Strings
 
 #: Compass order of the hand-record and curtain-card pages.
@@ -54,8 +54,8 @@ def hand_view(cards: Sequence[Card], level: str, t: Strings) -> dict[str, Any]:
     ordered = sort_cards(cards)
     lines = []
     jokers_held = [c for c in ordered if c.is_joker]
-    lines.append({
-        "symbol": "", "cls": "jokers",
+    lines.append({  # labelled, so that no jokers ("王 —") never reads as a void suit
+        "symbol": str(t.jokers), "cls": "jokers",
         "cards": [{"text": card_text(c, t), "cls": card_classes(c, level)} for c in jokers_held],
     })
     for suit in SUITS:
@@ -67,6 +67,8 @@ def hand_view(cards: Sequence[Card], level: str, t: Strings) -> dict[str, Any]:
     point_cards = [c for c in ordered if c.points]
     return {
         "lines": lines,
+        "lengths": [{"symbol": suit.symbol, "cls": suit_class(suit), "n": sum(1 for c in ordered if c.suit == suit)}
+                    for suit in SUITS],
         "count": len(ordered),
         "points": points_of(ordered),
         "point_cards": " ".join(c.display() for c in point_cards),
@@ -82,8 +84,12 @@ def _place(place: str, t: Strings) -> str:
     return str(t.kitty) if place == KITTY else _seat(place, t)
 
 
-def _tractor_text(tractor: Iterable[Card], t: Strings) -> str:
-    return "·".join(c.display() if not c.is_joker else card_text(c, t) for c in tractor)
+def _card_parts(card: Card, t: Strings) -> dict[str, str]:
+    """A card in small print: its suit symbol (coloured) and rank, or the joker's word."""
+    if card.is_joker:
+        return {"sym": "", "cls": "joker big" if card.is_big_joker else "joker small", "rank": card_text(card, t)}
+    assert card.suit is not None
+    return {"sym": card.suit.symbol, "cls": suit_class(card.suit), "rank": card.display_rank}
 
 
 def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
@@ -92,33 +98,32 @@ def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
     return {"text": trump.symbol, "cls": suit_class(trump)}
 
 
-def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
+def hand_record_board(board: Board, t: Strings, results: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     hands = {seat: board.deal.hands[seat] for seat in SEATS}
     analysis = {seat: analyse_hand(hands[seat], board.level) for seat in SEATS}
     rows = []
+    tractor_lines = []
     for index, trump in enumerate(CANDIDATES):
-        cells = []
-        for seat in SEATS:
-            result = analysis[seat][index]
-            cells.append({
-                "trumps": result.trumps,
-                "pairs": result.pairs,
-                "tractors": len(result.tractors),
-                "tractor_text": ", ".join(_tractor_text(x, t) for x in result.tractors),
-            })
-        rows.append({"candidate": _candidate_label(trump, t), "cells": cells})
+        cells = [{"trumps": analysis[seat][index].trumps, "pairs": analysis[seat][index].pairs,
+                  "tractors": len(analysis[seat][index].tractors)} for seat in SEATS]
+        sides = [{"trumps": sum(analysis[s][index].trumps for s in side),
+                  "pairs": sum(analysis[s][index].pairs for s in side)} for side in (("N", "S"), ("E", "W"))]
+        rows.append({"candidate": _candidate_label(trump, t), "cells": cells, "sides": sides})
+        held = [{"name": _seat(seat, t),
+                 "tractors": [[_card_parts(c, t) for c in tractor] for tractor in analysis[seat][index].tractors]}
+                for seat in SEATS if analysis[seat][index].tractors]
+        if held:
+            tractor_lines.append({"candidate": _candidate_label(trump, t), "seats": held})
     seats = {}
     for seat in SEATS:
         view = hand_view(hands[seat], board.level, t)
-        big, small = jokers(hands[seat])
-        declare = [f"{suit.symbol}{board.level}×{n}" if n > 1 else f"{suit.symbol}{board.level}"
+        declare = [{"sym": suit.symbol, "cls": suit_class(suit), "text": f"{board.level}×{n}" if n > 1 else board.level}
                    for suit, n in level_cards(hands[seat], board.level).items()]
         view.update({
             "seat": seat,
             "name": _seat(seat, t),
             "is_declarer": seat == board.declarer,
-            "level_cards": " ".join(declare) or str(t.none),
-            "jokers": f"{t.big_joker}×{big} {t.small_joker}×{small}",
+            "level_cards": declare,
         })
         seats[seat] = view
     kitty = hand_view(board.deal.kitty, board.level, t) if board.deal.kitty else None
@@ -131,13 +136,34 @@ def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
         "kitty": kitty,
         "seat_order": list(SEATS),
         "seat_names": [_seat(s, t) for s in SEATS],
+        "side_names": [str(t.ns), str(t.ew)],
+        "side_points": [sum(points_of(hands[s]) for s in side) for side in (("N", "S"), ("E", "W"))],
         "analysis": rows,
+        "tractor_lines": tractor_lines,
+        "code": board.deal.code,
+        "results": list(results),
+        "dense": _dense(hands, analysis),
     }
 
 
-def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings) -> list[dict[str, Any]]:
-    return [{"boards": group, "per_page": per_page}
-            for group in chunked([hand_record_board(b, t) for b in boards], per_page)]
+#: A board holding more than this is printed in a smaller size, so that it still fits its box:
+#: a suit of the middle hands (N, S: the compass's tallest column) longer than two lines, or more
+#: tractor pairs than the tractor list holds in its usual lines.
+DENSE_SUIT = 16
+DENSE_TRACTOR_PAIRS = 16
+
+
+def _dense(hands: Mapping[str, Sequence[Card]], analysis: Mapping[str, Any]) -> bool:
+    longest = max(sum(1 for c in hands[seat] if c.suit == suit) for seat in ("N", "S") for suit in SUITS)
+    pairs = sum(result.tractor_pairs for seat in SEATS for result in analysis[seat])
+    return longest > DENSE_SUIT or pairs > DENSE_TRACTOR_PAIRS
+
+
+def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings,
+                      results: dict[int, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """Pages of ``per_page`` boards; ``results`` (board → what each table played) once scored."""
+    views = [hand_record_board(b, t, (results or {}).get(b.number, ())) for b in boards]
+    return [{"boards": group, "per_page": per_page} for group in chunked(views, per_page)]
 
 
 def pocket_count(event: Event, board: BoardConditions, place: str) -> int:
@@ -242,7 +268,18 @@ def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict
 GUIDE_PLACES = ("N", "E", "S", "W", KITTY)
 
 
-def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
+def pocket_check(place: str, cards: Sequence[Card], board: Board, t: Strings) -> dict[str, Any]:
+    """What a pocket must hold, to check it once filled: cards, points, suit lengths, jokers and
+    level cards."""
+    rank = level_rank(board.level)
+    return {"seat": place, "name": _place(place, t) if place else str(t.total), "declarer": place == board.declarer,
+            "count": len(cards), "points": points_of(cards),
+            "suits": [sum(1 for c in cards if c.suit == suit) for suit in SUITS],
+            "jokers": sum(1 for c in cards if c.is_joker),
+            "levels": sum(1 for c in cards if not c.is_joker and c.rank == rank)}
+
+
+def guide_board(board: Board, t: Strings) -> dict[str, Any]:
     holders = board.deal.holder_counts()
     rows = []
     ranks = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
@@ -260,22 +297,27 @@ def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
     places = [(s, board.deal.hands[s]) for s in POCKET_ORDER]
     if board.deal.kitty:
         places.append((KITTY, board.deal.kitty))
-    totals = [{"seat": place, "name": _place(place, t), "count": len(cards), "points": points_of(cards),
-               "declarer": place == board.declarer}
-              for place, cards in places]
+    pockets = [pocket_check(place, cards, board, t) for place, cards in places]
+    everything = [c for _, cards in places for c in cards]
     return {
         "board": board.number, "declarer_name": _seat(board.declarer, t), "level": board.level,
-        "rows": rows, "jokers": joker_cells, "totals": totals, "decks": decks,
-        "pack": {"count": sum(p["count"] for p in totals), "points": sum(p["points"] for p in totals)},
+        "rows": rows, "jokers": joker_cells, "pockets": pockets,
+        "pack": pocket_check("", everything, board, t),
+        "suits": [{"symbol": suit.symbol, "cls": suit_class(suit)} for suit in SUITS],
         "kitty": bool(board.deal.kitty),
     }
 
 
+def guide_pages(boards: Sequence[Board], t: Strings) -> list[dict[str, Any]]:
+    per_page = int(page_layout("dealing-guide")["boards_per_page"])
+    return [{"boards": group} for group in chunked([guide_board(b, t) for b in boards], per_page)]
+
+
 def _pockets(counts: dict[str, int], t: Strings) -> list[str]:
-    """The pocket of each copy of a card kind, as printed in the guide's grid (the kitty short)."""
+    """The pocket of each copy of a card kind, as printed in the guide's grid (short names)."""
     names = []
     for place in GUIDE_PLACES:
-        names.extend([str(t.kitty_short) if place == KITTY else _seat(place, t)] * counts.get(place, 0))
+        names.extend([str(t.kitty_short) if place == KITTY else str(t.seat_short[place])] * counts.get(place, 0))
     return names
 
 

@@ -51,6 +51,8 @@ class PrintOptions:
     offset_y: float = 0.0
     #: Only these boards (a fouled wallet's papers reprinted); None = every board.
     boards: tuple[int, ...] | None = None
+    #: Hand records: each table's trump and defenders' points beside the board (after play).
+    with_results: bool = False
 
     def folder(self, event: Event) -> EventFolder:
         return EventFolder.of(event, self.boards_root)
@@ -160,9 +162,40 @@ def hand_records(source: Source, set_number: int) -> Document:
     common["fingerprint"] = boardset.fingerprint
     common["commitment"] = boardset.commitment  # equal to the published one (checked on reading)
     common["per_page"] = per_page
-    pages = ctx.hand_record_pages(boards, per_page, t)
+    results = played_results(source, set_number, t) if source.options.with_results else None
+    pages = ctx.hand_record_pages(boards, per_page, t, results)
     return Document(source.path("hand-records", set_number), "hand-records", "hand-records.html",
                     common, pages, {"boards": len(boards)})
+
+
+def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[dict[str, Any]]]:
+    """Board → per match playing the set, what tables A and B played (trump, defenders' points),
+    from the results database (read only)."""
+    from dealer.results.entry import open_existing_results
+
+    store = open_existing_results(source.event, source.folder)
+    if store is None:
+        raise UserError("no results yet: --with-results prints them once scored", field="with_results")
+    with store:
+        rows = store.current_rows()
+    shown: dict[int, list[dict[str, Any]]] = {}
+    for match in ctx.matches_of_set(source.event, set_number):
+        for board in source.event.set_boards(set_number):
+            tables = []
+            for table in ("A", "B"):
+                row = rows.get((match.round, match.id, table, board.number))
+                if row is None or row["withdrawn"]:
+                    tables.append({"table": table, "points": None, "trump": "", "trump_cls": ""})
+                    continue
+                trump = row["trump"]
+                symbol = "?" if trump is None else str(t.no_trump_short) if trump == "NT" else TRUMP_SYMBOLS[trump]
+                tables.append({"table": table, "points": row["defenders_points"], "trump": symbol,
+                               "trump_cls": "red" if trump in ("H", "D") else "black"})
+            shown.setdefault(board.number, []).append({"round": match.round, "match": match.id, "tables": tables})
+    return shown
+
+
+TRUMP_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 
 
 def labels(source: Source, set_number: int) -> Document:
@@ -208,7 +241,7 @@ def dealing_guide(source: Source, set_number: int) -> Document:
     boards = source.boards(set_number)
     common = source.common("dealing-guide", set_number)
     common["copies"] = source.copies(set_number)
-    pages = [ctx.guide_page(board, source.event.decks, t) for board in boards]
+    pages = ctx.guide_pages(boards, t)
     return Document(source.path("dealing-guide", set_number), "dealing-guide", "dealing-guide.html",
                     common, pages, {"boards": len(boards)})
 
