@@ -131,7 +131,9 @@ def standings_table(data: ReportData, lang: str) -> tuple[list[str], list[list[s
         rows.append([f"{s.rank}{'=' if s.shared else ''}", s.team, names.get(s.team, s.team),
                      str(s.match_points), str(s.level_points_for), str(s.level_points_against),
                      str(s.net_level_points), str(s.played), *extra])
-    return head, rows
+    # A tie-break is computed only for the teams it separates: a column no team needed is dropped.
+    keep = [i for i in range(len(head)) if i < 8 or any(row[i] for row in rows)]
+    return [head[i] for i in keep], [[row[i] for i in keep] for row in rows]
 
 
 def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
