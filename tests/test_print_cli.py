@@ -202,3 +202,27 @@ def test_hand_records_with_results_show_each_tables_trump_and_points(
         a, b = played[(match, "A")], played[(match, "B")]
         assert (f"第 1 轮 第 {match} 场: A 桌 将牌 {a['trump']} 防守方得分 {a['defenders_points']} · "
                 f"B 桌 将牌 {b['trump']} 防守方得分 {b['defenders_points']}") in text
+
+
+def test_board_option_reprints_one_fouled_wallets_papers(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    from print_support import page_texts
+
+    _, boards, event_file = dealt_demo
+    code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--set", 1, "--board", 5,
+                               "--copies", 1, "--out", tmp_path, "--jobs", 1)
+    assert code == 0, stderr
+    assert sorted(p.name for p in tmp_path.glob("*.pdf")) == [
+        f"{kind}-set-01-zh.pdf" for kind in ("curtain-cards", "dealing-guide", "hand-records", "labels", "travellers")]
+    labels = [parse_payload(p) for p in decode_qr_codes(tmp_path / "labels-set-01-zh.pdf")]
+    assert [(x.board, x.copy) for x in labels if isinstance(x, LabelId)] == [(5, 1)]
+    travellers = {(p.match, p.board) for p in map(parse_payload, decode_qr_codes(tmp_path / "travellers-set-01-zh.pdf"))
+                  if not isinstance(p, LabelId)}
+    assert travellers == {("1", 5), ("2", 5)}
+    for kind in ("hand-records", "dealing-guide"):
+        text = "\n".join(page_texts(tmp_path / f"{kind}-set-01-zh.pdf"))
+        assert "第 5 副" in text and "第 4 副" not in text and "第 6 副" not in text
+    assert "4 slips" in stdout  # 北 西 东 南 of one copy
+    code, _, stderr = run("print", "score-sheets", event_file, "--boards-dir", boards, "--board", 5, "--out", tmp_path)
+    assert code == 2 and "--board: a score sheet lists every board of a match" in stderr
+    code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--board", 17, "--out", tmp_path)
+    assert code == 2 and "--board: board 17 is not in the event (boards 1 to 16)" in stderr
