@@ -110,7 +110,7 @@ def test_html_format_declares_chinese(dealt_demo: tuple[Event, Path, Path], tmp_
     assert code == 0
     html = (tmp_path / "travellers-set-01-zh.html").read_text(encoding="utf-8")
     assert '<html lang="zh-CN">' in html
-    assert "<svg" in html
+    assert '<img class="qr"' in html
 
 
 def test_layouts_fit_their_page() -> None:
@@ -160,7 +160,7 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     options = PrintOptions(out_dir=tmp_path, sets=(1,), boards_root=boards, fmt="html")
     [written] = render_documents(build_documents(event, "travellers", options), "html", 1)
     assert written.path == target
-    assert "<svg" in target.read_text(encoding="utf-8")
+    assert '<img class="qr"' in target.read_text(encoding="utf-8")
     assert other_run.read_text(encoding="utf-8") == "another print run, still writing"
     assert synced
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, other_run.name])

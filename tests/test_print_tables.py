@@ -101,8 +101,8 @@ def test_printed_conversion_table_equals_rules_explain(
     printed: dict[tuple[str, str, str], Path], profile: str, kind: str, lang: str
 ) -> None:
     rows = explained_rows(profile, PROFILE_DECKS[profile], lang)
-    # The printed table runs across the page: every range, then every result, in order.
-    expected = squeezed("".join(r for r, _ in rows)) + squeezed("".join(o for _, o in rows))
+    # Printed as one paragraph: each row's points and result, in order, rows separated by "|".
+    expected = "|".join(squeezed(r + o) for r, o in rows)
     pages = page_texts(printed[(profile, kind, lang)])
     assert pages
     for text in pages:
