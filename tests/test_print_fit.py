@@ -56,6 +56,10 @@ CRAFTED = {
 }
 
 
+#: The boards laid out: the crafted ones and four dealt ones (every board would take twice as long).
+FIT_BOARDS = (1, 2, 3, 4, 5, 6, 7, 14)
+
+
 class Fit:
     def __init__(self, root: Path) -> None:
         self.event = load_event_text(demo_event_text(), "demo")
@@ -75,7 +79,7 @@ class Fit:
         return PrintOptions(lang=lang, out_dir=self.out, sets=(1,), boards_root=self.root, **changes)  # type: ignore[arg-type]
 
     def hand_records(self, lang: str, per_page: int) -> Document:
-        source = Source(self.event, self.options(lang, per_page=per_page))
+        source = Source(self.event, self.options(lang, per_page=per_page, boards=FIT_BOARDS))
         source._sets[1] = self.crafted  # the crafted boards instead of the dealt ones
         return hand_records(source, 1)
 
@@ -83,7 +87,7 @@ class Fit:
         if kind == "hand-records":
             return [self.hand_records(lang, n) for n in (1, 2, 4)]
         if kind in ("curtain-cards", "dealing-guide"):
-            source = Source(self.event, self.options(lang, copies=1))
+            source = Source(self.event, self.options(lang, copies=1, boards=FIT_BOARDS))
             source._sets[1] = self.crafted
             from dealer.render.writers import WRITERS
 
