@@ -763,7 +763,7 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -779,24 +779,38 @@ PROGRESS_PAGES = 12
 @click.option("--per-page", type=click.Choice(["1", "2", "4"]), default="2", show_default=True,
               help="Hand records: boards per page.")
 @click.option("--layout", default="a4-3x8", show_default=True,
-              help="Label sheet layout (dealer/data/labels/*.toml), e.g. a4-3x8 or a4-half.")
+              help="Label sheet layout: a4-3x8 (Avery Zweckform 3474), a4-3x8-36 (3475), a4-half, "
+                   "or a .toml file of your own.")
+@click.option("--start-at", type=click.IntRange(1, 999), default=1, show_default=True,
+              help="Labels: first label position to use on the first sheet (a part-used sheet).")
+@click.option("--offset-x", type=float, default=0.0, help="Labels: move the print right by this many mm.")
+@click.option("--offset-y", type=float, default=0.0, help="Labels: move the print down by this many mm.")
+@click.option("--board", "boards", type=click.IntRange(1, 999), multiple=True,
+              help="Only this board (repeatable): reprint a fouled wallet's papers.")
+@click.option("--with-results", is_flag=True,
+              help="Hand records: each table's trump and defenders' points beside the board (once scored).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
 @click.option("--round", "round_", type=click.IntRange(1, 999), default=None,
               help="One round: its pairings (对阵表), travellers and score sheets only.")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
-                  layout: str, jobs: int | None, round_: int | None) -> None:
+                  layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
+                  with_results: bool, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
-    travellers and table score sheets (PDF or HTML), and a round's pairings."""
+    travellers and table score sheets (PDF or HTML), a round's pairings; `alignment` prints a
+    label test sheet."""
     from dealer.render import PrintOptions, build_documents, render_documents
 
     options = PrintOptions(
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
         copies=copies, boards_root=Path(boards_dir), key_file=Path(key_file) if key_file else None,
-        per_page=int(per_page), layout=layout, round=round_,
+        per_page=int(per_page), layout=layout, start_at=start_at, offset_x=offset_x, offset_y=offset_y,
+        boards=boards or None, with_results=with_results, round=round_,
     )
-    event, _folder = _scheduled_folder(event_file, boards_dir)
+    # The alignment sheet needs no deal; everything else prints the rounds as played.
+    event = _event_folder(event_file, boards_dir)[0] if kind == "alignment" else \
+        _scheduled_folder(event_file, boards_dir)[0]
     documents = build_documents(event, kind, options)
     total = sum(len(doc.pages) for doc in documents)
     if total > PROGRESS_PAGES:
@@ -810,6 +824,32 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
         echo(f"{item.path}  {item.pages} pages  {item.size / 1024:.0f} KiB  ({units}){mode}")
     size = sum(item.size for item in written)
     echo(f"{len(written)} files, {total} pages, {size / 1024 / 1024:.1f} MiB")
+
+
+@main.command("check-label")
+@EVENT_ARGUMENT
+@click.argument("payloads", metavar="PAYLOAD...", nargs=-1)
+@click.option("--key-file", type=click.Path(dir_okay=False), default=None,
+              help="The event's key (default: boards/<event>/deal.key); checked against the commitment.")
+@BOARDS_DIR_OPTION
+def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: str | None, boards_dir: str) -> None:
+    """Check wallet labels before play: for each scanned QR payload (arguments, or one per line on
+    stdin as a keyboard-wedge scanner types them), whether its check tag is genuine and which set,
+    board and copy it is; exit 1 if any is not."""
+    from dealer.qr import check_label_payload
+
+    event, folder = _event_folder(event_file, boards_dir)
+    key = folder.read_key(event, key_file)
+    lines = list(payloads) or [line for line in sys.stdin if line.strip()]
+    if not lines:
+        raise UserError("no payload: give them as arguments or one per line on stdin", field="payloads")
+    checks = [check_label_payload(key, event.id, event.sets, event.boards_per_set, line) for line in lines]
+    for check in checks:
+        echo(f"{'genuine' if check.genuine else 'NOT GENUINE'}: {check.payload}: {check.text}")
+    bad = sum(not check.genuine for check in checks)
+    echo(f"{len(checks) - bad} of {len(checks)} label(s) genuine", err=bool(bad))
+    if bad:
+        sys.exit(EXIT_DIFFERENCE)
 
 
 @main.command()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dealer.profiles import LevelBand, Profile
+from dataclasses import dataclass
+
+from dealer.profiles import LevelBand, Profile, Side
 
 _TEXT = {
     "zh": {
@@ -40,6 +42,14 @@ _TEXT = {
         "level_race": "升级赛（计时制）：从 {start} 打起，过A 记为 A 之后一级；胜负按{rule}",
         "net_levels": "各桌净胜级数之和（相等为平）",
         "tables": "胜桌数",
+        "table": "级分换算表（记分条和记分表上印的就是这张表）",
+        "row_declarer": "庄家方 +{n}",
+        "row_tai": "上台 0",
+        "row_tai_level": "上台，防守方 +{n}",
+        "row_defenders": "防守方 +{n}",
+        "row_fewer": "，每再少 {per} 分再 +1",
+        "row_more": "，每再多 {per} 分再 +1",
+        "row_cap": "（最多 {cap} 级）",
     },
     "en": {
         "title": "Rule profile",
@@ -77,6 +87,14 @@ _TEXT = {
                        "the match winner by {rule}"),
         "net_levels": "the net levels over its tables (equal: a draw)",
         "tables": "tables won",
+        "table": "conversion table (as printed on travellers and score sheets)",
+        "row_declarer": "declarer side +{n}",
+        "row_tai": "上台: 0",
+        "row_tai_level": "上台, defenders +{n}",
+        "row_defenders": "defenders +{n}",
+        "row_fewer": ", +1 per {per} fewer",
+        "row_more": ", +1 per {per} more",
+        "row_cap": " (at most {cap})",
     },
 }
 
@@ -96,6 +114,63 @@ KNOCKOUT_TIE_NAMES = {
     "countback": ("从末副牌倒数，先赢者胜", "countback from the last board"),
     "higher_seed": ("种子序号靠前者胜", "the better seed"),
 }
+@dataclass(frozen=True)
+class ConversionRow:
+    """One row of the printed conversion table: defenders' points ``low``…``high`` (``None`` =
+    open) give ``levels`` to ``side``; past an open end, one more level per ``per`` points."""
+
+    low: int | None
+    high: int | None
+    side: Side
+    levels: int
+    per: int | None = None
+    cap: int | None = None
+
+    def range_text(self) -> str:
+        return LevelBand("tai", 0, self.low, self.high).describe()
+
+    def outcome_text(self, lang: str) -> str:
+        t = _TEXT[lang]
+        if self.side == "declarer":
+            text = t["row_declarer"].format(n=self.levels)
+        elif self.side == "tai":
+            text = t["row_tai_level"].format(n=self.levels) if self.levels else t["row_tai"]
+        else:
+            text = t["row_defenders"].format(n=self.levels)
+        if self.per is not None:
+            text += t["row_fewer" if self.low is None else "row_more"].format(per=self.per)
+        if self.cap is not None:
+            text += t["row_cap"].format(cap=self.cap)
+        return text
+
+
+def conversion_rows(profile: Profile, decks: int) -> list[ConversionRow]:
+    """The profile's conversion as a table a player can read: every multiple of 5 from one step
+    (20 points a deck) below 0 to one step above the pack's points, grouped by result, with open
+    ends that say how the result goes on. Computed with the profile's own conversion."""
+    rules = profile.rules_for(decks)
+    step = 20 * decks
+    points = range(-step, rules.total_points + step + 1, 5)
+    groups: list[tuple[Side, int, list[int]]] = []
+    for value in points:
+        result = profile.level_points(decks, value)
+        levels = result.declarer_levels if result.outcome == "declarer" else result.defenders_levels
+        if groups and groups[-1][:2] == (result.outcome, levels):
+            groups[-1][2].append(value)
+        else:
+            groups.append((result.outcome, levels, [value]))
+    rows = []
+    for index, (side, levels, values) in enumerate(groups):
+        first, last = index == 0, index == len(groups) - 1
+        low, high = (None if first else values[0]), (None if last else values[-1])
+        per = cap = None
+        if first or last:
+            band = next(b for b in rules.bands if b.contains(values[0] if first else values[-1]))
+            cap = band.cap
+            if band.per is not None and (cap is None or levels < cap):
+                per = band.per
+        rows.append(ConversionRow(low, high, side, levels, per, cap))
+    return rows
 
 
 def tie_break_name(key: str, lang: str) -> str:
@@ -152,6 +227,9 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
             if band.cap is not None:
                 text += t["cap"].format(cap=band.cap)
             lines.append(f"    {band.describe():>12}  {text}")
+        lines.append(f"  {t['table']}:")
+        for row in conversion_rows(profile, count):
+            lines.append(f"    {row.range_text():>12}  {row.outcome_text(lang)}")
         if rules.kitty_multipliers:
             pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
             lines.append(f"  {t['kitty_mult']}: {pairs}")

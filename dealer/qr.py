@@ -124,3 +124,35 @@ def check_label(key: bytes, label: LabelId) -> bool:
     """Whether a label's check tag was made with ``key`` (constant-time comparison)."""
     expected = label_tag(key, label.event, label.set, label.board, label.copy)
     return hmac.compare_digest(expected, label.tag)
+
+
+@dataclass(frozen=True)
+class LabelCheck:
+    """What ``dealer check-label`` says of one scanned payload."""
+
+    payload: str
+    genuine: bool
+    #: The wallet it names when genuine; otherwise why it is not.
+    text: str
+    label: LabelId | None = None
+
+
+def check_label_payload(key: bytes, event_id: str, sets: int, boards_per_set: int, payload: str) -> LabelCheck:
+    """Check one wallet-label payload as a scanner typed it: well formed, of this event, its tag
+    made with this key, and naming a board of the event."""
+    text = payload.strip()
+    try:
+        parsed = parse_payload(text)
+    except PayloadError as error:
+        return LabelCheck(text, False, f"not a valid payload ({error.message.split(': ', 1)[-1]})")
+    if not isinstance(parsed, LabelId):
+        return LabelCheck(text, False, "not a wallet label (a traveller or score sheet code)")
+    if parsed.event != event_id:
+        return LabelCheck(text, False, f"a label of event {parsed.event!r}, not {event_id!r}", parsed)
+    if not check_label(key, parsed):
+        return LabelCheck(text, False, "check tag does not match: forged, altered or made with another key",
+                          parsed)
+    if parsed.set > sets or parsed.board > boards_per_set:
+        return LabelCheck(text, False, f"set {parsed.set} board {parsed.board} is not in the event "
+                                       f"({sets} sets of {boards_per_set} boards)", parsed)
+    return LabelCheck(text, True, f"set {parsed.set}, board {parsed.board}, copy {parsed.copy}", parsed)

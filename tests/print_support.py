@@ -59,10 +59,18 @@ def expected_pages(event: Event, kind: str, set_number: int, per_page: int = 2,
         "hand-records": math.ceil(boards / per_page),
         "labels": math.ceil(boards * copies * labels_per_wallet / per_sheet(labels)),
         "curtain-cards": math.ceil(boards * copies * pockets_per_wallet(event) / per_sheet(pages["curtain-cards"])),
-        "dealing-guide": boards,
-        "travellers": math.ceil(boards * matches / per_sheet(pages["travellers"])),
+        "dealing-guide": math.ceil(boards / int(pages["dealing-guide"]["boards_per_page"])),
+        "travellers": travellers_pages(boards, matches, per_sheet(pages["travellers"])),
         "score-sheets": 2 * matches,
     }[kind]
+
+
+def travellers_pages(boards: int, matches: int, per_page: int) -> int:
+    """One slip per board per table of each match; a table's slips start a page of their own when
+    they fill one, smaller groups share pages."""
+    if boards >= per_page:
+        return 2 * matches * math.ceil(boards / per_page)
+    return math.ceil(2 * matches * boards / per_page)
 
 
 _POCKET_LABEL = re.compile(r"(东|北|西|南|底牌) ?(\d+) 张\n牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)")

@@ -110,7 +110,7 @@ def test_html_format_declares_chinese(dealt_demo: tuple[Event, Path, Path], tmp_
     assert code == 0
     html = (tmp_path / "travellers-set-01-zh.html").read_text(encoding="utf-8")
     assert '<html lang="zh-CN">' in html
-    assert "<svg" in html
+    assert '<img class="qr"' in html
 
 
 def test_layouts_fit_their_page() -> None:
@@ -129,7 +129,7 @@ def test_layouts_fit_their_page() -> None:
 def test_slip_page_layouts_fit_a4() -> None:
     layouts = tomllib.loads((DATA / "pages.toml").read_text(encoding="utf-8"))
     assert {"curtain-cards", "travellers"} <= set(layouts)
-    for layout in layouts.values():
+    for layout in (layouts[kind] for kind in ("curtain-cards", "travellers")):
         assert layout["columns"] >= 1 and layout["rows"] >= 1
         assert layout["columns"] * layout["slip_width_mm"] <= 210 + 0.01
         assert layout["rows"] * layout["slip_height_mm"] <= 297 + 0.01
@@ -160,7 +160,7 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     options = PrintOptions(out_dir=tmp_path, sets=(1,), boards_root=boards, fmt="html")
     [written] = render_documents(build_documents(event, "travellers", options), "html", 1)
     assert written.path == target
-    assert "<svg" in target.read_text(encoding="utf-8")
+    assert '<img class="qr"' in target.read_text(encoding="utf-8")
     assert other_run.read_text(encoding="utf-8") == "another print run, still writing"
     assert synced
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, other_run.name])
@@ -172,3 +172,57 @@ def test_the_command_knows_every_print_kind() -> None:
     from dealer.render import KINDS
 
     assert PRINT_KINDS == KINDS
+
+
+def test_hand_records_with_results_show_each_tables_trump_and_points(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path
+) -> None:
+    import csv
+    import shutil
+
+    from print_support import page_texts
+
+    _, boards, event_file = dealt_demo
+    own = tmp_path / "boards"
+    shutil.copytree(boards, own)
+    code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", own, "--set", 1, "--board", 3,
+                          "--with-results", "--out", tmp_path)
+    assert code == 2 and "--with-results: no results yet" in stderr
+    sample = DATA / "sample-travellers.csv"
+    code, _, stderr = run("results", "import", event_file, sample, "--boards-dir", own)
+    assert code == 0, stderr
+    code, _, stderr = run("print", "hand-records", event_file, "--boards-dir", own, "--set", 1, "--board", 3,
+                          "--with-results", "--out", tmp_path)
+    assert code == 0, stderr
+    text = "\n".join(page_texts(tmp_path / "hand-records-set-01-zh.pdf"))
+    lines = [line for line in sample.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    played = {(r["match"], r["table"]): r for r in csv.DictReader(lines) if r["round"] == "1" and r["board"] == "3"}
+    assert len(played) == 4
+    for match in ("1", "2"):
+        a, b = played[(match, "A")], played[(match, "B")]
+        assert (f"第 1 轮 第 {match} 场: A 桌 将牌 {a['trump']} 防守方得分 {a['defenders_points']} · "
+                f"B 桌 将牌 {b['trump']} 防守方得分 {b['defenders_points']}") in text
+
+
+def test_board_option_reprints_one_fouled_wallets_papers(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    from print_support import page_texts
+
+    _, boards, event_file = dealt_demo
+    code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--set", 1, "--board", 5,
+                               "--copies", 1, "--out", tmp_path, "--jobs", 1)
+    assert code == 0, stderr
+    assert sorted(p.name for p in tmp_path.glob("*.pdf")) == [
+        f"{kind}-set-01-zh.pdf" for kind in ("curtain-cards", "dealing-guide", "hand-records", "labels", "travellers")]
+    labels = [parse_payload(p) for p in decode_qr_codes(tmp_path / "labels-set-01-zh.pdf")]
+    assert [(x.board, x.copy) for x in labels if isinstance(x, LabelId)] == [(5, 1)]
+    travellers = {(p.match, p.board) for p in map(parse_payload, decode_qr_codes(tmp_path / "travellers-set-01-zh.pdf"))
+                  if not isinstance(p, LabelId)}
+    assert travellers == {("1", 5), ("2", 5)}
+    for kind in ("hand-records", "dealing-guide"):
+        text = "\n".join(page_texts(tmp_path / f"{kind}-set-01-zh.pdf"))
+        assert "第 5 副" in text and "第 4 副" not in text and "第 6 副" not in text
+    assert "4 slips" in stdout  # 北 西 东 南 of one copy
+    code, _, stderr = run("print", "score-sheets", event_file, "--boards-dir", boards, "--board", 5, "--out", tmp_path)
+    assert code == 2 and "--board: a score sheet lists every board of a match" in stderr
+    code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--board", 17, "--out", tmp_path)
+    assert code == 2 and "--board: board 17 is not in the event (boards 1 to 16)" in stderr

@@ -112,24 +112,25 @@ def test_curtain_cards_have_a_kitty_slip_per_board_copy(kitty_pack: KittyPack) -
         assert sum(found.values()) == 54 * event.decks
 
 
-GUIDE_TOTALS = re.compile(r"插袋 (.+)\n张 ([\d ]+)\n分 ([\d ]+)\n")
+GUIDE_CHECK = "插袋 张数 分数 ♠ ♥ ♣ ♦ 王 级牌 核对"
+GUIDE_ROW = re.compile(r"^(东|北|西|南|底牌|合计)(?: \(庄家\))? ((?:\d+ ){7}\d+)$", re.M)
 
 
-def test_dealing_guide_has_a_kitty_column_and_totals_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
+def test_dealing_guide_has_a_kitty_row_and_totals_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
     boards = EventFolder(event.id, kitty_pack.boards_root).read_set(event, 1).boards
     t = strings("zh")
-    pages = page_texts(kitty_pack.files["dealing-guide"])
-    assert len(pages) == len(boards)
-    for board, text in zip(boards, pages, strict=True):
-        [(header, counts, points)] = GUIDE_TOTALS.findall(text)
-        columns = header.replace(f" ({t.declarer})", "").split()
-        assert columns == [*(str(t.seat[s]) for s in ("E", "N", "W", "S")), str(t.kitty), str(t.total)]
-        cards = [int(x) for x in counts.split()]
-        pts = [int(x) for x in points.split()]
+    text = "\n".join(page_texts(kitty_pack.files["dealing-guide"]))
+    tables = text.split(GUIDE_CHECK)[1:]
+    assert len(tables) == len(boards)
+    for board, table in zip(boards, tables, strict=True):
+        rows = {name: [int(x) for x in numbers.split()] for name, numbers in GUIDE_ROW.findall(table)}
+        assert list(rows) == [*(str(t.seat[s]) for s in ("E", "N", "W", "S")), str(t.kitty), str(t.total)]
+        cards = [row[0] for row in rows.values()]
+        points = [row[1] for row in rows.values()]
         assert cards[-1] == sum(cards[:-1]) == 54 * event.decks
-        assert pts[-1] == sum(pts[:-1]) == 100 * event.decks
+        assert points[-1] == sum(points[:-1]) == 100 * event.decks
         assert cards[4] == event.kitty == len(board.deal.kitty)
         assert cards[:4] == [len(board.deal.hands[s]) for s in ("E", "N", "W", "S")]
-        # the grid and the joker line name the kitty pocket once per kitty card
-        assert text.split().count(str(t.kitty_short)) == event.kitty
+    # the grid and the joker line name the kitty pocket once per kitty card, for every board
+    assert text.split().count(str(t.kitty_short)) == event.kitty * len(boards)

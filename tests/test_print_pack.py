@@ -94,7 +94,7 @@ def test_traveller_and_score_sheet_qr_codes(pack: Pack) -> None:
     for set_number in range(1, event.sets + 1):
         matches = set_matches(event, set_number)
         travellers = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "travellers", set_number)])]
-        assert len(travellers) == event.boards_per_set * len(matches)
+        assert len(travellers) == 2 * event.boards_per_set * len(matches)  # one slip per table
         assert all(isinstance(t, TravellerId) for t in travellers)
         assert {(t.event, t.round, t.match, t.board) for t in travellers if isinstance(t, TravellerId)} == {
             (event.id, m.round, m.id, b) for m in matches for b in range(1, event.boards_per_set + 1)
@@ -250,3 +250,27 @@ def test_pocket_labels_add_up_to_the_pack_with_the_kitty_in_the_declarers_hand(p
             seat: hand + (event.kitty if seat == declarer else 0) for seat in SEATS
         }
         assert sum(pockets.values()) == 54 * event.decks
+
+
+GUIDE_CHECK = "插袋 张数 分数 ♠ ♥ ♣ ♦ 王 级牌 核对"
+GUIDE_ROW = re.compile(r"^(东|北|西|南|底牌)(?: \(庄家\))? ((?:\d+ ){7}\d+)$", re.M)
+
+
+def expected_pocket(cards: list[Card] | tuple[Card, ...], level: str) -> list[int]:
+    """Cards, points, ♠ ♥ ♣ ♦ lengths, jokers and level cards of a pocket, counted here."""
+    rank = {"10": "T"}.get(level, level)
+    return [len(cards), sum(c.points for c in cards), *(sum(1 for c in cards if c.suit == s) for s in SUITS),
+            sum(1 for c in cards if c.is_joker), sum(1 for c in cards if not c.is_joker and c.rank == rank)]
+
+
+@pytest.mark.parametrize("lang", ["zh"])
+def test_dealing_guide_pocket_checks_equal_the_deal(pack: Pack, lang: str) -> None:
+    """Every board of the set: each pocket's cards, points, suit lengths, jokers and level cards."""
+    text = "\n".join(page_texts(pack.files[(lang, "dealing-guide", 1)]))
+    tables = text.split(GUIDE_CHECK)[1:]
+    boards = EventFolder(pack.event.id, pack.boards_root).read_set(pack.event, 1).boards
+    assert len(tables) == len(boards)
+    seat_of = {str(strings(lang).seat[s]): s for s in SEATS}
+    for board, table in zip(boards, tables, strict=True):
+        printed = {seat_of[name]: [int(x) for x in numbers.split()] for name, numbers in GUIDE_ROW.findall(table)}
+        assert printed == {seat: expected_pocket(board.deal.hands[seat], board.level) for seat in SEATS}, board.number

@@ -47,9 +47,9 @@ def test_page_contexts_take_seat_kitty_and_joker_words_from_the_strings(tmp_path
     t = sentinel_strings()
     contexts = [
         ctx.hand_record_pages(boards, 2, t),
-        ctx.label_items(event, 1, 1, bytes(32), {"pocket_labels": "inline"}, t)[0],
+        ctx.label_items(event, 1, 1, bytes(32), True, t)[0],
         ctx.curtain_pages(boards, 1, t),
-        [ctx.guide_page(board, event.decks, t) for board in boards],
+        ctx.guide_pages(boards, t),
     ]
     dumped = json.dumps(contexts, ensure_ascii=False)
     plain = re.sub(r"<[^<>]*>", " ", dumped)

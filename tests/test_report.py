@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -147,8 +148,16 @@ def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     second = list(score_demo(event, folder))
     assert "nothing changed: all 191 row(s) are already recorded" in second[0]
     folder = tmp_path / "output" / "demo" / "reports"
-    assert "样例数据" in (folder / "demo-results.html").read_text(encoding="utf-8")
+    html = (folder / "demo-results.html").read_text(encoding="utf-8")
+    assert "样例数据" in html
     assert (folder / "demo-results.pdf").exists() and (folder / "standings.csv").exists()
+    # Player names under the match sheets; the time as local date and time with its offset.
+    assert "东风队: 张伟、王芳、李娜、刘洋 · 长城队: 陈静、杨帆、赵磊、黄敏" in html
+    assert re.search(r"生成时间: \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\)", html)
+    # Every standings column says something for some team (an unneeded tie-break is dropped).
+    with (folder / "standings.csv").open(encoding="utf-8-sig") as stream:
+        head, *rows = list(csv.reader(stream))
+    assert all(any(row[i] for row in rows) for i in range(len(head)) if head[i])
 
 
 def _sample_flag(tmp_path: Path, event_path: Path) -> bool:

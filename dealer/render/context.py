@@ -7,15 +7,16 @@ page must not show one: labels, travellers and score sheets are built from the b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dealer.analysis import CANDIDATES, analyse_hand, jokers, level_cards
+from dealer.analysis import CANDIDATES, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
 from dealer.qr import label_payload, score_sheet_payload, traveller_payload
-from dealer.render.pages import slips_per_page
+from dealer.render.labels import LabelLayout
+from dealer.render.pages import page_layout, slips_per_page
 from dealer.render.strings import Strings
 
 #: Compass order of the hand-record and curtain-card pages.
@@ -53,8 +54,8 @@ def hand_view(cards: Sequence[Card], level: str, t: Strings) -> dict[str, Any]:
     ordered = sort_cards(cards)
     lines = []
     jokers_held = [c for c in ordered if c.is_joker]
-    lines.append({
-        "symbol": "", "cls": "jokers",
+    lines.append({  # labelled, so that no jokers ("王 —") never reads as a void suit
+        "symbol": str(t.jokers), "cls": "jokers",
         "cards": [{"text": card_text(c, t), "cls": card_classes(c, level)} for c in jokers_held],
     })
     for suit in SUITS:
@@ -66,6 +67,8 @@ def hand_view(cards: Sequence[Card], level: str, t: Strings) -> dict[str, Any]:
     point_cards = [c for c in ordered if c.points]
     return {
         "lines": lines,
+        "lengths": [{"symbol": suit.symbol, "cls": suit_class(suit), "n": sum(1 for c in ordered if c.suit == suit)}
+                    for suit in SUITS],
         "count": len(ordered),
         "points": points_of(ordered),
         "point_cards": " ".join(c.display() for c in point_cards),
@@ -81,8 +84,12 @@ def _place(place: str, t: Strings) -> str:
     return str(t.kitty) if place == KITTY else _seat(place, t)
 
 
-def _tractor_text(tractor: Iterable[Card], t: Strings) -> str:
-    return "·".join(c.display() if not c.is_joker else card_text(c, t) for c in tractor)
+def _card_parts(card: Card, t: Strings) -> dict[str, str]:
+    """A card in small print: its suit symbol (coloured) and rank, or the joker's word."""
+    if card.is_joker:
+        return {"sym": "", "cls": "joker big" if card.is_big_joker else "joker small", "rank": card_text(card, t)}
+    assert card.suit is not None
+    return {"sym": card.suit.symbol, "cls": suit_class(card.suit), "rank": card.display_rank}
 
 
 def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
@@ -91,33 +98,32 @@ def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
     return {"text": trump.symbol, "cls": suit_class(trump)}
 
 
-def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
+def hand_record_board(board: Board, t: Strings, results: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     hands = {seat: board.deal.hands[seat] for seat in SEATS}
     analysis = {seat: analyse_hand(hands[seat], board.level) for seat in SEATS}
     rows = []
+    tractor_lines = []
     for index, trump in enumerate(CANDIDATES):
-        cells = []
-        for seat in SEATS:
-            result = analysis[seat][index]
-            cells.append({
-                "trumps": result.trumps,
-                "pairs": result.pairs,
-                "tractors": len(result.tractors),
-                "tractor_text": ", ".join(_tractor_text(x, t) for x in result.tractors),
-            })
-        rows.append({"candidate": _candidate_label(trump, t), "cells": cells})
+        cells = [{"trumps": analysis[seat][index].trumps, "pairs": analysis[seat][index].pairs,
+                  "tractors": len(analysis[seat][index].tractors)} for seat in SEATS]
+        sides = [{"trumps": sum(analysis[s][index].trumps for s in side),
+                  "pairs": sum(analysis[s][index].pairs for s in side)} for side in (("N", "S"), ("E", "W"))]
+        rows.append({"candidate": _candidate_label(trump, t), "cells": cells, "sides": sides})
+        held = [{"name": _seat(seat, t),
+                 "tractors": [[_card_parts(c, t) for c in tractor] for tractor in analysis[seat][index].tractors]}
+                for seat in SEATS if analysis[seat][index].tractors]
+        if held:
+            tractor_lines.append({"candidate": _candidate_label(trump, t), "seats": held})
     seats = {}
     for seat in SEATS:
         view = hand_view(hands[seat], board.level, t)
-        big, small = jokers(hands[seat])
-        declare = [f"{suit.symbol}{board.level}×{n}" if n > 1 else f"{suit.symbol}{board.level}"
+        declare = [{"sym": suit.symbol, "cls": suit_class(suit), "text": f"{board.level}×{n}" if n > 1 else board.level}
                    for suit, n in level_cards(hands[seat], board.level).items()]
         view.update({
             "seat": seat,
             "name": _seat(seat, t),
             "is_declarer": seat == board.declarer,
-            "level_cards": " ".join(declare) or str(t.none),
-            "jokers": f"{t.big_joker}×{big} {t.small_joker}×{small}",
+            "level_cards": declare,
         })
         seats[seat] = view
     kitty = hand_view(board.deal.kitty, board.level, t) if board.deal.kitty else None
@@ -130,13 +136,34 @@ def hand_record_board(board: Board, t: Strings) -> dict[str, Any]:
         "kitty": kitty,
         "seat_order": list(SEATS),
         "seat_names": [_seat(s, t) for s in SEATS],
+        "side_names": [str(t.ns), str(t.ew)],
+        "side_points": [sum(points_of(hands[s]) for s in side) for side in (("N", "S"), ("E", "W"))],
         "analysis": rows,
+        "tractor_lines": tractor_lines,
+        "code": board.deal.code,
+        "results": list(results),
+        "dense": _dense(hands, analysis),
     }
 
 
-def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings) -> list[dict[str, Any]]:
-    return [{"boards": group, "per_page": per_page}
-            for group in chunked([hand_record_board(b, t) for b in boards], per_page)]
+#: A board holding more than this is printed in a smaller size, so that it still fits its box:
+#: a suit of the middle hands (N, S: the compass's tallest column) longer than two lines, or more
+#: tractor pairs than the tractor list holds in its usual lines.
+DENSE_SUIT = 16
+DENSE_TRACTOR_PAIRS = 16
+
+
+def _dense(hands: Mapping[str, Sequence[Card]], analysis: Mapping[str, Any]) -> bool:
+    longest = max(sum(1 for c in hands[seat] if c.suit == suit) for seat in ("N", "S") for suit in SUITS)
+    pairs = sum(result.tractor_pairs for seat in SEATS for result in analysis[seat])
+    return longest > DENSE_SUIT or pairs > DENSE_TRACTOR_PAIRS
+
+
+def hand_record_pages(boards: Sequence[Board], per_page: int, t: Strings,
+                      results: dict[int, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """Pages of ``per_page`` boards; ``results`` (board → what each table played) once scored."""
+    views = [hand_record_board(b, t, (results or {}).get(b.number, ())) for b in boards]
+    return [{"boards": group, "per_page": per_page} for group in chunked(views, per_page)]
 
 
 def pocket_count(event: Event, board: BoardConditions, place: str) -> int:
@@ -159,17 +186,20 @@ def pocket_places(event: Event) -> tuple[str, ...]:
 
 
 def label_items(
-    event: Event, set_number: int, copies: int, key: bytes, layout: dict[str, Any], t: Strings
+    event: Event, set_number: int, copies: int, key: bytes, inline: bool, t: Strings,
+    boards: Sequence[int] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Wallet labels (each with its pocket labels) of every copy of every board of a set.
+    """Wallet labels (each with its pocket labels) of every copy of every board of a set (or of
+    the ``boards`` given).
 
     Built from the board conditions and the key only. Returns the cells and the wallet count.
     """
     cells: list[dict[str, Any]] = []
     wallets = 0
-    inline = layout.get("pocket_labels") == "inline"
     for copy in range(1, copies + 1):
         for board in event.set_boards(set_number):
+            if boards is not None and board.number not in boards:
+                continue
             pockets = [
                 {"kind": "pocket", "board": board.number, "set": set_number, "copy_no": copy,
                  "seat": place, "name": _place(place, t), "count": pocket_count(event, board, place),
@@ -194,9 +224,25 @@ def label_items(
     return cells, wallets
 
 
-def label_pages(cells: list[dict[str, Any]], layout: dict[str, Any]) -> list[dict[str, Any]]:
-    per_sheet = int(layout["columns"]) * int(layout["rows"])
-    return [{"cells": group} for group in chunked(cells, per_sheet)]
+def label_pages(cells: list[dict[str, Any]], layout: LabelLayout, start_at: int = 1,
+                offset_x: float = 0.0, offset_y: float = 0.0) -> list[dict[str, Any]]:
+    """Sheets of labels: the first ``start_at - 1`` positions of the first sheet stay blank (a
+    part-used sheet); every label carries its place on the sheet, moved by the offsets."""
+    positioned = [None] * (start_at - 1) + list(cells)
+    pages = []
+    for group in chunked(positioned, layout.per_sheet):
+        pages.append({"cells": [dict(cell, place=layout.place(position, offset_x, offset_y))
+                                for position, cell in enumerate(group) if cell is not None]})
+    return pages
+
+
+def alignment_page(layout: LabelLayout, offset_x: float, offset_y: float) -> dict[str, Any]:
+    """A test sheet: each label's outline, its safe area and a cross at its centre, where the
+    printer puts them with the offsets given."""
+    return {"cells": [{"kind": "outline", "number": position + 1,
+                       "place": layout.place(position, offset_x, offset_y)}
+                      for position in range(layout.per_sheet)],
+            "offset_x": offset_x, "offset_y": offset_y}
 
 
 def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict[str, Any]]:
@@ -222,7 +268,18 @@ def curtain_pages(boards: Sequence[Board], copies: int, t: Strings) -> list[dict
 GUIDE_PLACES = ("N", "E", "S", "W", KITTY)
 
 
-def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
+def pocket_check(place: str, cards: Sequence[Card], board: Board, t: Strings) -> dict[str, Any]:
+    """What a pocket must hold, to check it once filled: cards, points, suit lengths, jokers and
+    level cards."""
+    rank = level_rank(board.level)
+    return {"seat": place, "name": _place(place, t) if place else str(t.total), "declarer": place == board.declarer,
+            "count": len(cards), "points": points_of(cards),
+            "suits": [sum(1 for c in cards if c.suit == suit) for suit in SUITS],
+            "jokers": sum(1 for c in cards if c.is_joker),
+            "levels": sum(1 for c in cards if not c.is_joker and c.rank == rank)}
+
+
+def guide_board(board: Board, t: Strings) -> dict[str, Any]:
     holders = board.deal.holder_counts()
     rows = []
     ranks = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
@@ -240,22 +297,27 @@ def guide_page(board: Board, decks: int, t: Strings) -> dict[str, Any]:
     places = [(s, board.deal.hands[s]) for s in POCKET_ORDER]
     if board.deal.kitty:
         places.append((KITTY, board.deal.kitty))
-    totals = [{"seat": place, "name": _place(place, t), "count": len(cards), "points": points_of(cards),
-               "declarer": place == board.declarer}
-              for place, cards in places]
+    pockets = [pocket_check(place, cards, board, t) for place, cards in places]
+    everything = [c for _, cards in places for c in cards]
     return {
         "board": board.number, "declarer_name": _seat(board.declarer, t), "level": board.level,
-        "rows": rows, "jokers": joker_cells, "totals": totals, "decks": decks,
-        "pack": {"count": sum(p["count"] for p in totals), "points": sum(p["points"] for p in totals)},
+        "rows": rows, "jokers": joker_cells, "pockets": pockets,
+        "pack": pocket_check("", everything, board, t),
+        "suits": [{"symbol": suit.symbol, "cls": suit_class(suit)} for suit in SUITS],
         "kitty": bool(board.deal.kitty),
     }
 
 
+def guide_pages(boards: Sequence[Board], t: Strings) -> list[dict[str, Any]]:
+    per_page = int(page_layout("dealing-guide")["boards_per_page"])
+    return [{"boards": group} for group in chunked([guide_board(b, t) for b in boards], per_page)]
+
+
 def _pockets(counts: dict[str, int], t: Strings) -> list[str]:
-    """The pocket of each copy of a card kind, as printed in the guide's grid (the kitty short)."""
+    """The pocket of each copy of a card kind, as printed in the guide's grid (short names)."""
     names = []
     for place in GUIDE_PLACES:
-        names.extend([str(t.kitty_short) if place == KITTY else _seat(place, t)] * counts.get(place, 0))
+        names.extend([str(t.kitty_short) if place == KITTY else str(t.seat_short[place])] * counts.get(place, 0))
     return names
 
 
@@ -272,20 +334,35 @@ def matches_of_set(event: Event, set_number: int) -> list[Match]:
     return [m for m in event.matches() if m.set == set_number]
 
 
-def traveller_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
-    slips = []
+def traveller_pages(event: Event, set_number: int, t: Strings,
+                    boards: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """One result slip per board per table of each match: a table's slip holds its own result
+    only, so table B never sees table A's. Each table's slips start a page of their own when they
+    fill one (the director cuts the sheets and hands each table its stack)."""
+    per_page = slips_per_page("travellers")
+    pages: list[dict[str, Any]] = []
+    loose: list[dict[str, Any]] = []
     for match in matches_of_set(event, set_number):
-        for board in event.set_boards(set_number):
-            tables = [{"table": table, "teams": _teams(event, match, table),
-                       "home_side": _home_side(match, table)} for table in ("A", "B")]
-            slips.append({
-                "round": match.round, "match": match.id, "board": board.number,
+        for table in ("A", "B"):
+            slips = [{
+                "round": match.round, "match": match.id, "board": board.number, "table": table,
                 "declarer": board.declarer, "declarer_name": _seat(board.declarer, t),
-                "level": board.level, "tables": tables,
-                "home": event.team(match.home).name, "away": event.team(match.away).name,
+                "level": board.level, "teams": _teams(event, match, table),
+                "home_side": _home_side(match, table),
                 "payload": traveller_payload(event.id, match.round, match.id, board.number),
-            })
-    return [{"slips": group} for group in chunked(slips, slips_per_page("travellers"))]
+            } for board in event.set_boards(set_number) if boards is None or board.number in boards]
+            if len(slips) >= per_page:
+                pages.extend({"slips": group} for group in chunked(slips, per_page))
+            else:
+                loose.extend(slips)
+    pages.extend({"slips": group} for group in chunked(loose, per_page))
+    return pages
+
+
+def _players(event: Event, match: Match, table: str, t: Strings) -> dict[str, str]:
+    """Each side's players as the event file lists them (the whole team: who sits is decided at the table)."""
+    seats = match.seats(table)
+    return {side: str(t.list_sep).join(event.team(team_id).players) for side, team_id in seats.items()}
 
 
 def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
@@ -295,6 +372,7 @@ def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[st
             pages.append({
                 "round": match.round, "match": match.id, "table": table,
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table),
+                "players": _players(event, match, table, t),
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
                            for b in event.set_boards(set_number)],

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.files import OWNER_ONLY, write_atomic
-from dealer.render.qrcodes import qr_svg
+from dealer.render.qrcodes import qr_img
 from dealer.render.strings import strings
 from dealer.resources import templates_dir
 
@@ -61,7 +61,7 @@ def _environment() -> Any:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.globals["qr"] = lambda payload, module_mm=0.7: _markup(qr_svg(payload, float(module_mm)))
+    env.globals["qr"] = lambda payload, module_mm=0.7: _markup(qr_img(payload, float(module_mm)))
     return env
 
 

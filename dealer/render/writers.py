@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from dealer.boardset import BoardSet
+from dealer.deal import Board
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
+from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.folder import CheckedDeal, EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
+from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
-from dealer.resources import label_layouts
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
@@ -44,6 +46,14 @@ class PrintOptions:
     key_file: Path | None = None
     per_page: int = 2
     layout: str = DEFAULT_LAYOUT
+    #: Labels: first position to use on the first sheet (1 = top left), and printer drift (mm).
+    start_at: int = 1
+    offset_x: float = 0.0
+    offset_y: float = 0.0
+    #: Only these boards (a fouled wallet's papers reprinted); None = every board.
+    boards: tuple[int, ...] | None = None
+    #: Hand records: each table's trump and defenders' points beside the board (after play).
+    with_results: bool = False
     round: int | None = None  # travellers and score sheets of this round only; pairings need it
 
     def folder(self, event: Event) -> EventFolder:
@@ -63,6 +73,7 @@ class Source:
         self.deal: CheckedDeal | None = None  # set by build_documents, once checked
         self._sets: dict[int, BoardSet] = {}
         self._key: bytes | None = None
+        self._layout: LabelLayout | None = None
 
     def set_numbers(self) -> list[int]:
         if self.options.sets is None:
@@ -85,8 +96,19 @@ class Source:
             self._sets[set_number] = self.folder.read_set(self.event, set_number, self.deal)
         return self._sets[set_number]
 
-    def boards(self, set_number: int) -> Any:
-        return list(self.boardset(set_number).boards)
+    def boards(self, set_number: int) -> list[Board]:
+        """The dealt boards of a set, or only those of ``--board``."""
+        wanted = self.board_numbers()
+        return [b for b in self.boardset(set_number).boards if wanted is None or b.number in wanted]
+
+    def board_numbers(self) -> tuple[int, ...] | None:
+        if self.options.boards is None:
+            return None
+        for number in self.options.boards:
+            if not 1 <= number <= self.event.boards_per_set:
+                raise UserError(f"board {number} is not in the event (boards 1 to {self.event.boards_per_set})",
+                                field="board")
+        return tuple(sorted(set(self.options.boards)))
 
     def key(self) -> bytes:
         if self._key is None:
@@ -94,13 +116,14 @@ class Source:
             self._key = self.folder.read_key(self.event, self.options.key_file, "wallet labels")
         return self._key
 
-    def layout(self) -> dict[str, Any]:
-        layouts = label_layouts()
-        if self.options.layout not in layouts:
-            raise UserError(
-                f"unknown label layout {self.options.layout!r} (known: {', '.join(sorted(layouts))})",
-                field="layout")
-        return layouts[self.options.layout]
+    def layout(self) -> LabelLayout:
+        if self._layout is None:
+            self._layout = load_label_layout(self.options.layout)
+            check_offsets(self.options.offset_x, self.options.offset_y)
+            if not 1 <= self.options.start_at <= self._layout.per_sheet:
+                raise UserError(f"{self.options.start_at}: a sheet of layout {self._layout.id} has positions "
+                                f"1 to {self._layout.per_sheet}", field="start_at")
+        return self._layout
 
     def common(self, kind: str, set_number: int | None) -> dict[str, Any]:
         event = self.event
@@ -136,27 +159,72 @@ def hand_records(source: Source, set_number: int) -> Document:
     if per_page not in HAND_RECORDS_PER_PAGE:
         raise UserError(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
     boardset = source.boardset(set_number)
-    boards = list(boardset.boards)
+    boards = source.boards(set_number)
     common = source.common("hand-records", set_number)
     common["fingerprint"] = boardset.fingerprint
     common["commitment"] = boardset.commitment  # equal to the published one (checked on reading)
     common["per_page"] = per_page
-    pages = ctx.hand_record_pages(boards, per_page, t)
+    results = played_results(source, set_number, t) if source.options.with_results else None
+    pages = ctx.hand_record_pages(boards, per_page, t, results)
     return Document(source.path("hand-records", set_number), "hand-records", "hand-records.html",
                     common, pages, {"boards": len(boards)})
+
+
+def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[dict[str, Any]]]:
+    """Board → per match playing the set, what tables A and B played (trump, defenders' points),
+    from the results database (read only)."""
+    from dealer.results.entry import open_existing_results
+
+    store = open_existing_results(source.event, source.folder)
+    if store is None:
+        raise UserError("no results yet: --with-results prints them once scored", field="with_results")
+    with store:
+        rows = store.current_rows()
+    shown: dict[int, list[dict[str, Any]]] = {}
+    for match in ctx.matches_of_set(source.event, set_number):
+        for board in source.event.set_boards(set_number):
+            tables = []
+            for table in ("A", "B"):
+                row = rows.get((match.round, match.id, table, board.number))
+                if row is None or row["withdrawn"]:
+                    tables.append({"table": table, "points": None, "trump": "", "trump_cls": ""})
+                    continue
+                trump = row["trump"]
+                symbol = "?" if trump is None else str(t.no_trump_short) if trump == "NT" else TRUMP_SYMBOLS[trump]
+                tables.append({"table": table, "points": row["defenders_points"], "trump": symbol,
+                               "trump_cls": "red" if trump in ("H", "D") else "black"})
+            shown.setdefault(board.number, []).append({"round": match.round, "match": match.id, "tables": tables})
+    return shown
+
+
+TRUMP_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 
 
 def labels(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     layout = source.layout()
     copies = source.copies(set_number)
-    cells, wallets = ctx.label_items(source.event, set_number, copies, source.key(), layout, t)
+    options = source.options
+    cells, wallets = ctx.label_items(source.event, set_number, copies, source.key(),
+                                     layout.pocket_labels == "inline", t, source.board_numbers())
     common = source.common("labels", set_number)
-    common["layout"] = layout
+    common["layout"] = layout.as_dict()
     common["copies"] = copies
-    pages = ctx.label_pages(cells, layout)
+    pages = ctx.label_pages(cells, layout, options.start_at, options.offset_x, options.offset_y)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
                     {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))})
+
+
+def alignment(source: Source, set_number: int | None = None) -> Document:
+    """The label alignment test sheet of the layout, with the offsets given (no set, no key)."""
+    layout = source.layout()
+    common = source.common("labels", None)
+    common["layout"] = layout.as_dict()
+    page = ctx.alignment_page(layout, source.options.offset_x, source.options.offset_y)
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    name = f"alignment-{Path(layout.id).stem}-{source.options.lang}.{suffix}"
+    return Document(source.options.output_dir(source.event) / name, "alignment", "labels.html", common, [page],
+                    {"test sheets": 1})
 
 
 def curtain_cards(source: Source, set_number: int) -> Document:
@@ -175,7 +243,7 @@ def dealing_guide(source: Source, set_number: int) -> Document:
     boards = source.boards(set_number)
     common = source.common("dealing-guide", set_number)
     common["copies"] = source.copies(set_number)
-    pages = [ctx.guide_page(board, source.event.decks, t) for board in boards]
+    pages = ctx.guide_pages(boards, t)
     return Document(source.path("dealing-guide", set_number), "dealing-guide", "dealing-guide.html",
                     common, pages, {"boards": len(boards)})
 
@@ -185,16 +253,27 @@ def travellers(source: Source, set_number: int) -> Document:
     source.played_sets_only("travellers", set_number)
     common = source.common("travellers", set_number)
     common["slip"] = page_layout("travellers")
-    pages = ctx.traveller_pages(source.event, set_number, t)
+    common["conversion"] = conversion(source)
+    pages = ctx.traveller_pages(source.event, set_number, t, source.board_numbers())
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
                     common, pages, {"travellers": count})
 
 
+def conversion(source: Source) -> list[dict[str, str]]:
+    """The profile's conversion table in the print language (the rows of `dealer rules explain`)."""
+    lang = source.options.lang
+    return [{"range": row.range_text(), "outcome": row.outcome_text(lang)}
+            for row in conversion_rows(source.event.profile, source.event.decks)]
+
+
 def score_sheets(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     source.played_sets_only("score sheets", set_number)
+    if source.board_numbers() is not None:
+        raise UserError("a score sheet lists every board of a match: print it without --board", field="board")
     common = source.common("score-sheets", set_number)
+    common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
                     common, pages, {"score sheets": len(pages)})
@@ -254,6 +333,10 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     elif kind == "pairings":
         raise UserError("pairings are printed one round at a time: give the round", field="round")
     source = Source(event, options)
+    if kind == "alignment":  # a test sheet: needs no deal and no key
+        document = alignment(source)
+        check_writable_folder(options.output_dir(event), field="out")
+        return [document]
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
     # the event's plan, must be the committed ones, whatever the kind.
@@ -275,6 +358,8 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
         for s in sets:
             if kind == "all" and k in ("travellers", "score-sheets") and s not in played:
                 continue
+            if kind == "all" and k == "score-sheets" and options.boards is not None:
+                continue  # one board's papers: a score sheet holds every board
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)

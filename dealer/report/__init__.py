@@ -174,9 +174,10 @@ def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] |
     table = data.standings if standings is None else standings
     adjusted = any(s.adjustment for s in table)
     byes = any(s.byes for s in table)
+    extra_keys = [k for k in chain if k not in ("net_level_points", "level_points_for")]
     head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"],
             *([t["adjustment"]] if adjusted else []), t["net"], t["played"], *([t["byes"]] if byes else []),
-            *(tie_break_name(k, lang) for k in chain if k not in ("net_level_points", "level_points_for"))]
+            *(tie_break_name(k, lang) for k in extra_keys)]
     rows = []
     for s in table:
         extra = []
@@ -189,7 +190,10 @@ def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] |
                      str(s.match_points), str(s.level_points_for), str(s.level_points_against),
                      *([str(s.adjustment)] if adjusted else []), str(s.net_level_points), str(s.played),
                      *([str(s.byes)] if byes else []), *extra])
-    return head, rows
+    # head_to_head is computed only for the teams it separates: a column no team needed is dropped.
+    fixed = len(head) - len(extra_keys)
+    keep = [i for i in range(len(head)) if i < fixed or any(row[i] for row in rows)]
+    return [head[i] for i in keep], [[row[i] for i in keep] for row in rows]
 
 
 def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
