@@ -420,9 +420,23 @@ def test_the_level_race_demo_twice(tmp_path: Path) -> None:
     assert all(m["complete"] for m in data["matches"])  # type: ignore[attr-defined]
 
 
-def test_printing_refuses_a_level_race(tmp_path: Path) -> None:
+def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
     event, boards = _setup(tmp_path, SEED_002, "seed002")
-    for kind in ("all", "score-sheets"):
-        code, _out, err = run_dealer("print", kind, event, "--boards-dir", boards, "--out", tmp_path / "out")
+    out = tmp_path / "out"
+    for kind in ("all", "travellers", "labels"):
+        code, _out, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
         assert code == 2 and "is a level race" in err and "no board papers" in err
-    assert not (tmp_path / "out").exists()
+    code, _out, err = run_dealer("print", "score-sheets", event, "--boards-dir", boards, "--out", out)
+    assert code == 2 and "one round at a time" in err
+    assert not out.exists()
+    for kind in ("pairings", "score-sheets"):
+        code, _printed, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
+        assert code == 0, err
+    sheets = PdfReader(out / "level-sheets-round-01-zh.pdf")
+    assert len(sheets.pages) == 2  # one per match of round 1
+    text = sheets.pages[0].extract_text()
+    assert "升级赛记分表" in text and "东风队" in text and "长城队" in text and "过A" in text
+    pairings = PdfReader(out / "pairings-round-01-zh.pdf").pages[0].extract_text()
+    assert "每场 2 桌" in pairings and "A 桌" not in pairings

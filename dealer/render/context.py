@@ -399,4 +399,17 @@ def pairings_page(event: Event, round_number: int) -> dict[str, Any]:
     } for m in rnd.matches]
     sets = sorted({m.set for m in rnd.matches})
     return {"round": round_number, "matches": matches, "byes": [_team_line(event, t) for t in rnd.byes],
-            "set": ", ".join(map(str, sets)), "slots": any(m.slot for m in rnd.matches)}
+            "set": ", ".join(map(str, sets)), "slots": any(m.slot for m in rnd.matches),
+            "level_tables": event.tables if event.levels else None}
+
+
+def level_sheet_pages(event: Event, round_number: int, t: Strings) -> list[dict[str, Any]]:
+    """A level race's score sheets: one per match of the round, a row per table (final levels,
+    the last game's winner for a tie, games won, signatures)."""
+    rnd = event.round(round_number)
+    assert rnd is not None
+    race = event.profile.level_race
+    rule = t.level_rule_tables if race.match_winner == "tables" else t.level_rule_net
+    return [{"round": round_number, "match": m.id, "home": _team_line(event, m.home),
+             "away": _team_line(event, m.away), "tables": list(range(1, event.tables + 1)),
+             "start": race.start, "rule": rule} for m in rnd.matches]

@@ -290,6 +290,17 @@ def pairings(source: Source, round_number: int) -> Document:
                     {"matches": len(page["matches"]), "byes": len(page["byes"])})
 
 
+def level_sheets(source: Source, round_number: int) -> Document:
+    """A level race's score sheets for one round (one page per match)."""
+    t = strings(source.options.lang)
+    common = source.common("level-sheets", None)
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    name = f"level-sheets-round-{round_number:02d}-{source.options.lang}.{suffix}"
+    pages = ctx.level_sheet_pages(source.event, round_number, t)
+    return Document(source.options.output_dir(source.event) / name, "level-sheets", "level-sheets.html",
+                    common, pages, {"score sheets": len(pages)})
+
+
 WRITERS: dict[str, Writer] = {
     "hand-records": hand_records,
     "labels": labels,
@@ -317,9 +328,12 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     each set file against the manifest, the key against the commitment, the output folder by
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
-    if event.levels:
+    if event.levels and kind not in ("pairings", "score-sheets"):
         raise UserError(f'event {event.id} is a level race (result = "levels"): it has no boards, so no board '
-                        "papers; its pairings: `dealer round show EVENT.toml --round N`", field="event")
+                        "papers; print its pairings and score sheets (dealer print pairings|score-sheets "
+                        "EVENT.toml --round N)", field="event")
+    if event.levels and options.round is None:
+        raise UserError("a level race's papers are printed one round at a time: give the round", field="round")
     if options.round is not None:
         # One round: its matches only (travellers and score sheets), on the set(s) it plays.
         chosen = event.round(options.round)
@@ -333,6 +347,10 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     elif kind == "pairings":
         raise UserError("pairings are printed one round at a time: give the round", field="round")
     source = Source(event, options)
+    if event.levels:  # no deal to check: the pairings and the level-race score sheets
+        assert options.round is not None
+        check_writable_folder(options.output_dir(event), field="out")
+        return [pairings(source, options.round) if kind == "pairings" else level_sheets(source, options.round)]
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(options.output_dir(event), field="out")
