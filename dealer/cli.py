@@ -53,6 +53,8 @@ HINTS = {
     "allow_incomplete": "`dealer results missing EVENT.toml` lists them; --allow-incomplete pairs anyway",
     "missing": "`dealer results missing EVENT.toml` lists them",
     "accept_warnings": "read the warnings, then pair with --accept-warnings to store the round as shown",
+    "withdraw_forfeit": "`dealer results forfeit EVENT.toml --round R --team T --withdraw --reason …` (or "
+                        "`results late … --withdraw`) withdraws it",
 }
 
 # Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
@@ -594,17 +596,23 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
 @results.command("forfeit")
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
-@click.option("--match", required=True, help="Match id in the round.")
+@click.option("--match", help="Match id in the round (not needed with --withdraw).")
 @click.option("--team", required=True, help="The team that forfeits (弃权); the other team wins.")
+@click.option("--withdraw", is_flag=True, help="Withdraw the forfeit recorded for this team and round.")
 @click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", help="Who records it.")
 @BOARDS_DIR_OPTION
-def results_forfeit(event_file: str, round_: int, match: str, team: str, reason: str, entered_by: str | None,
-                    boards_dir: str) -> None:
+def results_forfeit(event_file: str, round_: int, match: str | None, team: str, withdraw: bool, reason: str,
+                    entered_by: str | None, boards_dir: str) -> None:
     """Record a forfeit; it scores as the rule profile says (seed 002: the winner nets 5 levels a table)."""
-    from dealer.results.rounds import record_forfeit
+    from dealer.results.rounds import record_forfeit, withdraw_adjustment
 
     event, folder = _event_folder(event_file, boards_dir)
+    if withdraw:
+        echo(withdraw_adjustment(event, folder, round_, team, "forfeit", reason, entered_by))
+        return
+    if match is None:
+        raise UserError("give the match the team forfeits", field="match")
     echo(record_forfeit(event, folder, round_, match, team, reason, entered_by))
 
 
@@ -612,16 +620,22 @@ def results_forfeit(event_file: str, round_: int, match: str, team: str, reason:
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
 @click.option("--team", required=True, help="The team that was late.")
-@click.option("--minutes", type=click.IntRange(0, 1000), required=True, help="Minutes late.")
+@click.option("--minutes", type=click.IntRange(0, 1000), help="Minutes late.")
+@click.option("--withdraw", is_flag=True, help="Withdraw the lateness recorded for this team and round.")
 @click.option("--reason", required=True, help="What happened (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", help="Who records it.")
 @BOARDS_DIR_OPTION
-def results_late(event_file: str, round_: int, team: str, minutes: int, reason: str, entered_by: str | None,
-                 boards_dir: str) -> None:
+def results_late(event_file: str, round_: int, team: str, minutes: int | None, withdraw: bool, reason: str,
+                 entered_by: str | None, boards_dir: str) -> None:
     """Record lateness as the profile says (seed 002: 5–15 minutes −2 小分; over 15 a forfeit)."""
-    from dealer.results.rounds import record_lateness
+    from dealer.results.rounds import record_lateness, withdraw_adjustment
 
     event, folder = _event_folder(event_file, boards_dir)
+    if withdraw:
+        echo(withdraw_adjustment(event, folder, round_, team, "late", reason, entered_by))
+        return
+    if minutes is None:
+        raise UserError("give the minutes late", field="minutes")
     echo(record_lateness(event, folder, round_, team, minutes, reason, entered_by))
 
 

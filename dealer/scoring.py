@@ -411,6 +411,8 @@ class ScoredEvent:
             return None
         if score.winner is not None:
             return score.winner
+        if score.forfeited_by:  # both teams forfeited: nobody goes through on a tie-break
+            return None
         i = self._index[(round_number, match_id)]
         home_board, away_board = self.home_board[i], self.away_board[i]
         for rule in self.profile.knockout_tie_breaks:

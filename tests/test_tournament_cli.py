@@ -481,3 +481,54 @@ def test_grouped_round_robin_by_serpentine_with_group_standings(tmp_path: Path) 
     # Each team played the two others of its group and had one bye (a win: 2 match points).
     assert all(s["played"] == 2 and s["byes"] == 1 for g in report["groups"] for s in g["standings"])
     assert sum(s["match_points"] for g in report["groups"] for s in g["standings"]) == 6 * 2 + 6 * 2
+
+
+def test_a_team_removed_after_pairing_is_refused_not_a_crash(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    edited = Path(event).read_text(encoding="utf-8").replace('[[teams]]\nid = "T6"\nname = "福州"\n', "")
+    Path(event).write_text(edited, encoding="utf-8")
+    for command in (("report", event, "--json"), ("round", "pair", event, "--round", 2),
+                    ("results", "missing", event)):
+        refused = _run(*command, "--boards-dir", boards)
+        assert refused.exit_code == 2 and "round 1 match 3 was paired with team 'T6'" in refused.stderr, command
+
+
+def test_a_round_robin_refuses_a_changed_field(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path, ROBIN)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    Path(event).write_text(Path(event).read_text(encoding="utf-8").replace(
+        'name = "Team 5"', 'name = "Team 5"\nseed = 1'), encoding="utf-8")
+    refused = _run("round", "pair", event, "--round", 2, "--allow-incomplete", "--boards-dir", boards)
+    assert refused.exit_code == 2 and "seeds have changed since round 1" in refused.stderr
+
+
+def test_a_forfeited_match_takes_no_result_until_the_forfeit_is_withdrawn(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    _ok("results", "forfeit", event, "--round", 1, "--match", 3, "--team", "T6", "--reason", "no show",
+        "--boards-dir", boards)
+    add = ("results", "add", event, "--round", 1, "--match", 3, "--table", "A", "--board", 1, "--points", 80,
+           "--boards-dir", boards)
+    refused = _run(*add)
+    assert refused.exit_code == 2 and "T6 forfeits it" in refused.stderr and "--withdraw" in refused.stderr
+    missing = _ok("results", "missing", event, "--round", 1, "--boards-dir", boards).stdout
+    assert "round 1 match 3 (T5 v T6): complete" in missing  # a forfeit: nothing to come
+    assert _run("round", "undo", event, "--round", 1, "--reason", "x", "--boards-dir", boards).exit_code == 2
+    withdrawn = _ok("results", "forfeit", event, "--round", 1, "--team", "T6", "--withdraw", "--reason",
+                    "T6 arrived: the director let them play", "--boards-dir", boards)
+    assert "withdrew 1 forfeit" in withdrawn.stdout
+    _ok(*add)
+    report = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    assert report["adjustments"] == [] and all(not m["forfeited_by"] for m in report["matches"])
+    assert "audit passed" in _ok("results", "audit", event, "--boards-dir", boards).stdout
+
+
+def test_a_knockout_match_both_teams_forfeited_sends_nobody_through(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path, KNOCKOUT)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    for team in ("K4", "K5"):
+        _ok("results", "forfeit", event, "--round", 1, "--match", 1, "--team", team, "--reason", "absent",
+            "--boards-dir", boards)
+    refused = _run("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    assert refused.exit_code == 2 and "no winner for W1-2" in refused.stderr

@@ -258,9 +258,12 @@ def missing(
         found = stored_attribution_problems(event, store)
         if found:
             raise AttributionError(found)
-    scored = score_stored(event, store)
+    from dealer.results.rounds import stored_adjustments
+
+    scored = score_stored(event, store, stored_adjustments(store))
     units = event.tables if event.levels else event.boards_per_set
-    return [MissingReport(m, gaps, units, event.levels) for m, gaps in scored.missing(round_number)]
+    return [MissingReport(m, [] if scored.score(m.round, m.id).forfeited_by else gaps, units, event.levels)
+            for m, gaps in scored.missing(round_number)]
 
 
 def missing_results(

@@ -507,6 +507,18 @@ def check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str
     found = attribution_problems(event, [s for s in store.seatings(rounds) if (s.round, s.match) in matches])
     if found:
         raise AttributionError(found)
+    refuse_forfeited(store, matches)
+
+
+def refuse_forfeited(store: ResultsStore, matches: set[tuple[int, str]]) -> None:
+    """A match a forfeit is recorded for takes no result (it would be stored and never counted):
+    the forfeit is withdrawn first."""
+    for action in store.actions(("forfeit", "late")):
+        data = action.data
+        if not action.undone and data.get("forfeit") and (action.round, str(data.get("match"))) in matches:
+            raise UserError(f"round {action.round} match {data.get('match')}: {data.get('team')} forfeits it "
+                            f"(recorded: {action.reason}); it takes no result unless the forfeit is withdrawn",
+                            field="match", hint="withdraw_forfeit")
 
 
 def import_file(

@@ -209,9 +209,12 @@ def level_attribution_problems(event: Event, store: ResultsStore,
 
 
 def _check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str]]) -> None:
+    from dealer.results.importer import refuse_forfeited
+
     found = level_attribution_problems(event, store, matches)
     if found:
         raise AttributionError(found)
+    refuse_forfeited(store, matches)
 
 
 def import_level_file(store: ResultsStore, event: Event, path: str | Path, entered_by: str | None = None,

@@ -87,10 +87,26 @@ def stored_adjustments(store: ResultsStore | None) -> Adjustments:
 
 
 def scheduled(event: Event, store: ResultsStore | None) -> Event:
-    """The event with its rounds: the event file's for a fixed schedule, else the stored ones."""
+    """The event with its rounds: the event file's for a fixed schedule, else the stored ones.
+
+    Refuses stored rounds that name a team the event file no longer has (a team removed or
+    renamed after it was paired): scoring them would credit nobody."""
     if not event.format.paired:
         return event
-    return dataclasses.replace(event, rounds=tuple(stored_rounds(store)))
+    rounds = tuple(stored_rounds(store))
+    known = {t.id for t in event.teams}
+    for rnd in rounds:
+        for match in rnd.matches:
+            for team in (match.home, match.away):
+                if team not in known:
+                    raise RoundError(f"round {rnd.number} match {match.id} was paired with team {quote(team)}, "
+                                     "which the event file no longer has: restore the team (a team that leaves "
+                                     "forfeits its later matches)", field="teams")
+        for team in rnd.byes:
+            if team not in known:
+                raise RoundError(f"round {rnd.number} gave a bye to team {quote(team)}, which the event file no "
+                                 "longer has: restore the team", field="teams")
+    return dataclasses.replace(event, rounds=rounds)
 
 
 def load_scheduled(event: Event, folder: EventFolder) -> Event:
@@ -164,8 +180,16 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
             if number > 1 and number - 1 not in current:
                 raise RoundError(f"round {number - 1} is not paired yet: rounds are paired in order",
                                  field="round", hint="round_pair")
-            before = dataclasses.replace(event, rounds=tuple(
-                r for r in stored_rounds(store) if r.number < number))
+            field = [t.id for t in event.seeded_teams()]
+            first = current.get(1)
+            if (first is not None and event.format.kind in ("round-robin", "knockout")
+                    and first.data.get("teams", field) != field):
+                raise RoundError(f"the teams or their seeds have changed since round 1 was paired: a "
+                                 f"{event.format.kind}'s whole schedule follows from them (round 1 was paired with "
+                                 f"{', '.join(first.data['teams'])}); restore them in the event file",
+                                 field="teams")
+            before = scheduled(dataclasses.replace(event, rounds=()), store)
+            before = dataclasses.replace(before, rounds=tuple(r for r in before.rounds if r.number < number))
             scored = _scored(before, store)
             warnings: list[PairingWarning] = []
             if number > 1:
@@ -191,7 +215,7 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
             needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
             if needs_accepting and not accept_warnings:
                 return view, False
-            store.insert_action("pair", number, view.as_dict(), entered_by=entered_by)
+            store.insert_action("pair", number, {**view.as_dict(), "teams": field}, entered_by=entered_by)
     return view, True
 
 
@@ -291,3 +315,23 @@ def _record(event: Event, folder: EventFolder, number: int, team: str, reason: s
     if forfeit:
         return f"round {number} match {match.id}: {team} forfeits ({match.home} v {match.away})"
     return f"round {number}: {team} {net_level_points:+d} net level points"
+
+
+def withdraw_adjustment(event: Event, folder: EventFolder, number: int, team: str, kind: str, reason: str,
+                        entered_by: str | None = None) -> str:
+    """Withdraw the forfeit (``kind`` "forfeit") or lateness ("late") recorded for ``team`` in round
+    ``number``: an ``undo`` action naming it, with the reason (nothing is deleted)."""
+    if not reason.strip():
+        raise RoundError("a reason is required", field="reason")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            found = [a for a in store.actions((kind,)) if a.round == number and not a.undone
+                     and a.data.get("team") == team]
+            if not found:
+                what = "forfeit" if kind == "forfeit" else "lateness"
+                raise RoundError(f"no {what} of team {quote(team)} is recorded in round {number}", field="team")
+            for action in found:
+                store.insert_action("undo", number, {}, reason=reason.strip(), undoes=action.id,
+                                    entered_by=entered_by)
+    return f"round {number}: withdrew {len(found)} {kind} record(s) of {team} (reason: {reason.strip()})"
