@@ -532,3 +532,25 @@ def test_a_knockout_match_both_teams_forfeited_sends_nobody_through(tmp_path: Pa
             "--boards-dir", boards)
     refused = _run("round", "pair", event, "--round", 2, "--boards-dir", boards)
     assert refused.exit_code == 2 and "no winner for W1-2" in refused.stderr
+
+
+def test_a_knockout_result_corrected_after_the_next_round_is_refused_in_reports(tmp_path: Path) -> None:
+    """K5 beat K4 in round 1 and round 2 paired K1 v K5; a correction giving the match to K4
+    would leave the bracket wrong: the report and the next pairing say so instead of placing
+    teams by a round they never played."""
+    event, boards = _event(tmp_path, KNOCKOUT)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    (tmp_path / "r1.csv").write_text("round,match,table,board,defenders_points\n1,1,A,1,0\n1,1,B,1,80\n",
+                                     encoding="utf-8")
+    _ok("results", "import", event, tmp_path / "r1.csv", "--boards-dir", boards)
+    _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    _draws(tmp_path, event, boards, 2)
+    assert _ok("report", event, "--json", "--boards-dir", boards)
+    _ok("results", "correct", event, "--round", 1, "--match", 1, "--table", "A", "--board", 1, "--points", 80,
+        "--reason", "slip misread", "--boards-dir", boards)
+    _ok("results", "correct", event, "--round", 1, "--match", 1, "--table", "B", "--board", 1, "--points", 0,
+        "--reason", "slip misread", "--boards-dir", boards)  # now K4 (home) makes 3 levels at B
+    for command in (("report", event, "--json"), ("round", "pair", event, "--round", 3)):
+        refused = _run(*command, "--boards-dir", boards)
+        assert refused.exit_code == 2 and "changed who went through" in refused.stderr, command
+        assert "round 2 was paired K1 v K5" in refused.stderr and "K1 v K4" in refused.stderr

@@ -111,8 +111,14 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
             head = store.chain_head()
     places = None
     if event.format.kind == "knockout":
-        from dealer.tournament.knockout_round import knockout_places
+        from dealer.results.rounds import RoundError
+        from dealer.tournament.knockout_round import bracket_conflicts, knockout_places
 
+        conflicts = bracket_conflicts(scored)
+        if conflicts:
+            raise RoundError("a corrected result changed who went through after the next round was paired: "
+                             + "; ".join(conflicts) + " (correct the result back: a played round's pairing "
+                             "stays)", field="round")
         places = knockout_places(scored)
     seed = folder_seed(folder)
     groups = group_standings(scored, seed) if event.format.groups > 1 else []

@@ -205,6 +205,13 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
                     warnings.append(PairingWarning("incomplete-previous-round",
                                                    f"paired with {len(missing)} match(es) of round {number - 1} "
                                                    "incomplete"))
+            if event.format.kind == "knockout":
+                from dealer.tournament.knockout_round import bracket_conflicts
+
+                conflicts = bracket_conflicts(scored)
+                if conflicts:
+                    raise RoundError("a corrected result changed who went through after the next round was "
+                                     "paired: " + "; ".join(conflicts), field="round")
             paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
                                 winners=winners(scored) if event.format.kind == "knockout" else None)
             if not paired.pairings and not paired.byes:

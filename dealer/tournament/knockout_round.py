@@ -47,3 +47,29 @@ def knockout_round(event: Event, number: int, slot_winners: Mapping[str, str]) -
 def knockout_places(scored: ScoredEvent) -> list[tuple[int, list[str]]]:
     """Final places so far (teams already knocked out, and the champion once known)."""
     return [(place, list(teams)) for place, teams in bracket(scored.event).places(winners(scored))]
+
+
+def bracket_conflicts(scored: ScoredEvent) -> list[str]:
+    """Stored knockout rounds that today's results would pair differently: a result corrected
+    after the next round was paired changed who went through. Each is named; empty when the
+    stored bracket and the results agree."""
+    from dealer.tournament.knockout import BracketError
+
+    event = scored.event
+    drawn = bracket(event)
+    found = winners(scored)
+    played_in = {m.slot: rnd.number for rnd in event.rounds for m in rnd.matches if m.slot}
+    conflicts = []
+    for rnd in event.rounds[1:]:
+        before = {slot: team for slot, team in found.items() if played_in.get(slot, 0) < rnd.number}
+        try:
+            expected = drawn.round(rnd.number, before)
+        except BracketError as error:
+            conflicts.append(f"round {rnd.number}: {error.message}")
+            continue
+        stored = sorted((m.slot or "", m.home, m.away) for m in rnd.matches)
+        if stored != sorted((m.slot, m.home, m.away) for m in expected.matches):
+            conflicts.append(f"round {rnd.number} was paired {', '.join(f'{h} v {a}' for _s, h, a in stored)}; "
+                             "the results as they now stand would pair "
+                             + ", ".join(f"{m.home} v {m.away}" for m in expected.matches))
+    return conflicts
