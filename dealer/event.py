@@ -188,6 +188,10 @@ class Event:
                 return team
         raise KeyError(team_id)
 
+    def team_named(self, text: str) -> str | None:
+        """The id of the team a slip names by its id or its name, or ``None``."""
+        return next((t.id for t in self.teams if text in (t.id, t.name)), None)
+
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)
 

@@ -104,7 +104,7 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         text = cell(key).value
         if not text:
             continue
-        team = next((t.id for t in event.teams if text in (t.id, t.name)), None)
+        team = event.team_named(text)
         if team is None:
             problem(key, "not a team of the event (expected a team id or name)")
         elif rnd is not None and team in rnd.byes:

@@ -114,7 +114,9 @@ def load_scheduled(event: Event, folder: EventFolder) -> Event:
     event as it is, a paired one with its stored rounds."""
     if not event.format.paired:
         return event
-    store = open_existing_results(event, folder)
+    # Only the stored rounds are read here: the command that follows checks the deal itself
+    # (checking it here too would hash every set file a second time).
+    store = open_existing_results(event, folder, check_deal=False)
     if store is None:
         return scheduled(event, None)
     with store:
@@ -188,8 +190,7 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
                                  f"{event.format.kind}'s whole schedule follows from them (round 1 was paired with "
                                  f"{', '.join(first.data['teams'])}); restore them in the event file",
                                  field="teams")
-            before = scheduled(dataclasses.replace(event, rounds=()), store)
-            before = dataclasses.replace(before, rounds=tuple(r for r in before.rounds if r.number < number))
+            before = scheduled(event, store)  # every stored round is before this one (checked above)
             scored = _scored(before, store)
             warnings: list[PairingWarning] = []
             if number > 1:

@@ -196,7 +196,7 @@ def validate_row(
         text = cell(key).value
         if not text:
             continue
-        team = next((t.id for t in event.teams if text in (t.id, t.name)), None)
+        team = event.team_named(text)
         if team is None:
             problem(key, "not a team of the event (expected a team id or name)")
         elif match is not None and table is not None:
