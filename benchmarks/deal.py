@@ -11,7 +11,7 @@ free of the Mersenne Twister. Our paths also compute a keyed SHAKE-256 stream pe
 with rejection sampling (docs/dealing.md).
 
 End to end: the commands run in this process through the click command (``dealer.cli.main``), from
-reading the event file to the last file written and fsynced: `dealer deal` into a fresh folder
+reading the event file to the last file written and on the disk: `dealer deal` into a fresh folder
 (key, commitment, every set file, the manifest), then `dealer verify` of every set file with the
 key and the published commitment. Interpreter and import start-up are left out (as for the paths
 above) and measured apart: the same commands as whole processes, next to a whole process that

@@ -14,7 +14,6 @@ in display order and the deal code (docs/notation.md).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Iterable, Sequence
 
@@ -101,9 +100,6 @@ SEAT_INDEX = {seat: index for index, seat in enumerate(SEATS)}
 #: Display rank (jokers first, then ♠ ♥ ♣ ♦ from A down) of each card kind, and the ASCII name of
 #: each display rank: sorting display ranks sorts a hand as docs/notation.md prints it.
 _DISPLAY = np.array([card.display_order for card in ALL_KINDS], dtype=np.int16)
-_NAMES = np.empty(54, dtype=object)
-for _card in ALL_KINDS:
-    _NAMES[_card.display_order] = _card.ascii
 
 
 def places(orders: npt.NDArray[np.int16], layout: Layout, declarers: Sequence[str]) -> npt.NDArray[np.uint8]:
@@ -136,35 +132,63 @@ def digits_from_counts(counts: npt.NDArray[np.int64], decks: int) -> npt.NDArray
     return np.stack(copies, axis=2).reshape(counts.shape[0], 54 * decks).astype(np.uint8)
 
 
+#: The base-32 alphabet of deal codes (RFC 4648, as :func:`base64.b32encode`).
+_BASE32 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", dtype=np.uint8)
+
+
+def _base32_rows(numbers: npt.NDArray[np.uint8]) -> list[str]:
+    """Each row of bytes in base 32 without padding: ``base64.b32encode(row).rstrip("=")``, for
+    every row at once (the last group of five bits padded with zero bits, as RFC 4648 does)."""
+    count = numbers.shape[0]
+    bits = np.unpackbits(numbers, axis=1)
+    bits = np.concatenate([bits, np.zeros((count, -bits.shape[1] % 5), dtype=np.uint8)], axis=1)
+    values = bits.reshape(count, -1, 5) @ np.array([16, 8, 4, 2, 1], dtype=np.uint8)
+    text = _BASE32[values].tobytes().decode("ascii")
+    width = values.shape[1]
+    return [text[start : start + width] for start in range(0, count * width, width)]
+
+
 def deal_codes(digits: npt.NDArray[np.uint8], decks: int, kitty_apart: bool) -> list[str]:
     """The deal code of each board from its digits (:func:`code_digits`); the same text as
     :func:`dealer.cards.encode_deal`."""
     radix = 5 if kitty_apart else 4
     length = code_length(decks, radix)
     prefix = f"{decks}{'K' if kitty_apart else 'H'}"
+    count = digits.shape[0]
     if radix == 4:  # two bits a digit: the number's bits are the digits' bits, left-padded
-        bits = np.stack([digits >> 1, digits & 1], axis=2).reshape(digits.shape[0], -1)
-        padding = np.zeros((digits.shape[0], 8 * length - bits.shape[1]), dtype=np.uint8)
-        raw = np.packbits(np.concatenate([padding, bits], axis=1), axis=1)
-        numbers = [row.tobytes() for row in raw]
+        bits = np.stack([digits >> 1, digits & 1], axis=2).reshape(count, -1)
+        padding = np.zeros((count, 8 * length - bits.shape[1]), dtype=np.uint8)
+        numbers = np.packbits(np.concatenate([padding, bits], axis=1), axis=1)
     else:
         texts = (digits + ord("0")).astype(np.uint8)
-        numbers = [int(row.tobytes(), 5).to_bytes(length, "big") for row in texts]
-    return [prefix + base64.b32encode(number).decode("ascii").rstrip("=") for number in numbers]
+        raw = b"".join(int(row.tobytes(), 5).to_bytes(length, "big") for row in texts)
+        numbers = np.frombuffer(raw, dtype=np.uint8).reshape(count, length)
+    return [prefix + code for code in _base32_rows(numbers)]
 
 
-def hands_in_display_order(held: npt.NDArray[np.uint8]) -> list[tuple[dict[str, list[str]], list[str]]]:
-    """Each board's hands (N, E, S, W) and kitty as lists of ASCII cards in display order."""
-    kinds = np.arange(held.shape[1]) % 54
+#: Each display rank's card as a set file lists it: ``"SA",`` (five ASCII bytes).
+_LISTED = np.zeros((64, 5), dtype=np.uint8)
+for _card in ALL_KINDS:
+    _LISTED[_card.display_order] = np.frombuffer(f'"{_card.ascii}",'.encode("ascii"), dtype=np.uint8)
+
+
+def json_hands(held: npt.NDArray[np.uint8]) -> list[list[bytes]]:
+    """Each board's hands (N, E, S, W) and kitty as the JSON arrays a set file writes: ASCII cards
+    in display order (docs/notation.md), e.g. ``["BJ","SA","SA"]``. Formatted in columns, so that
+    writing a set costs about what dealing it does."""
+    size = held.shape[1]
+    kinds = np.arange(size) % 54
     keys = np.sort(held.astype(np.int16) * 64 + _DISPLAY[kinds], axis=1)
-    names = _NAMES[keys & 63].tolist()
-    sizes = np.stack([(held == place).sum(axis=1) for place in range(KITTY_PLACE + 1)], axis=1).tolist()
+    text = _LISTED[keys & 63].tobytes()
+    sizes = np.stack([(held == place).sum(axis=1) for place in range(KITTY_PLACE + 1)], axis=1)
+    ends = (np.cumsum(sizes, axis=1) * 5).tolist()
     boards = []
-    for row, counts in zip(names, sizes, strict=True):
-        hands: dict[str, list[str]] = {}
-        start = 0
-        for seat, held_cards in zip(SEATS, counts, strict=False):
-            hands[seat] = row[start : start + held_cards]
-            start += held_cards
-        boards.append((hands, row[start:]))
+    for board, board_ends in enumerate(ends):
+        start = offset = board * size * 5
+        arrays = []
+        for end in board_ends:
+            end += offset
+            arrays.append(b"[" + text[start : end - 1] + b"]" if end > start else b"[]")
+            start = end
+        boards.append(arrays)
     return boards

@@ -7,11 +7,13 @@ hand or the key. Paths come from :class:`~dealer.folder.EventFolder`; the docume
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dealer.boardset import (
     BOARDSET_SCHEMA,
@@ -20,19 +22,24 @@ from dealer.boardset import (
     BoardSetError,
     PlanOf,
     VerifyReport,
-    boardset_bytes,
-    boardset_documents,
+    against_announced,
+    dealt_as_written,
+    set_files,
     verify_boardset,
+    written_set,
 )
-from dealer.deal import ALGORITHM, commitment, key_id, new_key, plan_digest
+from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import (
     OWNER_ONLY,
     OWNER_ONLY_FOLDER,
+    flush_to_disk,
     json_bytes,
     make_folder,
     os_problem,
+    parse_json,
+    read_bytes,
     read_json,
     read_key,
     sha256_hex,
@@ -99,22 +106,25 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
     Publishing it before the public value is known and before play binds the director to the
     key and plan: nothing can be re-dealt afterwards without the commitment changing.
     """
+    return _commit(event, folder, key_file, PlanOf(event.plan(ALGORITHM)))
+
+
+def _commit(event: Event, folder: EventFolder, key_file: str | Path | None, plan: PlanOf) -> DealReport:
     refuse_level_race(event)
     make_folder(folder.path, OWNER_ONLY_FOLDER)
     key, path, created = _key(folder, key_file)
-    plan = event.plan(ALGORITHM)
-    committed = commitment(key, plan)
+    committed = commitment_of_digest(key, plan.sha256)
     document = {
         "schema": COMMITMENT_SCHEMA,
         "commitment": committed,
-        "plan_sha256": plan_digest(plan),
-        "plan": plan,
+        "plan_sha256": plan.sha256,
+        "plan": plan.plan,
     }
     target = folder.commitment_path
     report = DealReport(folder.path, committed, path, created)
     if not target.exists():
         try:
-            write_atomic(target, json_bytes(document))
+            write_atomic(target, commitment_bytes(document))
             report.files.append(target)
             return report
         except FileExistsError:
@@ -126,6 +136,21 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
             "(another key or a changed event plan); not replacing it"
         )
     return report
+
+
+def commitment_bytes(document: Mapping[str, Any]) -> bytes:
+    """``json_bytes(document)`` of a commitment (docs/dealing.md §8.1), its plan's boards written
+    from a template: json's indenting encoder is pure Python, and for a large event it cost more
+    than dealing every board (the tests check that the bytes are the same)."""
+    plan = document["plan"]
+    boards = plan["boards"]
+    marker = "\0boards\0"  # json writes NUL escaped, so the encoded marker cannot occur otherwise
+    text = json_bytes({**document, "plan": {**plan, "boards": marker}}).decode("utf-8")
+    words = {value: json.dumps(value, ensure_ascii=False) for value in {value for row in boards for value in row[2:]}}
+    rows = ",\n".join(f"   [\n    {set_number:d},\n    {number:d},\n    {words[declarer]},\n    {words[level]}\n   ]"
+                      for set_number, number, declarer, level in boards)
+    listed = f"[\n{rows}\n  ]" if boards else "[]"
+    return text.replace(json.dumps(marker), listed, 1).encode("utf-8")
 
 
 def check_public_value(event: Event, public_value: str | None) -> None:
@@ -159,7 +184,8 @@ def deal_event(
         raise FileProblem(
             f"{folder.path}: event {event.id} is already dealt ({MANIFEST_FILE}); not overwriting "
             "any board set (move the folder away to deal again)")
-    report = commit_event(event, folder, key_file)
+    plan = PlanOf(event.plan(ALGORITHM))
+    report = _commit(event, folder, key_file, plan)
     key = read_key(report.key_file)
     this_key_id = key_id(key)
     others = _other_events_with_key(folder.boards_root, event.id, this_key_id)
@@ -169,14 +195,17 @@ def deal_event(
             "one event reveals the other's boards"
         )
     hashes: dict[str, str] = {}
-    for set_number, document in boardset_documents(event, key, public_value):
+    for set_number, data in set_files(key, plan, public_value):
         target = folder.set_path(set_number)
-        data = boardset_bytes(document)
-        if _write_or_same(target, data, OWNER_ONLY):
+        # Each set file appears whole or not at all; they reach the disk together, below, before
+        # the manifest says the deal is complete (one flush, not one per file: dealing a large
+        # event is then limited by hashing, not by waiting for the disk).
+        if _write_or_same(target, data, OWNER_ONLY, durable=False):
             report.files.append(target)
         else:
             report.kept.append(target)
         hashes[target.name] = sha256_hex(data)
+    flush_to_disk(folder.path, [folder.set_path(n) for n in range(1, event.sets + 1)])
     manifest = {
         "schema": MANIFEST_SCHEMA,
         "event": event.id,
@@ -190,11 +219,11 @@ def deal_event(
     return report
 
 
-def _write_or_same(target: Path, data: bytes, mode: int | None) -> bool:
+def _write_or_same(target: Path, data: bytes, mode: int | None, durable: bool = True) -> bool:
     """Write a file of the deal; one already there (an unfinished deal, or another ``deal`` of
     the same event running at once) must be byte for byte the same. Whether it was written."""
     try:
-        write_atomic(target, data, mode=mode)
+        write_atomic(target, data, mode=mode, durable=durable)
         return True
     except FileExistsError:
         pass
@@ -257,21 +286,34 @@ def _plan_for(path: Path, published: str | None, plans: dict[Path, PlanOf]) -> P
 def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value: str | None = None,
                  published: str | None = None) -> list[VerifyReport]:
     """:func:`~dealer.boardset.verify_boardset` of set files on disk, one report per file (the
-    key, the published commitment and the plan are read once)."""
+    key, the published commitment and the plan are read once). Files as ``dealer deal`` wrote
+    them are recognised by their bytes, all at once (:func:`~dealer.boardset.dealt_as_written`);
+    any other is read and checked field by field."""
     key = read_key(key_file)
     expected = read_published(published) if published is not None else None
     plans: dict[Path, PlanOf] = {}
-    reports = []
-    for path in paths:
-        data = read_json(path, "board set", SET_FILE_LIMIT)
-        plan = None
-        if isinstance(data, Mapping) and data.get("schema") == BOARDSET_SCHEMA:
+    raws = [read_bytes(path, "board set", SET_FILE_LIMIT) for path in paths]
+    reports: list[VerifyReport | None] = [None] * len(paths)
+    by_plan: dict[int, tuple[PlanOf, list[int]]] = {}
+    for index, (path, raw) in enumerate(zip(paths, raws, strict=True)):
+        if written_set(raw) is not None:
             plan = _plan_for(Path(path), published, plans)
+            by_plan.setdefault(id(plan), (plan, []))[1].append(index)
+    for plan, indexes in by_plan.values():
+        for index, report in zip(indexes, dealt_as_written([raws[i] for i in indexes], key, plan), strict=True):
+            reports[index] = report and against_announced(report, public_value, expected)
+    for index, (path, raw) in enumerate(zip(paths, raws, strict=True)):
+        if reports[index] is not None:
+            continue
+        data = parse_json(raw, path, "board set")
+        named: PlanOf | None = None
+        if isinstance(data, Mapping) and data.get("schema") == BOARDSET_SCHEMA:
+            named = _plan_for(Path(path), published, plans)
         try:
-            reports.append(verify_boardset(data, key, public_value, expected, plan))
+            reports[index] = verify_boardset(data, key, public_value, expected, named)
         except BoardSetError as error:
             raise FileProblem(f"{path}: {error}") from None
-    return reports
+    return [report for report in reports if report is not None]
 
 
 def verify_file(path: str | Path, key_file: str | Path, public_value: str | None = None,

@@ -19,6 +19,7 @@ import os
 import stat
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +147,14 @@ def check_writable_folder(path: Path, field: str | None = None) -> None:
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool = False,
-                 field: str | None = None) -> None:
+                 field: str | None = None, durable: bool = True) -> None:
     """Write ``data`` to ``path`` in one step; refuse to replace an existing file unless
     ``replace``. ``mode`` (e.g. :data:`OWNER_ONLY`) is set whatever the umask; by default the
-    umask decides, as for any new file."""
+    umask decides, as for any new file. ``durable=False`` leaves flushing to the disk to the
+    caller (:func:`flush_to_disk` of many files at once); the file still appears whole or not at
+    all to every other process."""
     make_folder(path.parent, field=field)
-    if not replace and _write_unnamed(path, data, mode, field):
+    if not replace and _write_unnamed(path, data, mode, field, durable):
         return
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -161,7 +164,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                os.fsync(stream.fileno())
         os.chmod(temporary, mode if mode is not None else 0o666 & ~_umask())
         if replace:
             os.replace(temporary, path)
@@ -185,7 +189,7 @@ _NO_UNNAMED = {errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL, errn
                errno.EMLINK, errno.ENOSYS, errno.EXDEV}
 
 
-def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None) -> bool:
+def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None, durable: bool) -> bool:
     """Write a new file through an unnamed temporary (Linux ``O_TMPFILE``), linked into place
     once whole: a process killed meanwhile leaves nothing behind (a named temporary would stay,
     holding, for a set file, secret hands). ``False`` where that is not available; then
@@ -203,7 +207,8 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None)
         with os.fdopen(handle, "wb", closefd=False) as stream:
             stream.write(data)
             stream.flush()
-        os.fsync(handle)
+        if durable:
+            os.fsync(handle)
         os.fchmod(handle, mode if mode is not None else 0o666 & ~_umask())
         folder = os.open(path.parent, os.O_RDONLY)
         try:  # linkat(…, AT_SYMLINK_FOLLOW), which a directory descriptor makes os.link call
@@ -225,6 +230,34 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None)
     finally:
         os.close(handle)
     return True
+
+
+def flush_to_disk(folder: Path, paths: Sequence[Path]) -> None:
+    """Make files written with ``write_atomic(durable=False)`` durable: one ``syncfs(2)`` of the
+    folder's file system where Linux has it (one journal commit for all of them), else an
+    ``fsync`` of each file and of the folder."""
+    try:
+        import ctypes
+
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (AttributeError, OSError):
+        syncfs = None
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            if syncfs is not None and syncfs(handle) == 0:
+                return
+            for path in paths:
+                file_handle = os.open(path, os.O_RDONLY)
+                try:
+                    os.fsync(file_handle)
+                finally:
+                    os.close(file_handle)
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+    except OSError as error:
+        raise os_problem(error, folder, "write the files to the disk") from None
 
 
 def _place_new(temporary: str, path: Path) -> None:

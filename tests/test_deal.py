@@ -22,6 +22,7 @@ from dealer.deal import (
     Layout,
     WordStream,
     board_input,
+    canonical_json,
     commitment,
     deal_board,
     draw_bounds,
@@ -390,6 +391,27 @@ def test_verify_against_the_published_commitment(dealt: tuple[Event, Path], tmp_
     assert code == 1 and "not the published one" in err  # … but not what was published
 
 
+def test_verify_reads_a_set_changed_in_place_field_by_field(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    """A set file as `dealer deal` wrote it is recognised by its bytes; one changed in place and
+    still canonical (two cards swapped between North and East of board 2, the deal code and the
+    end of the file untouched) is not, and the field-by-field check names the board."""
+    event, root = dealt
+    folder = root / "demo"
+    original = boardset_path(event, 1, root).read_bytes()
+    document = json.loads(original)
+    board = document["boards"][1]
+    north, east = board["hands"]["N"], board["hands"]["E"]
+    swap = next((n, e) for n in north for e in east if n != e)
+    north[north.index(swap[0])], east[east.index(swap[1])] = swap[1], swap[0]
+    changed = tmp_path / "set-01.json"
+    changed.write_bytes(canonical_json(document) + b"\n")
+    assert changed.read_bytes() != original and len(changed.read_bytes()) == len(original)
+    code, out, err = run("verify", boardset_path(event, 2, root), changed, "--key-file", folder / "deal.key",
+                         "--commitment", folder / "commitment.json")
+    assert code == 1 and "set 2 verified: 16 boards" in out
+    assert "board 2" in err + out
+
+
 @pytest.mark.parametrize(("change", "message", "schemas"), [
     (lambda d: d.update(public_value=5), "public_value is given but the plan names no public value source", (2, 3)),
     (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "plan_sha256 is not the hash of the plan", (2,)),
@@ -419,11 +441,14 @@ def test_verify_never_crashes_on_a_crafted_file(dealt: tuple[Event, Path], tmp_p
                          ids=lambda layout: f"{layout.decks}d-{layout.kitty}-{layout.kitty_in_hand}")
 def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
     """The batch path as `dealer deal` writes boards (hands in display order, kitty, deal code)
-    and as `verify` reads them gives exactly the boards of :func:`deal_board`."""
+    and as `verify` reads them gives exactly the boards of :func:`deal_board`; the set file
+    written in columns is byte for byte the canonical JSON of the document built board by board."""
     import numpy as np
 
-    from dealer.batch import code_digits, deal_codes, digits_from_counts, hands_in_display_order, places, set_inputs
+    from dealer.batch import code_digits, deal_codes, digits_from_counts, json_hands, places, set_inputs
     from dealer.batch import shuffle_inputs as shuffle
+    from dealer.boardset import BOARDSET_SCHEMA, PlanOf, fingerprint, set_files
+    from dealer.deal import ALGORITHM, canonical_json, commitment_of_digest
 
     boards = [(s, b) for s in (1, 2) for b in range(1, 30)]
     declarers = ["NESW"[(7 * b + s) % 4] for s, b in boards]
@@ -434,10 +459,40 @@ def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
     kinds = np.arange(held.shape[1]) % 54
     counts = np.stack([np.stack([np.bincount(kinds[row == p], minlength=54) for p in range(5)]) for row in held])
     assert (digits_from_counts(counts, layout.decks) == digits).all()
-    for (s, b), declarer, code, (hands, kitty) in zip(boards, declarers, codes, hands_in_display_order(held),
-                                                      strict=True):
+    singles = []
+    for (s, b), declarer, code, arrays in zip(boards, declarers, codes, json_hands(held), strict=True):
         single = deal_board(KAT_KEY, BoardSpec("kat", s, b, declarer, "2", "pv"), layout).as_dict()
-        assert (single["deal_code"], single["hands"], single["kitty"]) == (code, hands, kitty)
+        hands = dict(zip("NESW", [json.loads(array) for array in arrays[:4]], strict=True))
+        assert (single["deal_code"], single["hands"], single["kitty"]) == (code, hands, json.loads(arrays[4]))
+        singles.append((s, single))
+    plan = {"algorithm": ALGORITHM, "event": "kat", "profile": "official-2002", "profile_version": 1,
+            "decks": layout.decks, "hand": layout.hand, "kitty": layout.kitty,
+            "kitty_mode": "in-hand" if layout.kitty_in_hand else "apart", "sets": 2, "boards_per_set": 29,
+            "boards": [[s, b, d, "2"] for (s, b), d in zip(boards, declarers, strict=True)],
+            "public_value_source": "a draw"}
+    of = PlanOf(plan)
+    for set_number, data in set_files(KAT_KEY, of, "pv"):
+        entries = [board for s, board in singles if s == set_number]
+        document = {"schema": BOARDSET_SCHEMA, "event": "kat", "set": set_number, "algorithm": ALGORITHM,
+                    "commitment": commitment_of_digest(KAT_KEY, of.sha256), "plan_sha256": of.sha256,
+                    "public_value": "pv", "profile": "official-2002", "decks": layout.decks, "hand": layout.hand,
+                    "kitty_size": layout.kitty, "kitty_mode": plan["kitty_mode"],
+                    "fingerprint": fingerprint(entries), "boards": entries}
+        assert data == canonical_json(document) + b"\n"
+
+
+def test_commitment_file_written_from_a_template_is_json_dumps_indented() -> None:
+    """commitment.json's plan boards come from a template (speed); the bytes are still
+    ``json.dumps(indent=1)`` of the document (docs/dealing.md §8.1), for any plan."""
+    from dealer.dealing import commitment_bytes
+    from dealer.files import json_bytes
+
+    boards = [[s, b, "NESW"[b % 4], ["2", "10", "A", "J"][(s + b) % 4]] for s in (1, 2, 12) for b in range(1, 17)]
+    for rows in (boards, boards[:1], []):
+        plan = {"algorithm": "shengji-deal-v1", "event": "活动-x", "boards": rows, "public_value_source": None}
+        document = {"schema": "shengji-dealer/commitment/1", "commitment": "ab" * 32, "plan_sha256": "cd" * 32,
+                    "plan": plan}
+        assert commitment_bytes(document) == json_bytes(document)
 
 
 def test_verify_takes_every_set_file_at_once_and_reads_schema_2(dealt: tuple[Event, Path], tmp_path: Path) -> None:
