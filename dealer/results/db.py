@@ -1098,6 +1098,11 @@ class ResultsStore:
             out.append(row)
         return out
 
+    def scoring_rows_with_trump(self) -> list[tuple[int, str, str, int, int, str | None]]:
+        """:meth:`scoring_rows` with the trump each table played (``None`` when not recorded)."""
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in self._query(
+            "SELECT round, match, tbl, board, defenders_points, trump FROM current_results WHERE withdrawn = 0")]
+
     def scoring_rows(self) -> list[tuple[int, str, str, int, int]]:
         """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
         return [(r[0], r[1], r[2], r[3], r[4]) for r in self._query(
