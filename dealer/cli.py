@@ -1,7 +1,7 @@
 """The ``dealer`` command: a thin click layer over the library.
 
 Each command parses its options, calls one library function and formats the answer. Heavy
-modules (pandas, WeasyPrint, NumPy) are imported inside the commands that need them so that
+modules (WeasyPrint, NumPy, openpyxl) are imported inside the commands that need them so that
 ``dealer --help`` stays fast.
 """
 

@@ -75,6 +75,7 @@ class ReportData:
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
+    made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -121,8 +122,9 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
     head = None
     adjustments = Adjustments()
     event = scheduled(event, store)
-    scored = score_stored(event, None)
-    if store is not None:
+    if store is None:
+        scored = score_stored(event, None)
+    else:
         with store:
             adjustments = stored_adjustments(store)
             found = stored_attribution_problems(event, store)
@@ -186,6 +188,7 @@ def report_json(data: ReportData, sheets: bool = True) -> dict[str, Any]:
             for s in data.scored.scores
         ],
     }
+    found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
     if sheets:
         found["sheets"] = list(sheets_json(data))
     return found
@@ -205,9 +208,10 @@ CROSS_TABLE_TEAMS = 20
 #: matches. Beyond, the HTML gives one page per round (its results and match sheets) and the PDF
 #: says where they are (CSV boards.csv, the XLSX, the round pages).
 SHEETS_IN_DOCUMENT = 200
-#: The PDF lists at most this many lines of standings (the field's, and of all groups together);
+#: The PDF lists at most this many lines of standings (about two pages; WeasyPrint lays out a
+#: 2,000-line table in some 30 s on the 2-core machine) (the field's, and of all groups together);
 #: beyond, it lists the leaders and says how many more are in the HTML, CSV and XLSX.
-PDF_STANDINGS_ROWS = 200
+PDF_STANDINGS_ROWS = 100
 #: The XLSX has one sheet per match while the event has at most this many played matches, else
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
@@ -321,21 +325,21 @@ SHEET_HEAD = ["round", "match", "board", "declarer", "level",
               "A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels", "B_ew_levels",
               "home_levels", "away_levels", "home_running", "away_running", "counted", "A_trump", "B_trump"]
 
-#: A board line: board, declarer, level; at A: points, N-S, E-W level points, trump; the same at B;
-#: home's and away's level points (counted boards), their running totals, counted (1/0).
+#: A board line: the values of :data:`SHEET_HEAD` after round and match (``None`` for no result).
 BoardLineValues = list[Any]
+#: Where the trumps are in a board line, and where the line says whether the board counted.
+_A_TRUMP, _B_TRUMP, _COUNTED = 14, 15, 13
 
 
 def _line_values(b: BoardLine) -> BoardLineValues:
-    return [b.board, b.declarer, b.level, b.points[0], b.ns_levels[0], b.ew_levels[0], b.trump[0],
-            b.points[1], b.ns_levels[1], b.ew_levels[1], b.trump[1], b.home_levels, b.away_levels,
-            b.home_running, b.away_running, 1 if b.counted else 0]
+    return [b.board, b.declarer, b.level, b.points[0], b.ns_levels[0], b.ew_levels[0], b.points[1],
+            b.ns_levels[1], b.ew_levels[1], b.home_levels, b.away_levels, b.home_running, b.away_running,
+            1 if b.counted else 0, b.trump[0], b.trump[1]]
 
 
 def _sheet_row(round_number: int, match: str, v: BoardLineValues) -> list[Any]:
     """A board line in the order of :data:`SHEET_HEAD`."""
-    return [round_number, match, v[0], v[1], v[2], v[3], v[4], v[5], v[7], v[8], v[9], v[11], v[12], v[13],
-            v[14], v[15], v[6], v[10]]
+    return [round_number, match, *v]
 
 
 def sheet_rows(data: ReportData, round_number: int, match: str) -> list[list[str]]:
@@ -363,29 +367,24 @@ def board_sheets(data: ReportData, scores: Sequence[MatchScore] | None = None
     for start in range(0, len(chosen), _CHUNK):
         part = chosen[start:start + _CHUNK]
         index = np.fromiter((scored._index[(s.round, s.match)] for s in part), dtype=np.int64, count=len(part))
-        present = scored.present[index].tolist()
-        points = scored.points[index].tolist()
-        ns = scored.ns_levels[index].tolist()
-        ew = scored.ew_levels[index].tolist()
-        trumps = scored.trumps[index].tolist()
-        counted = scored.counted[index].tolist()
         home, away = scored.home_board[index], scored.away_board[index]
-        home_running, away_running = np.cumsum(home, axis=1).tolist(), np.cumsum(away, axis=1).tolist()
-        home_list, away_list = home.tolist(), away.tolist()
+        # One array of every value of every board of the chunk, made into Python values at once.
+        stacked = np.concatenate([
+            scored.present[index], scored.points[index], scored.ns_levels[index], scored.ew_levels[index],
+            scored.trumps[index], np.stack([scored.counted[index], home, away, np.cumsum(home, axis=1),
+                                            np.cumsum(away, axis=1)], axis=2)], axis=2, dtype=np.int64).tolist()
         for j, s in enumerate(part):
             boards = conditions.get(s.set)
             if boards is None:
                 boards = conditions[s.set] = [(c.number, c.declarer, c.level) for c in event.set_boards(s.set)]
             lines = []
-            for b, (number, declarer, level) in enumerate(boards):
-                (at_a, at_b), pts, n, e, tr = present[j][b], points[j][b], ns[j][b], ew[j][b], trumps[j][b]
-                both = counted[j][b]
+            for (number, declarer, level), values in zip(boards, stacked[j], strict=True):
+                at_a, at_b, pa, pb, na, nb, ea, eb, ta, tb, both, h, a, hr, ar = values
                 lines.append([
                     number, declarer, level,
-                    pts[0] if at_a else None, n[0] if at_a else None, e[0] if at_a else None, TRUMPS[tr[0]] or None,
-                    pts[1] if at_b else None, n[1] if at_b else None, e[1] if at_b else None, TRUMPS[tr[1]] or None,
-                    home_list[j][b] if both else None, away_list[j][b] if both else None,
-                    home_running[j][b], away_running[j][b], 1 if both else 0])
+                    pa if at_a else None, na if at_a else None, ea if at_a else None,
+                    pb if at_b else None, nb if at_b else None, eb if at_b else None,
+                    h if both else None, a if both else None, hr, ar, both, TRUMPS[ta] or None, TRUMPS[tb] or None])
             yield s, lines
 
 
@@ -405,6 +404,14 @@ def level_rows(data: ReportData) -> list[list[str]]:
 
 
 def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The report's tables by name (made once per language: every format writes the same)."""
+    made = data.made_tables.get(lang)
+    if made is None:
+        made = data.made_tables[lang] = _tables(data, lang)
+    return made
+
+
+def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
     """The report's tables by name (a CSV file and an XLSX sheet each), heads and rows of text,
     the board lines aside (:func:`board_sheets`): a level race has ``tables`` (its table results);
     a field too large for a cross-table (:data:`CROSS_TABLE_TEAMS`) has ``team-results``."""
@@ -499,7 +506,8 @@ class _CsvSink(_Sink):
 
     def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
         match = self.safe.get(score.match) or self.safe.setdefault(score.match, safe_cell(score.match))
-        self.writer.writerows([_sheet_row(score.round, match, v) for v in lines])
+        prefix = [score.round, match]
+        self.writer.writerows([prefix + v for v in lines])
 
     def finish(self) -> list[Path]:
         if self.boards is not None:
@@ -538,7 +546,8 @@ class _XlsxSink(_Sink):
         if score.round != self.round:
             self.book.open_sheet(f"boards-R{score.round}", SHEET_HEAD)
             self.round = score.round
-        self.book.write_rows([_sheet_row(score.round, score.match, v) for v in lines])
+        prefix = [score.round, score.match]
+        self.book.write_rows([prefix + v for v in lines])
 
     def finish(self) -> list[Path]:
         if self.by_match and self.kept:
@@ -601,36 +610,51 @@ def _sheet_title(data: ReportData, s: MatchScore, t: dict[str, str]) -> str:
             f'{_h(data.names.get(s.away, s.away))} ({_h(t["away"])}){provisional}</h3>\n')
 
 
+class _DashType:
+    """No result at a table: its points cell shows a dash."""
+
+
+_DASH = _DashType()
+
+
+class _Cells(dict[Any, str]):
+    """Value → its table cell, made the first time it is asked for."""
+
+    def __missing__(self, value: Any) -> str:
+        cell = "<td>—</td>" if value is _DASH else _td(value)
+        self[value] = cell
+        return cell
+
+
+@functools.cache
+def _sheet_words(lang: str) -> dict[str, str]:
+    """The escaped words of a match sheet in ``lang`` (the same on every sheet)."""
+    return {key: _h(value) for key, value in labels(lang).items()}
+
+
 def _board_sheet_html(data: ReportData, s: MatchScore, lines: list[BoardLineValues], t: dict[str, str],
-                      lang: str, cells: dict[Any, str]) -> str:
+                      lang: str, cells: _Cells) -> str:
     """One match sheet (the markup the report's template had for it), the trump played at each
     table beside its points; ``cells`` caches each value's cell."""
-    def cell(value: Any) -> str:
-        found = cells.get(value)
-        if found is None:
-            found = cells[value] = _td(value)
-        return found
-
-    dash, missing = "<td>—</td>", ' class="missing"'
+    w = _sheet_words(lang)
+    get = cells.__getitem__  # a _Cells: each value's cell made once
     rows = []
     for v in lines:
-        rows.append(
-            f"<tr{'' if v[15] else missing}>{cell(v[0])}{cell(v[1])}{cell(v[2])}"
-            f"{dash if v[3] is None else cell(v[3])}{cell(v[6])}{cell(v[4])}{cell(v[5])}"
-            f"{dash if v[7] is None else cell(v[7])}{cell(v[10])}{cell(v[8])}{cell(v[9])}"
-            f"{cell(v[11])}{cell(v[13])}{cell(v[12])}{cell(v[14])}</tr>\n")
+        rows.append(("<tr>" if v[_COUNTED] else '<tr class="missing">') + "".join(map(get, (
+            v[0], v[1], v[2], _DASH if v[3] is None else v[3], v[14], v[4], v[5],
+            _DASH if v[6] is None else v[6], v[15], v[7], v[8], v[9], v[11], v[10], v[12]))) + "</tr>\n")
     home, away = _h(s.home), _h(s.away)
     return (
         f'<div class="sheet">\n{_sheet_title(data, s, t)}{_players(data, s, lang)}<table>\n'
-        f'<tr><th rowspan="2">{_h(t["board"])}</th><th rowspan="2">{_h(t["declarer"])}</th>'
-        f'<th rowspan="2">{_h(t["level"])}</th>\n<th colspan="4">{_h(t["table_a"])}</th>'
-        f'<th colspan="4">{_h(t["table_b"])}</th>\n<th colspan="2">{home}</th><th colspan="2">{away}</th></tr>\n'
-        f'<tr><th>{_h(t["points"])}</th><th>{_h(t["trump"])}</th><th>{_h(t["ns"])}</th><th>{_h(t["ew"])}</th>'
-        f'<th>{_h(t["points"])}</th><th>{_h(t["trump"])}</th><th>{_h(t["ns"])}</th><th>{_h(t["ew"])}</th>\n'
-        f'<th>+</th><th>{_h(t["running"])}</th><th>+</th><th>{_h(t["running"])}</th></tr>\n'
+        f'<tr><th rowspan="2">{w["board"]}</th><th rowspan="2">{w["declarer"]}</th>'
+        f'<th rowspan="2">{w["level"]}</th>\n<th colspan="4">{w["table_a"]}</th>'
+        f'<th colspan="4">{w["table_b"]}</th>\n<th colspan="2">{home}</th><th colspan="2">{away}</th></tr>\n'
+        f'<tr><th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>'
+        f'<th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>\n'
+        f'<th>+</th><th>{w["running"]}</th><th>+</th><th>{w["running"]}</th></tr>\n'
         + "".join(rows)
-        + f'<tr class="totals"><td colspan="11">{_h(t["total"])} ({s.boards_counted}/{s.boards_total} '
-        f'{_h(t["boards_counted"])}) · {_h(t["margin"])} {s.margin} · {_h(t["mp"])} '
+        + f'<tr class="totals"><td colspan="11">{w["total"]} ({s.boards_counted}/{s.boards_total} '
+        f'{w["boards_counted"]}) · {w["margin"]} {s.margin} · {w["mp"]} '
         f'{s.home_match_points}:{s.away_match_points}</td>\n'
         f'<td colspan="2">{s.home_levels}</td><td colspan="2">{s.away_levels}</td></tr>\n</table>\n</div>\n')
 
@@ -664,7 +688,7 @@ def sheets_html(data: ReportData, lang: str, scores: Sequence[MatchScore] | None
             if not s.forfeited_by:
                 yield _level_sheet_html(data, s, t, lang)
         return
-    cells: dict[Any, str] = {None: "<td></td>"}
+    cells = _Cells()
     for s, lines in board_sheets(data, scores):
         yield _board_sheet_html(data, s, lines, t, lang, cells)
 
@@ -694,8 +718,9 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
     import markupsafe
 
     t = labels(lang)
-    standings = standings_table(data, lang)
-    groups = [(chr(65 + g), standings_table(data, lang, table)) for g, table in data.groups]
+    made = tables(data, lang)
+    standings = made["standings"]
+    groups = [(chr(65 + g), made[f"group-{chr(65 + g)}"]) for g, _table in data.groups]
     notes = []
     if pdf:
         budget = PDF_STANDINGS_ROWS
@@ -713,7 +738,7 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
     if not crosses:
         notes.append(t["cross_omitted"].format(limit=CROSS_TABLE_TEAMS))
         if not pdf:
-            team_results = team_results_table(data, lang)
+            team_results = made["team-results"]
     rounds = []
     if not inline:
         notes.append(t["sheets_elsewhere"].format(limit=SHEETS_IN_DOCUMENT))
@@ -771,7 +796,7 @@ class _HtmlSink(_Sink):
         self.markup = markupsafe.Markup
         self.inline = sheets_inline(data)
         self.t = labels(lang)
-        self.cells: dict[Any, str] = {None: "<td></td>"}
+        self.cells = _Cells()
         self.page: AtomicFile | None = None
         self.round: int | None = None
         if not self.inline:
@@ -880,13 +905,8 @@ def sheets_json(data: ReportData, scores: Sequence[MatchScore] | None = None) ->
 
 
 def _sheet_json(s: MatchScore, lines: list[BoardLineValues]) -> dict[str, Any]:
-    return {"round": s.round, "match": s.match, "boards": [
-        {"board": v[0], "declarer": v[1], "level": v[2],
-         "A": {"points": v[3], "ns_level_points": v[4], "ew_level_points": v[5], "trump": v[6]},
-         "B": {"points": v[7], "ns_level_points": v[8], "ew_level_points": v[9], "trump": v[10]},
-         "home_level_points": v[11], "away_level_points": v[12], "home_running": v[13],
-         "away_running": v[14], "counted": bool(v[15])}
-        for v in lines]}
+    """A match sheet: its boards as lists of the values named by ``sheet_columns``."""
+    return {"round": s.round, "match": s.match, "boards": lines}
 
 
 class _JsonSink(_Sink):

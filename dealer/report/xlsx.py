@@ -57,13 +57,23 @@ def cell_xml(value: Any) -> str:
     return _text_cell(str(value))
 
 
+class _Cells(dict[Any, str]):
+    """Value → its cell's XML, made the first time it is asked for."""
+
+    def __missing__(self, value: Any) -> str:
+        cell = cell_xml(value)
+        if len(self) < 200_000:
+            self[value] = cell
+        return cell
+
+
 class Workbook:
     """An XLSX file written sheet by sheet (one open sheet at a time) into ``stream``."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1)
         self._names: list[str] = []
-        self._cache: dict[Any, str] = {}
+        self._cache = _Cells()
         self._part: IO[bytes] | None = None
         self._rows = 0
 
@@ -91,8 +101,6 @@ class Workbook:
             self.close_sheet()
         name = self.sheet_name(name)
         self._names.append(name)
-        if len(self._cache) > 200_000:
-            self._cache.clear()
         self._part = self._zip.open(f"xl/worksheets/sheet{len(self._names)}.xml", "w", force_zip64=True)
         self._rows = 1
         header = "".join(_text_cell(h, ' s="1"') if h else "<c/>" for h in head)
@@ -101,7 +109,7 @@ class Workbook:
 
     def write_rows(self, rows: Iterable[Sequence[Any]]) -> None:
         """Rows of the open sheet."""
-        part, cache = self._part, self._cache
+        part, get = self._part, self._cache.__getitem__
         if part is None:
             raise ValueError("no sheet is open")  # pragma: no cover - a bug
         chunk: list[str] = []
@@ -110,9 +118,7 @@ class Workbook:
             if self._rows > MAX_ROWS or len(row) > MAX_COLUMNS:
                 raise ValueError(f"sheet {self._names[-1]}: beyond the {MAX_ROWS:,} rows or {MAX_COLUMNS:,} "
                                  "columns of a spreadsheet")  # pragma: no cover - the report splits first
-            cells = [cache[v] if v in cache else cache.setdefault(v, cell_xml(v)) if type(v) is not str
-                     or len(v) < 40 else cell_xml(v) for v in row]
-            chunk.append("<row>" + "".join(cells) + "</row>")
+            chunk.append("<row>" + "".join(map(get, row)) + "</row>")
             if len(chunk) >= 2000:
                 part.write("".join(chunk).encode())
                 chunk.clear()
