@@ -343,15 +343,26 @@ def _fragments(column: Sequence[object]) -> list[str]:
 def _bulk_links(previous: bytes, first_seq: int, table: str, columns: Sequence[Sequence[object]]) -> list[str]:
     """The chain values (hex) of consecutive rows given as columns (in the order of
     ``CHAINED[table]``), the first with link number ``first_seq``: exactly :func:`link` of each row,
-    with each column encoded once per distinct value and the rows joined column-wise."""
+    with each column encoded once per distinct value, runs of columns that are the same on every
+    row joined once, and the rows joined column-wise."""
     n = len(columns[0]) if columns else 0
-    head = f',"{table}",'  # the table name is plain ASCII: encoded as is
-    parts = [map(str, range(first_seq, first_seq + n)), *(_fragments(column) for column in columns)]
+    parts: list[Sequence[str]] = [list(map(str, range(first_seq, first_seq + n)))]
+    fixed = [f'"{table}"']  # the table name is plain ASCII: encoded as is
+    for column in columns:
+        if _constant(column):
+            fixed.append(_ENCODER.encode(_plain(column[0])) if n else "null")
+            continue
+        if fixed:
+            parts.append([",".join(fixed)] * n)
+            fixed = []
+        parts.append(_fragments(column))
+    if fixed:
+        parts.append([",".join(fixed)] * n)
     sha256 = hashlib.sha256
     out: list[str] = []
     append = out.append
-    for seq_text, *values in zip(*parts, strict=True):
-        previous = sha256(previous + f"[{seq_text}{head}{','.join(values)}]".encode()).digest()
+    for values in zip(*parts, strict=True):
+        previous = sha256(previous + f"[{','.join(values)}]".encode()).digest()
         append(previous.hex())
     return out
 
