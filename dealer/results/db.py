@@ -95,9 +95,6 @@ TRIGGERS: dict[str, str] = {
                            "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
     }.items()
 }
-#: The current (not superseded) rows of ``results`` for a query that reads the whole table: one
-#: look-up in the few superseded ids instead of one index probe per row (as the view does).
-_CURRENT = "id NOT IN (SELECT supersedes FROM results WHERE supersedes IS NOT NULL)"
 CURRENT_VIEW = ("CREATE VIEW current_results AS SELECT r.* FROM results r "
                 "WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)")
 CURRENT_LEVEL_VIEW = ("CREATE VIEW current_level_results AS SELECT r.* FROM level_results r "
@@ -1118,16 +1115,16 @@ class ResultsStore:
         with _sqlite_errors(self.path):
             cursor = self.conn.cursor()
             cursor.row_factory = None  # plain tuples: a league has hundreds of thousands of rows
-            return cursor.execute("SELECT round, match, tbl, board, defenders_points, trump FROM results"
-                                  f" WHERE withdrawn = 0 AND {_CURRENT}").fetchall()
+            return cursor.execute("SELECT round, match, tbl, board, defenders_points, trump FROM current_results"
+                                  " WHERE withdrawn = 0").fetchall()
 
     def scoring_rows(self) -> list[tuple[int, str, str, int, int]]:
         """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
         with _sqlite_errors(self.path):
             cursor = self.conn.cursor()
             cursor.row_factory = None
-            return cursor.execute("SELECT round, match, tbl, board, defenders_points FROM results"
-                                  f" WHERE withdrawn = 0 AND {_CURRENT}").fetchall()
+            return cursor.execute("SELECT round, match, tbl, board, defenders_points FROM current_results"
+                                  " WHERE withdrawn = 0").fetchall()
 
     def seatings(self, rounds: Sequence[int] | None = None) -> list[Seating]:
         """Every distinct (round, match, table, set, N-S team, E-W team) of the current results
@@ -1137,8 +1134,8 @@ class ResultsStore:
             where = f" AND round IN ({','.join('?' * len(args))})"
         return [Seating(r["round"], r["match"], r["tbl"], r["played_set"], r["ns_team"], r["ew_team"])
                 for r in self._query(
-                    "SELECT DISTINCT round, match, tbl, played_set, ns_team, ew_team FROM results"
-                    f" WHERE withdrawn = 0 AND {_CURRENT}{where} ORDER BY round, match, tbl", args)]
+                    "SELECT DISTINCT round, match, tbl, played_set, ns_team, ew_team FROM current_results"
+                    f" WHERE withdrawn = 0{where} ORDER BY round, match, tbl", args)]
 
     def history(
         self,

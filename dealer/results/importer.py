@@ -258,9 +258,10 @@ def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
     reader = csv.reader(lines, delimiter=_delimiter(text))
     number = 0
     strip = str.strip
+    end = [_END_OF_FILE]
     try:
         for record in reader:
-            if record == [_END_OF_FILE]:
+            if record == end:
                 return
             number += 1
             if record and record[-1].endswith(_END_OF_FILE):
@@ -461,7 +462,7 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
     first = True
     named_before = 0  # every column before this one has a header: no stray value can be there
     for number, cells in rows:
-        last = _last_value(cells)
+        last = len(cells) - 1 if cells and cells[-1] else _last_value(cells)
         if last < 0:
             continue
         if last >= COLUMNS_LIMIT:
