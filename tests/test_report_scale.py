@@ -15,6 +15,8 @@ import pytest
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 import dealer.report as report
+from dealer.files import load_event
+from dealer.folder import EventFolder
 from dealer.results import importer, validate
 
 TRUMPS = ["S", "♥", "梅花", "d", "NT"]  # as a scorer types them: stored as S H C D NT
@@ -61,9 +63,15 @@ def test_match_sheets_show_the_trump_each_table_played_in_every_format(tmp_path:
     assert sheet_html.count("<th>Trump</th>") == 2
     board_1 = sheet_html.split("<tr><td>1</td>", 1)[1].split("</tr>", 1)[0]  # N declares; A 0, B 80
     assert board_1.startswith(f"<td>N</td><td>2</td><td>0</td><td>{expected[(1, 'A')] or ''}</td>")
-    # `dealer report --json` has the sheets too.
+    # `dealer report --json` has the sheets too; report_json() only when asked (the site reads it).
     printed = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)
     assert printed["sheets"] == data["sheets"]
+    built = report.build_report(load_event(event_path), EventFolder("hand", Path(boards)))
+    assert "sheets" not in report.report_json(built)
+    assert report.report_json(built, sheets=True)["sheets"] == data["sheets"]
+    # The CSV files are the tables' names (and boards.csv), known without making the tables.
+    assert sorted(f"{name}.csv" for name in report.table_names(built)) == sorted(
+        p.name for p in out.glob("*.csv"))
 
 
 def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: Path,
@@ -96,6 +104,8 @@ def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: 
 
     text = "".join(page.extract_text() for page in PdfReader(out / "hand-results.pdf").pages)
     assert "first 2 of the standings (4 teams)" in " ".join(text.split())
+    built = report.build_report(load_event(event_path), EventFolder("hand", Path(boards)))
+    assert sorted(f"{name}.csv" for name in report.table_names(built)) == sorted(p.name for p in out.glob("*.csv"))
     # The same figures as the small report: only the layout changed.
     with (out / "boards.csv").open(encoding="utf-8-sig") as stream:
         assert sum(1 for _ in csv.reader(stream)) == 1 + 2 * 16

@@ -153,9 +153,10 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
                       adjustments=adjustments, places=places, groups=groups)
 
 
-def report_json(data: ReportData, sheets: bool = True) -> dict[str, Any]:
-    """The report as one JSON object (``dealer report --json``); ``sheets``: with every played
-    match's sheet (boards, each table's points, level points and trump played)."""
+def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
+    """The report as one JSON object; ``sheets``: with every played match's sheet (boards, each
+    table's points, level points and trump played), as ``dealer report --json`` and the JSON
+    report file give it (20,000 sheets for a 2,000-team league: not by default)."""
     found = {
         "event": data.event.id,
         "profile": data.event.profile.id,
@@ -409,6 +410,17 @@ def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[
     if made is None:
         made = data.made_tables[lang] = _tables(data, lang)
     return made
+
+
+def table_names(data: ReportData) -> list[str]:
+    """The names of :func:`tables` (each a CSV file, ``<name>.csv``, and an XLSX sheet), found
+    without making the tables; ``boards`` (``boards.csv``) for a boards event."""
+    crosses = (["crosstable"] if len(data.event.teams) <= CROSS_TABLE_TEAMS
+               else [f"crosstable-{chr(65 + g)}" for g, _t in data.groups]
+               if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
+    return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
+            *(f"group-{chr(65 + g)}" for g, _t in data.groups), *(["adjustments"] if data.footnotes() else []),
+            *(["prizes"] if data.event.prizes else [])]
 
 
 def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
