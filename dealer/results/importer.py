@@ -569,10 +569,12 @@ def import_file(
     parsed = read_file(path, sheet)
     source = parsed.source
     batch = validate_columns(event, parsed.fields, parsed.column, parsed.numbers)
-    if batch is not None and len(set(batch.slots())) != len(batch):
+    slots = batch.slots() if batch is not None else []
+    if batch is not None and len(set(slots)) != len(batch):
         batch = None  # a slot twice: the row-by-row path names both rows
     if batch is None:
         batch = _validate_rows(event, parsed)
+        slots = batch.slots()
     if not len(batch):
         raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
     rounds = sorted(set(batch.round))
@@ -581,9 +583,9 @@ def import_file(
         check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
         stored = store.current_rows(rounds)
         superseded = store.superseded_rows(rounds)
-        fresh: list[int] = []
+        fresh: list[int] = [] if stored else list(range(len(batch)))  # a round's first file: all fresh
         corrected = 0
-        for i, slot in enumerate(batch.slots()):
+        for i, slot in enumerate(slots if stored else ()):
             old = stored.get(slot)
             if old is None:
                 fresh.append(i)
