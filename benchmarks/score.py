@@ -10,13 +10,19 @@
    their ratio;
 3. in a fresh process, reads the current results from SQLite, scores every match and computes the
    standings with the profile's tie-break chain; prints rows/s and the peak memory (max RSS) of
-   that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine.
+   that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine;
+4. runs `dealer report` for every format (html, pdf, csv, xlsx, json) as its own process and prints
+   its wall and CPU time and its peak memory (max RSS of the child, from getrusage). Target (issue
+   11): under 30 s and 1.5 GB at 2,000 teams × 20 rounds.
+
+Import target (issue 11): at least 0.5 of the plain `executemany` rate measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import random
 import resource
 import sqlite3
@@ -159,7 +165,8 @@ def main() -> None:
         print(f"import:  {added:,} rows in {t3 - t2:.2f} s = {rate:,.0f} rows/s "
               f"({len(files)} files, one transaction each; database {size_mb:.0f} MB)")
         print(f"baseline: csv + plain executemany, {plain_rows:,} rows in {plain_s:.2f} s = {plain_rate:,.0f} rows/s; "
-              f"import / baseline = {rate / plain_rate:.3f}")
+              f"import / baseline = {rate / plain_rate:.3f} (target at least 0.5: "
+              f"{'met' if rate / plain_rate >= 0.5 else 'NOT met'})")
         child = subprocess.run(
             [sys.executable, __file__, "--score-only", str(event_path), str(boards_root)],
             capture_output=True, text=True, check=True,
@@ -171,6 +178,28 @@ def main() -> None:
         print(f"peak memory of the scoring process (max RSS): {peak_mb} MB; leader {leader}")
         parent_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak memory of the generating/importing process (max RSS): {parent_peak:.0f} MB")
+        report_s, report_cpu, report_mb, files, size_mb = run_report(event_path, boards_root, folder / "reports")
+        verdict = "met" if report_s < 30 and report_mb < 1536 else "NOT met"
+        print(f"report: dealer report --format html,pdf,csv,xlsx,json in {report_s:.1f} s wall "
+              f"({report_cpu:.1f} CPU-s), peak memory (max RSS) {report_mb:.0f} MB; {files} files, "
+              f"{size_mb:.0f} MB (target under 30 s and 1.5 GB: {verdict})")
+
+
+def run_report(event_path: Path, boards_root: Path, out: Path) -> tuple[float, float, float, int, float]:
+    """``dealer report`` for every format in a child process: wall s, CPU s, peak RSS MB (that
+    child's own, from wait4), files, MB."""
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "dealer.cli", "report", str(event_path), "--boards-dir",
+                              str(boards_root), "--format", "html,pdf,csv,xlsx,json", "--out", str(out)],
+                             stdout=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"dealer report failed (exit status {child.returncode})")
+    cpu = usage.ru_utime + usage.ru_stime
+    files = list(out.iterdir())
+    return wall, cpu, usage.ru_maxrss / 1024, len(files), sum(f.stat().st_size for f in files) / 2**20
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The ``dealer`` command: a thin click layer over the library.
 
 Each command parses its options, calls one library function and formats the answer. Heavy
-modules (pandas, WeasyPrint, NumPy) are imported inside the commands that need them so that
+modules (WeasyPrint, NumPy, openpyxl) are imported inside the commands that need them so that
 ``dealer --help`` stays fast.
 """
 
@@ -737,7 +737,7 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
     event, folder = _event_folder(event_file, boards_dir)
     data = build_report(event, folder)
     if as_json:
-        echo_json(report_json(data), indent=1)
+        echo_json(report_json(data, sheets=True), indent=1)
         return
     for path in write_reports(data, Path(out_dir) if out_dir else folder.reports_path, chosen, lang):
         echo(f"wrote {path}")

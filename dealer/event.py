@@ -418,20 +418,24 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     schedule = _schedule(schedule_data, sets, boards)
 
     teams: list[Team] = []
+    seen_ids: set[str] = set()  # sets, not a scan of the teams so far: a league has thousands
+    seen_seeds: set[int] = set()
     for i, item in enumerate(_list(data.get("teams", []), "teams")):
         where = f"teams[{i}]"
         raw = _table(item, where, _TEAM_KEYS, '[[teams]] with id = "T1", name = "…"')
         team_id = _str(_require(raw, "id", f"{where}."), f"{where}.id")
-        if any(t.id == team_id for t in teams):
+        if team_id in seen_ids:
             raise EventError(f"{where}.id: team id {quote(team_id)} is used twice")
+        seen_ids.add(team_id)
         players = raw.get("players", [])
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise EventError(f"{where}.players: expected a list of names")
         seed = raw.get("seed")
         if seed is not None:
             seed = _int(seed, f"{where}.seed", 1, 100_000)
-            if any(t.seed == seed for t in teams):
+            if seed in seen_seeds:
                 raise EventError(f"{where}.seed: seed {seed} is given twice")
+            seen_seeds.add(seed)
         teams.append(Team(
             team_id,
             _str(raw.get("name", team_id), f"{where}.name"),
@@ -461,6 +465,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         if any(r.number == number for r in rounds):
             raise EventError(f"{where}.number: round {number} appears twice")
         matches: list[Match] = []
+        match_ids: set[str] = set()
         busy: set[str] = set()
         for j, item_match in enumerate(_list(raw.get("matches", []), f"{where}.matches")):
             mwhere = f"{where}.matches[{j}]"
@@ -474,8 +479,9 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
                     f"{mwhere}.id: {quote(match_id)} must be 1 to 16 letters, digits, '-' or '_' "
                     "(it is printed in the slips' QR codes)"
                 )
-            if any(x.id == match_id for x in matches):
+            if match_id in match_ids:
                 raise EventError(f"{mwhere}.id: match {quote(match_id)} appears twice in round {number}")
+            match_ids.add(match_id)
             home = _str(_require(m, "home", f"{mwhere}."), f"{mwhere}.home")
             away = _str(_require(m, "away", f"{mwhere}."), f"{mwhere}.away")
             if home == away:

@@ -19,9 +19,9 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dealer.deal import KeyFormatError, parse_key
 from dealer.errors import EnvironmentProblem, FileProblem, UserError
@@ -182,6 +182,60 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         if isinstance(error, OSError):
             raise os_problem(error, path, "write the file", field) from None
         raise
+
+
+class AtomicFile:
+    """A file too large to hold in memory, written into a temporary file in the same folder that
+    replaces ``path`` in one step when :meth:`commit` is called (a report: always replaced);
+    :meth:`abort` (or an exception inside ``with``) leaves nothing behind."""
+
+    def __init__(self, path: Path, field: str | None = None) -> None:
+        self.path, self.field = path, field
+        make_folder(path.parent, field=field)
+        try:
+            handle, self.temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        except OSError as error:
+            raise os_problem(error, path.parent, "write in the folder", field) from None
+        self.stream: BinaryIO = os.fdopen(handle, "wb")
+
+    def commit(self) -> Path:
+        try:
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+            os.chmod(self.temporary, 0o666 & ~_umask())
+            os.replace(self.temporary, self.path)
+        except BaseException as error:
+            self.abort()
+            if isinstance(error, IsADirectoryError):
+                raise FileProblem(f"{self.path}: cannot write the file: a folder is in the way",
+                                  field=self.field) from None
+            if isinstance(error, OSError):
+                raise os_problem(error, self.path, "write the file", self.field) from None
+            raise
+        return self.path
+
+    def abort(self) -> None:
+        self.stream.close()
+        if os.path.exists(self.temporary):
+            os.unlink(self.temporary)
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is not None:
+            self.abort()
+
+
+def write_atomic_stream(path: Path, write: Callable[[BinaryIO], None], field: str | None = None) -> None:
+    """Write a file too large to hold in memory: ``write`` fills an :class:`AtomicFile`."""
+    with AtomicFile(path, field) as target:
+        try:
+            write(target.stream)
+        except OSError as error:
+            raise os_problem(error, path, "write the file", field) from None
+        target.commit()
 
 
 #: Errors of ``open(O_TMPFILE)`` and of linking it that say "not here": the named temporary is used.

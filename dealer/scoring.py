@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Protocol
 
 import numpy as np
@@ -32,6 +33,9 @@ from dealer.errors import FieldLabel, HintText, UserError, no_hint, plain_label
 from dealer.event import Event, Match
 
 TABLES = ("A", "B")
+#: The trumps a result may record (validate.py), by code: 0 is "not recorded".
+TRUMPS = ("", "S", "H", "C", "D", "NT")
+_TRUMP_CODE = {name: code for code, name in enumerate(TRUMPS) if name}
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -165,6 +169,7 @@ class BoardLine:
     home_running: int
     away_running: int
     counted: bool
+    trump: tuple[str | None, str | None] = (None, None)  # the trump played at A, B (when recorded)
 
 
 @dataclass(frozen=True)
@@ -224,14 +229,17 @@ class ResultColumns:
     table: Sequence[str]
     board: Sequence[int]
     points: Sequence[int]
+    trump: Sequence[str | None] = ()  # the trump played (S H C D NT, or None), when known
 
     @classmethod
-    def from_rows(cls, rows: Iterable[tuple[int, str, str, int, int]]) -> ResultColumns:
+    def from_rows(cls, rows: Iterable[tuple[int, str, str, int, int] | tuple[int, str, str, int, int, str | None]]
+                  ) -> ResultColumns:
+        """Rows of (round, match, table, board, points) or (…, trump)."""
         materialized = list(rows)
         if not materialized:
             return cls((), (), (), (), ())
-        rounds, matches, tables, boards, points = zip(*materialized, strict=True)
-        return cls(rounds, matches, tables, boards, points)
+        width = len(materialized[0])  # a column at a time: zip(*rows) of a league's rows is slow
+        return cls(*(list(map(itemgetter(i), materialized)) for i in range(width)))
 
     def __len__(self) -> int:
         return len(self.points)
@@ -252,6 +260,7 @@ class ScoredEvent:
         self.points: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
         self.ns_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
         self.ew_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
+        self.trumps: npt.NDArray[np.int8] = np.zeros((n, boards, 2), dtype=np.int8)  # codes of TRUMPS
         if len(results):
             self._fill(results)
         self._score()
@@ -273,6 +282,9 @@ class ScoredEvent:
         column = tables.astype(np.int64)
         self.present[rows, boards, column] = True
         self.points[rows, boards, column] = points
+        if len(results.trump):
+            self.trumps[rows, boards, column] = np.fromiter(
+                (_TRUMP_CODE.get(t, 0) if t else 0 for t in results.trump), dtype=np.int8, count=len(results))
         declarer_lv, defenders_lv = self._level_lookup(points)
         # Declarer side of each row's board.
         sets = np.array([m.set for m in self.matches], dtype=np.int64)[rows]
@@ -377,6 +389,7 @@ class ScoredEvent:
                 home_running=home_running,
                 away_running=away_running,
                 counted=counted,
+                trump=(TRUMPS[self.trumps[i, b, 0]] or None, TRUMPS[self.trumps[i, b, 1]] or None),
             ))
         return lines
 

@@ -8,26 +8,33 @@ with BOM so Excel shows Chinese) and XLSX; :func:`report_json` gives the JSON of
 
 from __future__ import annotations
 
+import codecs
+import csv
 import datetime as dt
 import functools
+import html
 import io
+import json
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import numpy as np
 
 from dealer.errors import UserError
-from dealer.event import Event
+from dealer.event import Event, Team
 from dealer.explain import tie_break_name
-from dealer.files import check_writable_folder, write_atomic
+from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.folder import EventFolder
 from dealer.levels import ScoredLevelEvent
+from dealer.report.xlsx import Workbook
 from dealer.results.entry import open_existing_results, score_stored, stored_attribution_problems
-from dealer.scoring import Adjustments, AttributionError, ScoredEvent
-from dealer.standings import Standing, group_standings
+from dealer.scoring import TRUMPS, Adjustments, AttributionError, BoardLine, MatchScore, ScoredEvent
+from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
 
@@ -68,6 +75,22 @@ class ReportData:
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
+    made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
+
+    @functools.cached_property
+    def names(self) -> dict[str, str]:
+        """Team id → name."""
+        return {team.id: team.name for team in self.event.teams}
+
+    @functools.cached_property
+    def teams(self) -> dict[str, Team]:
+        """Team id → team."""
+        return {team.id: team for team in self.event.teams}
+
+    @functools.cached_property
+    def meetings(self) -> dict[tuple[str, str], list[CrossCell]]:
+        """(team, opponent) → their meetings seen from ``team`` (cross-tables, team results)."""
+        return standings_cross_table(self.scored)
 
     def prizes(self) -> list[tuple[str, list[str]]]:
         """The event's prizes with the teams that take them: places in a knockout, ranks
@@ -99,8 +122,9 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
     head = None
     adjustments = Adjustments()
     event = scheduled(event, store)
-    scored = score_stored(event, None)
-    if store is not None:
+    if store is None:
+        scored = score_stored(event, None)
+    else:
         with store:
             adjustments = stored_adjustments(store)
             found = stored_attribution_problems(event, store)
@@ -129,8 +153,11 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
                       adjustments=adjustments, places=places, groups=groups)
 
 
-def report_json(data: ReportData) -> dict[str, Any]:
-    return {
+def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
+    """The report as one JSON object; ``sheets``: with every played match's sheet (boards, each
+    table's points, level points and trump played), as ``dealer report --json`` and the JSON
+    report file give it (20,000 sheets for a 2,000-team league: not by default)."""
+    found = {
         "event": data.event.id,
         "profile": data.event.profile.id,
         "tie_breaks": list(data.event.profile.tie_breaks),
@@ -162,9 +189,36 @@ def report_json(data: ReportData) -> dict[str, Any]:
             for s in data.scored.scores
         ],
     }
+    found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
+    if sheets:
+        found["sheets"] = list(sheets_json(data))
+    return found
 
 
-# --- tables shared by every format ---------------------------------------------------------
+# --- what a report holds at scale (docs/results.md, "Reports at scale") -----------------------
+#
+# A report is built once (build_report: scores, standings) and every format is written from it;
+# the match sheets, the bulk of a large event, are made a few hundred matches at a time from the
+# scored arrays and streamed into each file, so no format holds every sheet.
+
+#: A cross-table (teams × teams) is given for a field, or for each group, of at most this many
+#: teams (21 columns fit an A4 landscape page at 5.5 pt). A larger field gets instead a table of
+#: each team's results round by round (teams × rounds cells), in every format.
+CROSS_TABLE_TEAMS = 20
+#: The HTML report and the PDF carry the match sheets while the event has at most this many played
+#: matches. Beyond, the HTML gives one page per round (its results and match sheets) and the PDF
+#: says where they are (CSV boards.csv, the XLSX, the round pages).
+SHEETS_IN_DOCUMENT = 200
+#: The PDF lists at most this many lines of standings (about two pages; WeasyPrint lays out a
+#: 2,000-line table in some 30 s on the 2-core machine) (the field's, and of all groups together);
+#: beyond, it lists the leaders and says how many more are in the HTML, CSV and XLSX.
+PDF_STANDINGS_ROWS = 100
+#: The XLSX has one sheet per match while the event has at most this many played matches, else
+#: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
+#: Excel's 1,048,576).
+XLSX_MATCH_SHEETS = 64
+#: Matches whose board lines are made together from the scored arrays.
+_CHUNK = 500
 
 
 def _num(value: int | None) -> str:
@@ -175,7 +229,7 @@ def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] |
                     ) -> tuple[list[str], list[list[str]]]:
     """The standings (the whole field's, or one group's) with every tie-break value."""
     t = labels(lang)
-    names = {team.id: team.name for team in data.event.teams}
+    names = data.names
     chain = list(data.event.profile.tie_breaks)
     table = data.standings if standings is None else standings
     adjusted = any(s.adjustment for s in table)
@@ -202,9 +256,15 @@ def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] |
     return [head[i] for i in keep], [[row[i] for i in keep] for row in rows]
 
 
-def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    order = [s.team for s in data.standings]
-    cells = standings_cross_table(data.scored)
+def _meeting(cell: CrossCell) -> str:
+    return f"{cell.own}:{cell.other} ({cell.match_points}){'' if cell.complete else '*'}"
+
+
+def cross_table(data: ReportData, teams: Sequence[str] | None = None) -> tuple[list[str], list[list[str]]]:
+    """Teams × teams (the field's, or ``teams`` only, in that order): each meeting seen from the
+    row's team."""
+    order = [s.team for s in data.standings] if teams is None else list(teams)
+    cells = data.meetings
     head = ["", *order]
     rows = []
     for team in order:
@@ -213,10 +273,35 @@ def cross_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
             if team == other:
                 row.append("—")
                 continue
-            meetings = cells.get((team, other), [])
-            row.append(" / ".join(
-                f"{c.own}:{c.other} ({c.match_points}){'' if c.complete else '*'}" for c in meetings))
+            row.append(" / ".join(_meeting(c) for c in cells.get((team, other), [])))
         rows.append(row)
+    return head, rows
+
+
+def cross_tables(data: ReportData) -> list[tuple[str | None, tuple[list[str], list[list[str]]]]]:
+    """The cross-tables the report gives (:data:`CROSS_TABLE_TEAMS`): the field's, or one per group
+    (its name), or none (then :func:`team_results_table`)."""
+    if len(data.event.teams) <= CROSS_TABLE_TEAMS:
+        return [(None, cross_table(data))]
+    if data.groups and all(len(table) <= CROSS_TABLE_TEAMS for _g, table in data.groups):
+        return [(chr(65 + g), cross_table(data, [s.team for s in table])) for g, table in data.groups]
+    return []
+
+
+def team_results_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+    """Each team's meetings round by round (standings order): ``opponent own:other (MP)``."""
+    t = labels(lang)
+    rounds = [r.number for r in data.event.rounds]
+    by_team: dict[str, dict[int, list[str]]] = {}
+    for (team, other), meetings in data.meetings.items():
+        for c in meetings:
+            by_team.setdefault(team, {}).setdefault(c.round, []).append(f"{other} {_meeting(c)}")
+    head = [t["rank"], t["team"], "", *(f"{t['round']} {n}" for n in rounds)]
+    rows = []
+    for s in data.standings:
+        mine = by_team.get(s.team, {})
+        rows.append([f"{s.rank}{'=' if s.shared else ''}", s.team, data.names.get(s.team, s.team),
+                     *(" / ".join(mine.get(n, [])) for n in rounds)])
     return head, rows
 
 
@@ -235,20 +320,130 @@ def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str
     return head, rows
 
 
+#: The board lines' columns (CSV ``boards.csv``, the XLSX match sheets); the trump played at each
+#: table comes last (added after the others, whose places stay).
 SHEET_HEAD = ["round", "match", "board", "declarer", "level",
               "A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels", "B_ew_levels",
-              "home_levels", "away_levels", "home_running", "away_running", "counted"]
+              "home_levels", "away_levels", "home_running", "away_running", "counted", "A_trump", "B_trump"]
+
+#: A board line: the values of :data:`SHEET_HEAD` after round and match (``None`` for no result).
+BoardLineValues = list[Any]
+#: Where the trumps are in a board line, and where the line says whether the board counted.
+_A_TRUMP, _B_TRUMP, _COUNTED = 14, 15, 13
+
+
+def _line_values(b: BoardLine) -> BoardLineValues:
+    return [b.board, b.declarer, b.level, b.points[0], b.ns_levels[0], b.ew_levels[0], b.points[1],
+            b.ns_levels[1], b.ew_levels[1], b.home_levels, b.away_levels, b.home_running, b.away_running,
+            1 if b.counted else 0, b.trump[0], b.trump[1]]
+
+
+def _sheet_row(round_number: int, match: str, v: BoardLineValues) -> list[Any]:
+    """A board line in the order of :data:`SHEET_HEAD`."""
+    return [round_number, match, *v]
 
 
 def sheet_rows(data: ReportData, round_number: int, match: str) -> list[list[str]]:
-    return [
-        [str(round_number), match, str(b.board), b.declarer, b.level,
-         _num(b.points[0]), _num(b.ns_levels[0]), _num(b.ew_levels[0]),
-         _num(b.points[1]), _num(b.ns_levels[1]), _num(b.ew_levels[1]),
-         _num(b.home_levels), _num(b.away_levels), str(b.home_running), str(b.away_running),
-         "1" if b.counted else "0"]
-        for b in data.scored.sheet(round_number, match)
-    ]
+    """One match's board lines as text, in the order of :data:`SHEET_HEAD`."""
+    return [[_num(v) if not isinstance(v, str) else v for v in _sheet_row(round_number, match, _line_values(b))]
+            for b in data.scored.sheet(round_number, match)]
+
+
+def played_scores(data: ReportData) -> list[MatchScore]:
+    """The matches that have sheets: every match but a forfeited one (footnoted: nothing was played)."""
+    return [s for s in data.scored.scores if not s.forfeited_by]
+
+
+def board_sheets(data: ReportData, scores: Sequence[MatchScore] | None = None
+                 ) -> Iterator[tuple[MatchScore, list[BoardLineValues]]]:
+    """Each played match (of ``scores``, by default all) with its board lines, made
+    :data:`_CHUNK` matches at a time from the scored arrays (the same lines as
+    :meth:`ScoredEvent.sheet`). A level race has no boards: nothing."""
+    scored = data.scored
+    if isinstance(scored, ScoredLevelEvent):
+        return
+    chosen = played_scores(data) if scores is None else [s for s in scores if not s.forfeited_by]
+    event = data.event
+    conditions: dict[int, list[tuple[int, str, str]]] = {}
+    for start in range(0, len(chosen), _CHUNK):
+        part = chosen[start:start + _CHUNK]
+        index = np.fromiter((scored._index[(s.round, s.match)] for s in part), dtype=np.int64, count=len(part))
+        home, away = scored.home_board[index], scored.away_board[index]
+        # One array of every value of every board of the chunk, made into Python values at once.
+        stacked = np.concatenate([
+            scored.present[index], scored.points[index], scored.ns_levels[index], scored.ew_levels[index],
+            scored.trumps[index], np.stack([scored.counted[index], home, away, np.cumsum(home, axis=1),
+                                            np.cumsum(away, axis=1)], axis=2)], axis=2, dtype=np.int64).tolist()
+        for j, s in enumerate(part):
+            boards = conditions.get(s.set)
+            if boards is None:
+                boards = conditions[s.set] = [(c.number, c.declarer, c.level) for c in event.set_boards(s.set)]
+            lines = []
+            for (number, declarer, level), values in zip(boards, stacked[j], strict=True):
+                at_a, at_b, pa, pb, na, nb, ea, eb, ta, tb, both, h, a, hr, ar = values
+                lines.append([
+                    number, declarer, level,
+                    pa if at_a else None, na if at_a else None, ea if at_a else None,
+                    pb if at_b else None, nb if at_b else None, eb if at_b else None,
+                    h if both else None, a if both else None, hr, ar, both, TRUMPS[ta] or None, TRUMPS[tb] or None])
+            yield s, lines
+
+
+LEVEL_SHEET_HEAD = ["round", "match", "table", "home", "away", "home_level", "away_level", "home_climbed",
+                    "away_climbed", "home_net", "last_game", "table_winner"]
+
+
+def level_rows(data: ReportData) -> list[list[str]]:
+    """A level race's table results: each reported table of each match (the ``tables`` sheet)."""
+    scored = data.scored
+    if not isinstance(scored, ScoredLevelEvent):
+        return []
+    return [[str(s.round), s.match, str(line.table), s.home, s.away, line.home_level, line.away_level,
+             str(line.home_climbed), str(line.away_climbed), str(line.net), line.last_game or "",
+             line.winner or ""]
+            for s in scored.scores if not s.forfeited_by for line in scored.table_lines(s.round, s.match)]
+
+
+def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The report's tables by name (made once per language: every format writes the same)."""
+    made = data.made_tables.get(lang)
+    if made is None:
+        made = data.made_tables[lang] = _tables(data, lang)
+    return made
+
+
+def table_names(data: ReportData) -> list[str]:
+    """The names of :func:`tables` (each a CSV file, ``<name>.csv``, and an XLSX sheet), found
+    without making the tables; ``boards`` (``boards.csv``) for a boards event."""
+    crosses = (["crosstable"] if len(data.event.teams) <= CROSS_TABLE_TEAMS
+               else [f"crosstable-{chr(65 + g)}" for g, _t in data.groups]
+               if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
+    return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
+            *(f"group-{chr(65 + g)}" for g, _t in data.groups), *(["adjustments"] if data.footnotes() else []),
+            *(["prizes"] if data.event.prizes else [])]
+
+
+def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The report's tables by name (a CSV file and an XLSX sheet each), heads and rows of text,
+    the board lines aside (:func:`board_sheets`): a level race has ``tables`` (its table results);
+    a field too large for a cross-table (:data:`CROSS_TABLE_TEAMS`) has ``team-results``."""
+    found = {"standings": standings_table(data, lang)}
+    crosses = cross_tables(data)
+    for name, cross in crosses:
+        found["crosstable" if name is None else f"crosstable-{name}"] = cross
+    if not crosses:
+        found["team-results"] = team_results_table(data, lang)
+    found["matches"] = matches_table(data, lang)
+    if data.event.levels:
+        found["tables"] = (LEVEL_SHEET_HEAD, level_rows(data))
+    for group, table in data.groups:
+        found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
+    if data.footnotes():
+        found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in data.footnotes()])
+    if data.event.prizes:
+        found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
+                           [[name, team] for name, teams in data.prizes() for team in teams])
+    return found
 
 
 # --- writers -------------------------------------------------------------------------------
@@ -273,111 +468,312 @@ def _is_number(text: str) -> bool:
     return bool(_NUMBER.fullmatch(text)) and str(int(text)) == text
 
 
-LEVEL_SHEET_HEAD = ["round", "match", "table", "home", "away", "home_level", "away_level", "home_climbed",
-                    "away_climbed", "home_net", "last_game", "table_winner"]
-
-
-def level_rows(data: ReportData) -> list[list[str]]:
-    """A level race's table results: each reported table of each match (the ``tables`` sheet)."""
-    scored = data.scored
-    if not isinstance(scored, ScoredLevelEvent):
-        return []
-    return [[str(s.round), s.match, str(line.table), s.home, s.away, line.home_level, line.away_level,
-             str(line.home_climbed), str(line.away_climbed), str(line.net), line.last_game or "",
-             line.winner or ""]
-            for s in scored.scores if not s.forfeited_by for line in scored.table_lines(s.round, s.match)]
-
-
-def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """The report's tables by name (a CSV file and an XLSX sheet each): heads and rows of text;
-    a level race has ``tables`` (its table results) where a boards event has ``boards``."""
-    found = {
-        "standings": standings_table(data, lang),
-        "crosstable": cross_table(data),
-        "matches": matches_table(data, lang),
-    }
-    if data.event.levels:
-        found["tables"] = (LEVEL_SHEET_HEAD, level_rows(data))
-    else:
-        found["boards"] = (SHEET_HEAD, [row for s in data.scored.scores if not s.forfeited_by
-                                        for row in sheet_rows(data, s.round, s.match)])
-    for group, table in data.groups:
-        found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
-    if data.footnotes():
-        found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in data.footnotes()])
-    if data.event.prizes:
-        found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
-                           [[name, team] for name, teams in data.prizes() for team in teams])
-    return found
-
-
-def _frame(head: Sequence[str], rows: Sequence[Sequence[str]], cell: Callable[[str], object]) -> Any:
-    """A table as a pandas DataFrame, each text turned into its cell by ``cell``."""
-    import pandas as pd
-
-    return pd.DataFrame([[cell(v) for v in row] for row in rows], columns=[cell(h) for h in head], dtype=object)
-
-
 def _number_or_text(text: str) -> object:
     return int(text) if _is_number(text) else text
 
 
+class _Sink:
+    """One format being written: what does not depend on the board lines is written when it is
+    made; :meth:`add` then takes each played match's board lines as :func:`write_reports` makes
+    them (once for every format), and :meth:`finish` completes the files."""
+
+    def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
+        raise NotImplementedError
+
+    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+        """A played match's board lines (in the order of the scores)."""
+
+    def finish(self) -> list[Path]:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        """Remove what was begun (an error on the way)."""
+
+
+def _csv_writer(stream: IO[bytes]) -> tuple[io.TextIOWrapper, Any]:
+    """A CSV writer of UTF-8 text with a BOM (Excel shows Chinese), lines ended by CR LF."""
+    stream.write(codecs.BOM_UTF8)
+    text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+    return text, csv.writer(text, lineterminator="\r\n")
+
+
+class _CsvSink(_Sink):
+    """One CSV per table, formula starts neutralised; ``boards.csv`` streamed."""
+
+    def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
+        self.paths: list[Path] = []
+        for name, (head, rows) in tables(data, lang).items():
+            with AtomicFile(folder / f"{name}.csv") as target:
+                text, writer = _csv_writer(target.stream)
+                writer.writerow([safe_cell(h) for h in head])
+                writer.writerows([safe_cell(v) for v in row] for row in rows)
+                text.detach()
+                self.paths.append(target.commit())
+        self.boards: AtomicFile | None = None
+        if not data.event.levels:
+            self.boards = AtomicFile(folder / "boards.csv")
+            self.text, self.writer = _csv_writer(self.boards.stream)
+            self.writer.writerow(SHEET_HEAD)
+        self.safe: dict[str, str] = {}
+
+    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+        match = self.safe.get(score.match) or self.safe.setdefault(score.match, safe_cell(score.match))
+        prefix = [score.round, match]
+        self.writer.writerows([prefix + v for v in lines])
+
+    def finish(self) -> list[Path]:
+        if self.boards is not None:
+            self.text.detach()
+            self.paths.append(self.boards.commit())
+        return self.paths
+
+    def abort(self) -> None:
+        if self.boards is not None:
+            self.boards.abort()
+
+
+def xlsx_sheet_plan(data: ReportData) -> str:
+    """How the XLSX holds the board lines: ``"match"`` (one sheet per match, and one of all the
+    board lines) while :data:`XLSX_MATCH_SHEETS` allows, else ``"round"`` (one sheet per round)."""
+    return "match" if len(played_scores(data)) <= XLSX_MATCH_SHEETS else "round"
+
+
+class _XlsxSink(_Sink):
+    """One sheet per table (whole numbers as numbers, everything else text, never a formula),
+    then the board lines: one sheet per match, or per round (:func:`xlsx_sheet_plan`)."""
+
+    def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
+        self.target = AtomicFile(folder / f"{data.event.id}-results.xlsx")
+        self.book = Workbook(self.target.stream)
+        for name, (head, rows) in tables(data, lang).items():
+            self.book.add_sheet(name, head, ([_number_or_text(v) for v in row] for row in rows))
+        self.by_match = xlsx_sheet_plan(data) == "match"
+        self.kept: list[tuple[MatchScore, list[BoardLineValues]]] = []  # by match: a few only
+        self.round: int | None = None
+
+    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+        if self.by_match:
+            self.kept.append((score, lines))
+            return
+        if score.round != self.round:
+            self.book.open_sheet(f"boards-R{score.round}", SHEET_HEAD)
+            self.round = score.round
+        prefix = [score.round, score.match]
+        self.book.write_rows([prefix + v for v in lines])
+
+    def finish(self) -> list[Path]:
+        if self.by_match and self.kept:
+            self.book.add_sheet("boards", SHEET_HEAD, (_sheet_row(s.round, s.match, v)
+                                                       for s, lines in self.kept for v in lines))
+            for s, lines in self.kept:
+                self.book.add_sheet(f"R{s.round}-M{s.match}", SHEET_HEAD,
+                                    (_sheet_row(s.round, s.match, v) for v in lines))
+        self.book.close()
+        return [self.target.commit()]
+
+    def abort(self) -> None:
+        self.target.abort()
+
+
 def write_csv(data: ReportData, folder: Path, lang: str) -> list[Path]:
     """One CSV per table, UTF-8 with BOM (Excel shows Chinese), formula starts neutralised."""
-    out = []
-    for name, (head, rows) in tables(data, lang).items():
-        text = _frame(head, rows, safe_cell).to_csv(index=False, lineterminator="\r\n")
-        path = folder / f"{name}.csv"
-        write_atomic(path, text.encode("utf-8-sig"), replace=True)
-        out.append(path)
-    return out
+    return _write_one(_CsvSink(data, folder, lang), data)
 
 
 def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
-    """One sheet per table: whole numbers as numbers, everything else as text cells."""
-    import pandas as pd
-
-    buffer = io.BytesIO()
-    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
-        for name, (head, rows) in tables(data, lang).items():
-            _frame(head, rows, _number_or_text).to_excel(writer, sheet_name=name, index=False)
-            for row in writer.sheets[name].iter_rows():
-                for cell in row:
-                    if cell.data_type == "f":  # openpyxl reads "=1+1" as a formula: a team name stays text
-                        cell.data_type = "s"
-    path = folder / f"{data.event.id}-results.xlsx"
-    write_atomic(path, buffer.getvalue(), replace=True)
-    return path
+    """The workbook (:class:`_XlsxSink`)."""
+    return _write_one(_XlsxSink(data, folder, lang), data)[0]
 
 
-def html_text(data: ReportData, lang: str) -> str:
+def _write_one(sink: _Sink, data: ReportData) -> list[Path]:
+    try:
+        for score, lines in board_sheets(data):
+            sink.add(score, lines)
+        return sink.finish()
+    except BaseException:
+        sink.abort()
+        raise
+
+
+# --- HTML and PDF ----------------------------------------------------------------------------
+
+
+def _h(value: object) -> str:
+    return html.escape(str(value), quote=False)
+
+
+def _td(value: object, empty: str = "") -> str:
+    return f"<td>{empty if value is None else _h(value)}</td>"
+
+
+def _players(data: ReportData, s: MatchScore, lang: str) -> str:
+    home, away = data.teams[s.home].players, data.teams[s.away].players
+    if not home and not away:
+        return ""
+    sep = "、" if lang == "zh" else ", "
+    return (f'<div class="meta">{_h(data.names.get(s.home, s.home))}: {_h(sep.join(home))} · '
+            f'{_h(data.names.get(s.away, s.away))}: {_h(sep.join(away))}</div>\n')
+
+
+def _sheet_title(data: ReportData, s: MatchScore, t: dict[str, str]) -> str:
+    provisional = f" {_h(t['provisional'])}" if not s.complete else ""
+    return (f'<h3 id="r{s.round}-m{_h(s.match)}">{_h(t["round"])} {s.round} · {_h(t["match"])} {_h(s.match)}: '
+            f'{_h(s.home)} {_h(data.names.get(s.home, s.home))} ({_h(t["home"])}) – {_h(s.away)} '
+            f'{_h(data.names.get(s.away, s.away))} ({_h(t["away"])}){provisional}</h3>\n')
+
+
+class _DashType:
+    """No result at a table: its points cell shows a dash."""
+
+
+_DASH = _DashType()
+
+
+class _Cells(dict[Any, str]):
+    """Value → its table cell, made the first time it is asked for."""
+
+    def __missing__(self, value: Any) -> str:
+        cell = "<td>—</td>" if value is _DASH else _td(value)
+        self[value] = cell
+        return cell
+
+
+@functools.cache
+def _sheet_words(lang: str) -> dict[str, str]:
+    """The escaped words of a match sheet in ``lang`` (the same on every sheet)."""
+    return {key: _h(value) for key, value in labels(lang).items()}
+
+
+def _board_sheet_html(data: ReportData, s: MatchScore, lines: list[BoardLineValues], t: dict[str, str],
+                      lang: str, cells: _Cells) -> str:
+    """One match sheet (the markup the report's template had for it), the trump played at each
+    table beside its points; ``cells`` caches each value's cell."""
+    w = _sheet_words(lang)
+    get = cells.__getitem__  # a _Cells: each value's cell made once
+    rows = []
+    for v in lines:
+        rows.append(("<tr>" if v[_COUNTED] else '<tr class="missing">') + "".join(map(get, (
+            v[0], v[1], v[2], _DASH if v[3] is None else v[3], v[14], v[4], v[5],
+            _DASH if v[6] is None else v[6], v[15], v[7], v[8], v[9], v[11], v[10], v[12]))) + "</tr>\n")
+    home, away = _h(s.home), _h(s.away)
+    return (
+        f'<div class="sheet">\n{_sheet_title(data, s, t)}{_players(data, s, lang)}<table>\n'
+        f'<tr><th rowspan="2">{w["board"]}</th><th rowspan="2">{w["declarer"]}</th>'
+        f'<th rowspan="2">{w["level"]}</th>\n<th colspan="4">{w["table_a"]}</th>'
+        f'<th colspan="4">{w["table_b"]}</th>\n<th colspan="2">{home}</th><th colspan="2">{away}</th></tr>\n'
+        f'<tr><th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>'
+        f'<th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>\n'
+        f'<th>+</th><th>{w["running"]}</th><th>+</th><th>{w["running"]}</th></tr>\n'
+        + "".join(rows)
+        + f'<tr class="totals"><td colspan="11">{w["total"]} ({s.boards_counted}/{s.boards_total} '
+        f'{w["boards_counted"]}) · {w["margin"]} {s.margin} · {w["mp"]} '
+        f'{s.home_match_points}:{s.away_match_points}</td>\n'
+        f'<td colspan="2">{s.home_levels}</td><td colspan="2">{s.away_levels}</td></tr>\n</table>\n</div>\n')
+
+
+def _level_sheet_html(data: ReportData, s: MatchScore, t: dict[str, str], lang: str) -> str:
+    assert isinstance(data.scored, ScoredLevelEvent)
+    side = {"home": s.home, "away": s.away}
+    rows = "".join(
+        f"<tr><td>{line.table}</td><td>{_h(line.home_level)}</td><td>{_h(line.away_level)}</td>"
+        f"<td>{line.home_climbed}</td>\n<td>{line.away_climbed}</td><td>{line.net}</td>"
+        f"<td>{_h(side.get(line.last_game or '', ''))}</td>\n<td>{_h(side.get(line.winner or '', ''))}</td></tr>\n"
+        for line in data.scored.table_lines(s.round, s.match))
+    home, away = _h(s.home), _h(s.away)
+    return (
+        f'<div class="sheet">\n{_sheet_title(data, s, t)}{_players(data, s, lang)}<table>\n'
+        f'<tr><th rowspan="2">{_h(t["level_table"])}</th><th colspan="2">{_h(t["final_level"])}</th>'
+        f'<th colspan="2">{_h(t["climbed"])}</th>\n<th rowspan="2">{_h(t["net"])}</th>'
+        f'<th rowspan="2">{_h(t["last_game"])}</th><th rowspan="2">{_h(t["table_winner"])}</th></tr>\n'
+        f'<tr><th>{home}</th><th>{away}</th><th>{home}</th><th>{away}</th></tr>\n{rows}'
+        f'<tr class="totals"><td colspan="3">{_h(t["total"])} ({s.boards_counted}/{s.boards_total} '
+        f'{_h(t["tables_counted"])}) · {_h(t["mp"])} {s.home_match_points}:{s.away_match_points}</td>\n'
+        f'<td>{s.home_levels}</td><td>{s.away_levels}</td><td>{s.margin}</td><td colspan="2"></td></tr>\n'
+        '</table>\n</div>\n')
+
+
+def sheets_html(data: ReportData, lang: str, scores: Sequence[MatchScore] | None = None) -> Iterator[str]:
+    """The match sheets (of ``scores``, by default every played match) as HTML, one at a time."""
+    t = labels(lang)
+    if isinstance(data.scored, ScoredLevelEvent):
+        for s in played_scores(data) if scores is None else scores:
+            if not s.forfeited_by:
+                yield _level_sheet_html(data, s, t, lang)
+        return
+    cells = _Cells()
+    for s, lines in board_sheets(data, scores):
+        yield _board_sheet_html(data, s, lines, t, lang, cells)
+
+
+def sheets_inline(data: ReportData) -> bool:
+    """Whether the match sheets are in the report document itself (:data:`SHEETS_IN_DOCUMENT`)."""
+    return len(played_scores(data)) <= SHEETS_IN_DOCUMENT
+
+
+def round_page_name(data: ReportData, round_number: int) -> str:
+    return f"{data.event.id}-results-round-{round_number:02d}.html"
+
+
+def _environment() -> Any:
     import jinja2
 
     from dealer.resources import templates_dir
 
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(["html"]),
     )
-    names = {team.id: team.name for team in data.event.teams}
-    sheets = []
-    for s in data.scored.scores:
-        if s.forfeited_by:
-            continue  # footnoted: no board was played
-        sheet: dict[str, Any] = {"score": s, "boards": data.scored.sheet(s.round, s.match),
-                                 "home_name": names.get(s.home, s.home), "away_name": names.get(s.away, s.away)}
-        if isinstance(data.scored, ScoredLevelEvent):
-            sheet["tables"] = data.scored.table_lines(s.round, s.match)
-        sheets.append(sheet)
-    return env.get_template("report_event.html").render(
-        t=labels(lang), lang=lang, event=data.event, generated=data.generated, sample=data.sample,
+
+
+def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
+    """What the report template shows: ``pdf`` for the PDF (:data:`PDF_STANDINGS_ROWS`)."""
+    import markupsafe
+
+    t = labels(lang)
+    made = tables(data, lang)
+    standings = made["standings"]
+    groups = [(chr(65 + g), made[f"group-{chr(65 + g)}"]) for g, _table in data.groups]
+    notes = []
+    if pdf:
+        budget = PDF_STANDINGS_ROWS
+        if len(standings[1]) > budget:
+            notes.append(t["pdf_standings_cut"].format(shown=budget, teams=len(standings[1])))
+            standings = (standings[0], standings[1][:budget])
+        if groups:
+            each = max(10, budget // len(groups))
+            if any(len(rows) > each for _n, (_h, rows) in groups):
+                notes.append(t["pdf_groups_cut"].format(shown=each))
+                groups = [(n, (h, rows[:each])) for n, (h, rows) in groups]
+    crosses = cross_tables(data)
+    inline = sheets_inline(data)
+    team_results = None
+    if not crosses:
+        notes.append(t["cross_omitted"].format(limit=CROSS_TABLE_TEAMS))
+        if not pdf:
+            team_results = made["team-results"]
+    rounds = []
+    if not inline:
+        notes.append(t["sheets_elsewhere"].format(limit=SHEETS_IN_DOCUMENT))
+        if not pdf:
+            counts: dict[int, int] = {}
+            for s in played_scores(data):
+                counts[s.round] = counts.get(s.round, 0) + 1
+            rounds = [(n, round_page_name(data, n), c) for n, c in counts.items()]
+    return dict(
+        t=t, lang=lang, event=data.event, generated=data.generated, sample=data.sample,
         no_results=data.no_results, chain_head=data.chain_head,
-        standings=standings_table(data, lang), cross=cross_table(data), sheets=sheets,
+        standings=standings, crosses=crosses, team_results=team_results, notes=notes, rounds=rounds,
+        inline=inline,
+        sheets=(markupsafe.Markup(text) for text in sheets_html(data, lang)) if inline else (),
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
-        profile=data.event.profile, footnotes=data.footnotes(), prizes=data.prizes(), names=names,
-        places=data.places, bracket=_bracket(data),
-        groups=[(chr(65 + g), standings_table(data, lang, table)) for g, table in data.groups],
+        profile=data.event.profile, footnotes=data.footnotes(), prizes=data.prizes(), names=data.names,
+        places=data.places, bracket=_bracket(data), groups=groups,
     )
+
+
+def html_text(data: ReportData, lang: str, pdf: bool = False) -> str:
+    """The report document as one HTML text (``pdf``: the PDF's, see :func:`_context`)."""
+    return str(_environment().get_template("report_event.html").render(**_context(data, lang, pdf)))
 
 
 def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
@@ -398,18 +794,102 @@ def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
     return columns
 
 
+class _HtmlSink(_Sink):
+    """The report document; beyond :data:`SHEETS_IN_DOCUMENT` played matches, one more page per
+    round with its results and match sheets, written as the lines come."""
+
+    def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
+        import markupsafe
+
+        self.data, self.folder, self.lang = data, folder, lang
+        self.env = _environment()
+        self.path = folder / f"{data.event.id}-results.html"
+        self.paths: list[Path] = []
+        self.markup = markupsafe.Markup
+        self.inline = sheets_inline(data)
+        self.t = labels(lang)
+        self.cells = _Cells()
+        self.page: AtomicFile | None = None
+        self.round: int | None = None
+        if not self.inline:
+            self._write_document()
+            head, rows = matches_table(data, lang)
+            self.results_head = head
+            self.results: dict[str, list[list[str]]] = {}
+            for row in rows:
+                self.results.setdefault(row[0], []).append(row)
+
+    def _write_document(self) -> None:
+        context = _context(self.data, self.lang, pdf=False)
+        with AtomicFile(self.path) as target:
+            for piece in self.env.get_template("report_event.html").generate(**context):
+                target.stream.write(piece.encode("utf-8"))
+            self.paths.insert(0, target.commit())
+
+    def _round_context(self, number: int) -> dict[str, Any]:
+        data = self.data
+        return dict(t=self.t, lang=self.lang, event=data.event, generated=data.generated, number=number,
+                    main=self.path.name, chain_head=data.chain_head,
+                    results=(self.results_head, self.results.get(str(number), [])) if number else ([], []))
+
+    def _open_round(self, number: int) -> None:
+        self._close_round()
+        self.page = AtomicFile(self.folder / round_page_name(self.data, number))
+        head = self.env.get_template("report_round.html").render(**self._round_context(number))
+        before, self.page_tail = head.split("<!--SHEETS-->")
+        self.page.stream.write(before.encode("utf-8"))
+        self.round = number
+
+    def _close_round(self) -> None:
+        if self.page is not None:
+            self.page.stream.write(self.page_tail.encode("utf-8"))
+            self.paths.append(self.page.commit())
+            self.page = None
+
+    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+        if self.inline:
+            return  # the document makes its own sheets (a few hundred at most)
+        if score.round != self.round:
+            self._open_round(score.round)
+        assert self.page is not None
+        self.page.stream.write(_board_sheet_html(self.data, score, lines, self.t, self.lang, self.cells)
+                               .encode("utf-8"))
+
+    def finish(self) -> list[Path]:
+        if self.inline:
+            self._write_document()
+            return self.paths
+        self._close_round()
+        if isinstance(self.data.scored, ScoredLevelEvent):  # no board lines: its tables, round by round
+            by_round: dict[int, list[MatchScore]] = {}
+            for s in played_scores(self.data):
+                by_round.setdefault(s.round, []).append(s)
+            for number, scores in by_round.items():
+                self._open_round(number)
+                assert self.page is not None
+                for text in sheets_html(self.data, self.lang, scores):
+                    self.page.stream.write(text.encode("utf-8"))
+                self._close_round()
+        return self.paths
+
+    def abort(self) -> None:
+        if self.page is not None:
+            self.page.abort()
+
+
 def _write_html(data: ReportData, folder: Path, lang: str) -> list[Path]:
-    path = folder / f"{data.event.id}-results.html"
-    write_atomic(path, html_text(data, lang).encode("utf-8"), replace=True)
-    return [path]
+    return _write_one(_HtmlSink(data, folder, lang), data)
 
 
 def _write_pdf(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    """The PDF: the report document while it is small; beyond :data:`SHEETS_IN_DOCUMENT` played
+    matches, the standings (at most :data:`PDF_STANDINGS_ROWS` lines), the director's records and
+    the prizes, saying where the rest is."""
     import weasyprint
 
     from dealer.resources import templates_dir
 
-    pdf = weasyprint.HTML(string=html_text(data, lang), base_url=str(templates_dir())).write_pdf()
+    pdf = weasyprint.HTML(string=html_text(data, lang, pdf=True), base_url=str(templates_dir())).write_pdf()
     path = folder / f"{data.event.id}-results.pdf"
     write_atomic(path, pdf, replace=True)
     return [path]
@@ -419,8 +899,65 @@ def _write_xlsx(data: ReportData, folder: Path, lang: str) -> list[Path]:
     return [write_xlsx(data, folder, lang)]
 
 
-#: The report formats, each a writer (``dealer report --format``).
-REPORT_WRITERS = {"html": _write_html, "pdf": _write_pdf, "csv": write_csv, "xlsx": _write_xlsx}
+def sheets_json(data: ReportData, scores: Sequence[MatchScore] | None = None) -> Iterator[dict[str, Any]]:
+    """Each played match's sheet for the JSON report: its boards, each table's points, level
+    points and trump played (a level race: its tables)."""
+    scored = data.scored
+    if isinstance(scored, ScoredLevelEvent):
+        for s in played_scores(data) if scores is None else scores:
+            if not s.forfeited_by:
+                yield {"round": s.round, "match": s.match, "tables": [
+                    {"table": line.table, "home_level": line.home_level, "away_level": line.away_level,
+                     "home_climbed": line.home_climbed, "away_climbed": line.away_climbed, "net": line.net,
+                     "last_game": line.last_game, "winner": line.winner}
+                    for line in scored.table_lines(s.round, s.match)]}
+        return
+    for s, lines in board_sheets(data, scores):
+        yield _sheet_json(s, lines)
+
+
+def _sheet_json(s: MatchScore, lines: list[BoardLineValues]) -> dict[str, Any]:
+    """A match sheet: its boards as lists of the values named by ``sheet_columns``."""
+    return {"round": s.round, "match": s.match, "boards": lines}
+
+
+class _JsonSink(_Sink):
+    """``dealer report --json``'s object as a file, its ``sheets`` written match by match."""
+
+    def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
+        self.data = data
+        self.encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        self.target = AtomicFile(folder / f"{data.event.id}-results.json")
+        self.target.stream.write(self.encode(report_json(data, sheets=False))[:-1].encode("utf-8") + b',"sheets":[')
+        self.first = True
+        if isinstance(data.scored, ScoredLevelEvent):
+            for sheet in sheets_json(data):
+                self._write(sheet)
+
+    def _write(self, sheet: dict[str, Any]) -> None:
+        self.target.stream.write((("" if self.first else ",") + self.encode(sheet)).encode("utf-8"))
+        self.first = False
+
+    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+        self._write(_sheet_json(score, lines))
+
+    def finish(self) -> list[Path]:
+        self.target.stream.write(b"]}\n")
+        return [self.target.commit()]
+
+    def abort(self) -> None:
+        self.target.abort()
+
+
+def _write_json(data: ReportData, folder: Path, lang: str) -> list[Path]:
+    return _write_one(_JsonSink(data, folder, lang), data)
+
+
+#: The report formats, each a writer of that format alone (``dealer report --format``).
+REPORT_WRITERS = {"html": _write_html, "pdf": _write_pdf, "csv": write_csv, "xlsx": _write_xlsx,
+                  "json": _write_json}
+#: The formats whose files take the board lines (written in one pass by :func:`write_reports`).
+_SINKS: dict[str, type[_Sink]] = {"html": _HtmlSink, "csv": _CsvSink, "xlsx": _XlsxSink, "json": _JsonSink}
 
 
 def parse_formats(text: str) -> list[str]:
@@ -434,8 +971,27 @@ def parse_formats(text: str) -> list[str]:
 
 
 def write_reports(data: ReportData, folder: Path, formats: Sequence[str], lang: str = "zh") -> list[Path]:
+    """Write ``formats``: the board lines are made once, a few hundred matches at a time, and
+    handed to every format that takes them (HTML, CSV, XLSX, JSON); the PDF is made on its own."""
     check_writable_folder(folder, field="out")
     out: list[Path] = []
+    sinks: list[_Sink] = []
+    try:
+        for name in formats:
+            if name in _SINKS:
+                sinks.append(_SINKS[name](data, folder, lang))
+        if sinks:
+            for score, lines in board_sheets(data):
+                for sink in sinks:
+                    sink.add(score, lines)
+    except BaseException:
+        for sink in sinks:
+            sink.abort()
+        raise
+    finished = iter(sinks)
     for name in formats:
-        out.extend(REPORT_WRITERS[name](data, folder, lang))
+        if name in _SINKS:
+            out.extend(next(finished).finish())
+        else:
+            out.extend(REPORT_WRITERS[name](data, folder, lang))
     return out

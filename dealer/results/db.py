@@ -310,6 +310,60 @@ def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     return _ENCODER.encode([seq, table, *(_plain(row[c]) for c in columns)]).encode("utf-8")
 
 
+def _constant(column: Sequence[object]) -> bool:
+    """Whether every value of ``column`` is the same (and of the same type)."""
+    if isinstance(column, range):
+        return len(column) <= 1
+    if not column:
+        return True
+    first = column[0]
+    return column.count(first) == len(column) and all(type(v) is type(first) for v in set(column))
+
+
+def _fragments(column: Sequence[object]) -> list[str]:
+    """Each value of ``column`` as the JSON :func:`_content` writes for it."""
+    if isinstance(column, range):
+        return list(map(str, column))
+    if _constant(column):
+        return [_ENCODER.encode(_plain(column[0]))] * len(column) if len(column) else []
+    if type(column[0]) is int and type(column[-1]) is int and all(type(v) is int for v in column):
+        return list(map(str, column))  # a whole number's JSON is its decimal form
+    try:
+        encoded = {value: _ENCODER.encode(_plain(value)) for value in set(column)}
+    except TypeError:  # an unhashable value: not what the tool stores
+        return [_ENCODER.encode(_plain(value)) for value in column]
+    if {type(value) for value in encoded} - {int, str, type(None)}:  # True == 1 == 1.0: one key
+        return [_ENCODER.encode(_plain(value)) for value in column]
+    return list(map(encoded.__getitem__, column))
+
+
+def _bulk_links(previous: bytes, first_seq: int, table: str, columns: Sequence[Sequence[object]]) -> list[str]:
+    """The chain values (hex) of consecutive rows given as columns (in the order of
+    ``CHAINED[table]``), the first with link number ``first_seq``: exactly :func:`link` of each row,
+    with each column encoded once per distinct value, runs of columns that are the same on every
+    row joined once, and the rows joined column-wise."""
+    n = len(columns[0]) if columns else 0
+    parts: list[Sequence[str]] = [list(map(str, range(first_seq, first_seq + n)))]
+    fixed = [f'"{table}"']  # the table name is plain ASCII: encoded as is
+    for column in columns:
+        if _constant(column):
+            fixed.append(_ENCODER.encode(_plain(column[0])) if n else "null")
+            continue
+        if fixed:
+            parts.append([",".join(fixed)] * n)
+            fixed = []
+        parts.append(_fragments(column))
+    if fixed:
+        parts.append([",".join(fixed)] * n)
+    sha256 = hashlib.sha256
+    out: list[str] = []
+    append = out.append
+    for values in zip(*parts, strict=True):
+        previous = sha256(previous + f"[{','.join(values)}]".encode()).digest()
+        append(previous.hex())
+    return out
+
+
 def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     """The chain value of a row: SHA-256(previous link || canonical JSON of [seq, table, columns…])."""
     return hashlib.sha256(previous + _content(seq, table, row)).digest()
@@ -348,6 +402,54 @@ class Entry:
             and (self.declarer is None or row["declarer"] == self.declarer)
             and (self.level is None or row["level"] == self.level)
         )
+
+
+#: The fields of an :class:`Entry` kept per row in an :class:`EntryBatch`.
+ENTRY_FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "declarer", "level",
+                "ns_team", "ew_team", "played_set", "note", "entered_by", "source_row", "withdrawn")
+
+
+@dataclass
+class EntryBatch:
+    """Validated result rows as columns, one list per field of :class:`Entry` (``withdrawn`` as
+    0/1): what an import stores, without an object per row."""
+
+    round: list[int]
+    match: list[str]
+    table: list[str]
+    board: list[int]
+    defenders_points: list[int | None]
+    trump: list[str | None]
+    declarer: list[str | None]
+    level: list[str | None]
+    ns_team: list[str | None]
+    ew_team: list[str | None]
+    played_set: list[int | None]
+    note: list[str | None]
+    entered_by: list[str | None]
+    source_row: list[int | None]
+    withdrawn: list[int]
+
+    @classmethod
+    def from_entries(cls, entries: Sequence[Entry]) -> EntryBatch:
+        columns: dict[str, Any] = {name: [getattr(e, name) for e in entries] for name in ENTRY_FIELDS}
+        columns["withdrawn"] = [int(e.withdrawn) for e in entries]
+        return cls(**columns)
+
+    def __len__(self) -> int:
+        return len(self.round)
+
+    def slots(self) -> list[tuple[int, str, str, int]]:
+        return list(zip(self.round, self.match, self.table, self.board, strict=True))
+
+    def entry(self, i: int) -> Entry:
+        """Row ``i`` as an :class:`Entry`."""
+        values = {name: getattr(self, name)[i] for name in ENTRY_FIELDS}
+        return Entry(**{**values, "withdrawn": bool(values["withdrawn"])})
+
+    def take(self, rows: Sequence[int]) -> EntryBatch:
+        """The rows ``rows`` (indexes, in that order)."""
+        return EntryBatch(*([column[i] for i in rows] for column in (getattr(self, n) for n in ENTRY_FIELDS)))
 
 
 @dataclass(frozen=True)
@@ -739,7 +841,11 @@ class ResultsStore:
         conn = self.conn
         with _sqlite_errors(self.path):
             problems = [f.text() for f in self._schema_findings()]
-            rows = conn.execute(f"SELECT count(*), coalesce(max(seq), 0) FROM ({_ALL_LINKS})").fetchone()
+            # Per table (a count of the table's pages, the last entry of its seq index), not over the
+            # union of every link, which reads every row: this runs before every write.
+            rows = conn.execute(
+                "SELECT " + " + ".join(f"(SELECT count(*) FROM {t})" for t in CHAINED)
+                + ", max(" + ", ".join(f"coalesce((SELECT max(seq) FROM {t}), 0)" for t in CHAINED) + ")").fetchone()
             if rows[0] != rows[1]:
                 problems.append(f"{rows[0]} rows but the chain has {rows[1]} links")
             elif rows[1]:
@@ -748,7 +854,10 @@ class ResultsStore:
                 seq, table, row = tail[-1]
                 if seq != rows[1] or row["chain"] != link(previous, seq, table, row).hex():
                     problems.append(f"the last row ({table} #{row['id']}) is not the one the tool wrote")
-                counted = " + ".join(f"(SELECT count(*) FROM {t} r WHERE r.import_id = i.id)" for t in IMPORTED)
+                # The last import's rows are the links after its own (the tool writes them so; a row
+                # moved elsewhere in the chain breaks the count above or the audit).
+                counted = " + ".join(f"(SELECT count(*) FROM {t} r WHERE r.seq > i.seq AND r.import_id = i.id)"
+                                     for t in IMPORTED)
                 last = conn.execute(f"SELECT id, rows_added, {counted} FROM imports i ORDER BY seq DESC LIMIT 1"
                                     ).fetchone()
                 if last is not None and last[1] != last[2]:
@@ -774,7 +883,7 @@ class ResultsStore:
 
     def insert_batch(
         self,
-        entries: Sequence[Entry],
+        entries: Sequence[Entry] | EntryBatch,
         *,
         source: str,
         kind: str,
@@ -788,30 +897,52 @@ class ResultsStore:
         """Insert ``entries`` (inside :meth:`transaction`) with an import record; its id.
 
         ``sample``: the rows are sample data (the file says so), shown with a banner in reports.
+        The rows are linked in bulk (:func:`_bulk_links`) and stored with one ``INSERT … SELECT``
+        from a staged temporary table: the append-only triggers and every index check each row
+        as for any insert.
         """
+        batch = entries if isinstance(entries, EntryBatch) else EntryBatch.from_entries(entries)
+        n = len(batch)
         conn = self.conn
-        import_id, at, seq, previous = self._insert_import(len(entries), source=source, kind=kind, sha256=sha256,
+        import_id, at, seq, previous = self._insert_import(n, source=source, kind=kind, sha256=sha256,
                                                            entered_by=entered_by, skipped=skipped, sample=sample)
         with _sqlite_errors(self.path):
             next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
-            links = supersedes if supersedes is not None else [None] * len(entries)
-            encode, hash_of = _ENCODER.encode, hashlib.sha256
-            rows = []
-            for offset, (e, superseded) in enumerate(zip(entries, links, strict=True)):
-                values = (  # in the order of RESULT_COLUMNS
-                    next_id + offset, e.round, e.match, e.table, e.board, e.defenders_points, int(e.withdrawn),
-                    e.trump, e.declarer, e.level, e.ns_team, e.ew_team, e.played_set, e.note,
-                    e.entered_by or entered_by, at, import_id, e.source_row, superseded,
-                    reason if superseded is not None else None,
-                )
-                seq += 1
-                # link(): these values are None, int or str, which _plain keeps as they are
-                previous = hash_of(previous + encode([seq, "results", *values]).encode("utf-8")).digest()
-                rows.append((*values, seq, previous.hex()))
-            conn.executemany(
-                f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}, seq, chain) VALUES "
-                f"({', '.join('?' * (len(RESULT_COLUMNS) + 2))})", rows)
+            links = list(supersedes) if supersedes is not None else [None] * n
+            if len(links) != n:
+                raise ValueError("one supersedes value per entry")  # pragma: no cover - a bug
+            columns: dict[str, Sequence[object]] = {
+                "id": range(next_id, next_id + n), "round": batch.round, "match": batch.match,
+                "tbl": batch.table, "board": batch.board, "defenders_points": batch.defenders_points,
+                "withdrawn": batch.withdrawn, "trump": batch.trump, "declarer": batch.declarer,
+                "level": batch.level, "ns_team": batch.ns_team, "ew_team": batch.ew_team,
+                "played_set": batch.played_set, "note": batch.note,
+                "entered_by": [by or entered_by for by in batch.entered_by], "entered_at": [at] * n,
+                "import_id": [import_id] * n, "source_row": batch.source_row, "supersedes": links,
+                "reason": [reason if superseded is not None else None for superseded in links],
+            }
+            chain = _bulk_links(previous, seq + 1, "results", [columns[c] for c in RESULT_COLUMNS])
+            self._insert_staged("results", {**columns, "seq": range(seq + 1, seq + 1 + n), "chain": chain})
         return import_id
+
+    def _insert_staged(self, table: str, columns: dict[str, Sequence[object]]) -> None:
+        """Insert the rows of ``columns`` into ``table`` with one ``INSERT … SELECT`` from a temporary
+        table that holds only the columns whose value changes from row to row (the others are
+        parameters of the statement)."""
+        names = list(columns)  # the first (the id) is always staged: it gives the rows their number
+        varying = [name for name in names if name == names[0] or not _constant(columns[name])]
+        fixed = {name: (columns[name][0] if len(columns[name]) else None) for name in names if name not in varying}
+        conn = self.conn
+        conn.execute("DROP TABLE IF EXISTS temp.staged_rows")
+        conn.execute(f"CREATE TEMP TABLE staged_rows ({', '.join(varying)})")
+        try:
+            conn.executemany(f"INSERT INTO temp.staged_rows VALUES ({', '.join('?' * len(varying))})",
+                             zip(*(columns[name] for name in varying), strict=True))
+            picked = ", ".join(name if name in varying else f":{name}" for name in names)
+            conn.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {picked} FROM temp.staged_rows"
+                         " ORDER BY rowid", fixed)
+        finally:
+            conn.execute("DROP TABLE IF EXISTS temp.staged_rows")
 
     def _insert_import(self, rows: int, *, source: str, kind: str, sha256: str | None, entered_by: str | None,
                        skipped: int, sample: bool) -> tuple[int, str, int, bytes]:
@@ -924,10 +1055,11 @@ class ResultsStore:
 
     def has_sample_rows(self) -> bool:
         """Whether any current result (board or level) came from an import marked as sample data."""
+        # From the few sample imports to their rows (not every row to its import).
         return bool(self._query(
-            "SELECT EXISTS (SELECT 1 FROM current_results r JOIN imports i ON i.id = r.import_id"
-            " WHERE i.sample = 1 AND r.withdrawn = 0) OR EXISTS (SELECT 1 FROM current_level_results r"
-            " JOIN imports i ON i.id = r.import_id WHERE i.sample = 1 AND r.withdrawn = 0)")[0][0])
+            "SELECT EXISTS (SELECT 1 FROM imports i WHERE i.sample = 1 AND (EXISTS (SELECT 1 FROM current_results r"
+            " WHERE r.import_id = i.id AND r.withdrawn = 0) OR EXISTS (SELECT 1 FROM current_level_results r"
+            " WHERE r.import_id = i.id AND r.withdrawn = 0)))")[0][0])
 
     # --- level results ---------------------------------------------------------------------
 
@@ -985,10 +1117,21 @@ class ResultsStore:
             out.append(row)
         return out
 
+    def scoring_rows_with_trump(self) -> list[tuple[int, str, str, int, int, str | None]]:
+        """:meth:`scoring_rows` with the trump each table played (``None`` when not recorded)."""
+        with _sqlite_errors(self.path):
+            cursor = self.conn.cursor()
+            cursor.row_factory = None  # plain tuples: a league has hundreds of thousands of rows
+            return cursor.execute("SELECT round, match, tbl, board, defenders_points, trump FROM current_results"
+                                  " WHERE withdrawn = 0").fetchall()
+
     def scoring_rows(self) -> list[tuple[int, str, str, int, int]]:
         """(round, match, table, board, defenders' points) of every current, non-withdrawn result."""
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._query(
-            "SELECT round, match, tbl, board, defenders_points FROM current_results WHERE withdrawn = 0")]
+        with _sqlite_errors(self.path):
+            cursor = self.conn.cursor()
+            cursor.row_factory = None
+            return cursor.execute("SELECT round, match, tbl, board, defenders_points FROM current_results"
+                                  " WHERE withdrawn = 0").fetchall()
 
     def seatings(self, rounds: Sequence[int] | None = None) -> list[Seating]:
         """Every distinct (round, match, table, set, N-S team, E-W team) of the current results

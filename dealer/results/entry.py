@@ -59,7 +59,7 @@ def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustme
         from dealer.levels import LevelColumns, score_levels
 
         return score_levels(event, LevelColumns.from_rows(store.level_scoring_rows() if store else []), adjustments)
-    return score_event(event, ResultColumns.from_rows(store.scoring_rows() if store else []), adjustments)
+    return score_event(event, ResultColumns.from_rows(store.scoring_rows_with_trump() if store else []), adjustments)
 
 
 def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import io
 import itertools
+import operator
 import sys
 import warnings
 import zipfile
@@ -27,8 +28,16 @@ from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
 from dealer.event import Event
 from dealer.files import read_bytes
 from dealer.numbers import DIGITS_LIMIT
-from dealer.results.db import DatabaseRefused, Entry, ResultsStore
-from dealer.results.validate import TEXT_LIMIT, Cell, RawRow, slot_text, stored_text, validate_row
+from dealer.results.db import DatabaseRefused, Entry, EntryBatch, ResultsStore
+from dealer.results.validate import (
+    TEXT_LIMIT,
+    Cell,
+    RawRow,
+    slot_text,
+    stored_text,
+    validate_columns,
+    validate_row,
+)
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -79,9 +88,36 @@ def column_letter(index: int) -> str:
 class ParsedFile:
     source: str
     sha256: str
-    rows: list[RawRow] = field(default_factory=list)
+    #: The data rows as read: each row as a spreadsheet numbers it, and its cells (see :meth:`column`).
+    numbers: list[int] = field(default_factory=list)
+    cells: list[list[str]] = field(default_factory=list)
     sample: bool = False  # the first line is a "# sample data" / "# 样例数据" comment
     sheet: str | None = None  # the sheet read, for a workbook
+    #: Field → (column index, column as written: letter and header).
+    fields: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    @functools.cached_property
+    def rows(self) -> list[RawRow]:
+        """The data rows by field, one :class:`RawRow` each (the row-by-row path)."""
+        blanks = {key: Cell("", label) for key, (_i, label) in self.fields.items()}
+        mapping = [(key, i, label) for key, (i, label) in self.fields.items()]
+        return [RawRow(number, {key: Cell(cells[i], label) if i < len(cells) and cells[i] else blanks[key]
+                                for key, i, label in mapping})
+                for number, cells in zip(self.numbers, self.cells, strict=True)]
+
+    @functools.cached_property
+    def _narrowest(self) -> int:
+        return min(map(len, self.cells), default=0)
+
+    def column(self, key: str) -> list[str]:
+        """The texts of one field in every data row ("" where the row has none): the columnar path."""
+        where = self.fields.get(key)
+        if where is None:
+            return [""] * len(self.cells)
+        i = where[0]
+        if i < self._narrowest:
+            return list(map(operator.itemgetter(i), self.cells))
+        return [cells[i] if i < len(cells) else "" for cells in self.cells]
 
 
 #: A file whose first non-blank line is a comment starting with one of these holds sample data.
@@ -221,24 +257,25 @@ def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
     lines = itertools.chain(io.StringIO(text, newline=""), [_END_OF_FILE])
     reader = csv.reader(lines, delimiter=_delimiter(text))
     number = 0
-    while True:
-        try:
-            record = next(reader, None)
-        except csv.Error as error:
-            if "field larger than field limit" in str(error):
-                raise FileProblem(f"{source}: row {number + 1}: a cell of more than "
-                                  f"{csv.field_size_limit():,} characters (a cell holds at most "
-                                  f"{TEXT_LIMIT})") from None
-            raise FileProblem(f"{source}: row {number + 1}: not valid CSV: {_reason(error)}") from None
-        if record is None or record == [_END_OF_FILE]:
-            return
-        number += 1
-        if record and record[-1].endswith(_END_OF_FILE):
-            raise FileProblem(f"{source}: row {number}: a quote (\") opens a cell that is never closed, "
-                              "so the rest of the file would be that one cell; close it or remove it")
-        if number > SHEET_ROWS:
-            raise FileProblem(f"{source}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
-        yield number, [cell.strip() for cell in record]
+    strip = str.strip
+    end = [_END_OF_FILE]
+    try:
+        for record in reader:
+            if record == end:
+                return
+            number += 1
+            if record and record[-1].endswith(_END_OF_FILE):
+                raise FileProblem(f"{source}: row {number}: a quote (\") opens a cell that is never closed, "
+                                  "so the rest of the file would be that one cell; close it or remove it")
+            if number > SHEET_ROWS:
+                raise FileProblem(f"{source}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
+            yield number, list(map(strip, record))
+    except csv.Error as error:
+        if "field larger than field limit" in str(error):
+            raise FileProblem(f"{source}: row {number + 1}: a cell of more than "
+                              f"{csv.field_size_limit():,} characters (a cell holds at most "
+                              f"{TEXT_LIMIT})") from None
+        raise FileProblem(f"{source}: row {number + 1}: not valid CSV: {_reason(error)}") from None
 
 
 #: A document type declaration (and the entities it defines) in any encoding XML allows: no
@@ -376,17 +413,6 @@ class _Header:
     named: set[int]  # indexes of the columns with a name (known or not)
     problems: list[Problem]
 
-    def raw_row(self, number: int, cells: list[str]) -> RawRow:
-        """A data row by field; an empty cell is one shared (frozen) Cell per column."""
-        blanks = self._blanks
-        return RawRow(number, {
-            key: Cell(cells[i], label) if i < len(cells) and cells[i] else blanks[key]
-            for i, (key, label) in self.mapping.items()
-        })
-
-    @functools.cached_property
-    def _blanks(self) -> dict[str, Cell]:
-        return {key: Cell("", label) for key, label in self.mapping.values()}
 
 
 def _read_header(source: str, row: int, header: list[str], layout: Layout = TRAVELLERS) -> _Header:
@@ -434,8 +460,9 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
     problems: list[Problem] = []
     data_rows = 0
     first = True
+    named_before = 0  # every column before this one has a header: no stray value can be there
     for number, cells in rows:
-        last = _last_value(cells)
+        last = len(cells) - 1 if cells and cells[-1] else _last_value(cells)
         if last < 0:
             continue
         if last >= COLUMNS_LIMIT:
@@ -450,12 +477,15 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
         if header is None:
             header = _read_header(source, number, cells[: last + 1], layout)
             problems.extend(header.problems)
+            while named_before in header.named:
+                named_before += 1
             continue
         data_rows += 1
         if data_rows > ROWS_LIMIT:
             raise FileProblem(f"{source}: more than {ROWS_LIMIT:,} data rows; at most {ROWS_LIMIT:,} are read "
                               "from one file (split it)")
-        stray = next((i for i in range(last + 1) if cells[i] and i not in header.named), None)
+        stray = None if last < named_before else \
+            next((i for i in range(last + 1) if cells[i] and i not in header.named), None)
         if stray is not None:
             letter = column_letter(stray)
             problems.append(Problem(
@@ -463,9 +493,12 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
                 f"a value under a column without a header (column {letter} of the header, row "
                 f"{header.row}, is empty): name the column or clear the value"))
         elif not problems:
-            parsed.rows.append(header.raw_row(number, cells))
+            parsed.numbers.append(number)
+            parsed.cells.append(cells)
     if problems:
         raise Rejected(source, problems, data_rows)
+    if header is not None:
+        parsed.fields = {key: (i, label) for i, (key, label) in header.mapping.items()}
     return parsed
 
 
@@ -535,6 +568,53 @@ def import_file(
         return import_level_file(store, event, path, entered_by, sheet)
     parsed = read_file(path, sheet)
     source = parsed.source
+    batch = validate_columns(event, parsed.fields, parsed.column, parsed.numbers)
+    slots = batch.slots() if batch is not None else []
+    if batch is not None and len(set(slots)) != len(batch):
+        batch = None  # a slot twice: the row-by-row path names both rows
+    if batch is None:
+        batch = _validate_rows(event, parsed)
+        slots = batch.slots()
+    if not len(batch):
+        raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
+    rounds = sorted(set(batch.round))
+    problems: list[Problem] = []
+    with store.transaction():
+        check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
+        stored = store.current_rows(rounds)
+        superseded = store.superseded_rows(rounds)
+        fresh: list[int] = [] if stored else list(range(len(batch)))  # a round's first file: all fresh
+        corrected = 0
+        for i, slot in enumerate(slots if stored else ()):
+            old = stored.get(slot)
+            if old is None:
+                fresh.append(i)
+                continue
+            entry = batch.entry(i)
+            if entry.same_result(old):
+                continue
+            elif any(entry.same_result(r) for r in superseded.get(slot, ())):
+                corrected += 1  # the value a correction replaced: keep the correction
+            else:
+                problems.append(Problem(
+                    source, entry.source_row, None, None, None,
+                    f"duplicate: {slot_text(slot)} already has {stored_text(old)}, this row "
+                    f"says {entry.defenders_points} points", hint="use_correct"))
+        if problems:
+            raise Rejected(source, problems, len(parsed.numbers))
+        skipped = len(batch) - len(fresh) - corrected
+        if not fresh:
+            return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
+        import_id = store.insert_batch(batch if len(fresh) == len(batch) else batch.take(fresh), source=source,
+                                       kind="file", sha256=parsed.sha256, entered_by=entered_by,
+                                       skipped=skipped + corrected, sample=parsed.sample)
+    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
+
+
+def _validate_rows(event: Event, parsed: ParsedFile) -> EntryBatch:
+    """Every row checked on its own (:func:`validate_row`): the rows of a file with a problem, whose
+    messages name each row; raises :class:`Rejected` listing them."""
+    source = parsed.source
     entries: list[Entry] = []
     problems: list[Problem] = []
     first_row: dict[tuple[int, str, str, int], int | None] = {}
@@ -552,38 +632,8 @@ def import_file(
         first_row[entry.slot] = raw.number
         entries.append(entry)
     if problems:
-        raise Rejected(source, problems, len(parsed.rows))
-    if not entries:
-        raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
-    rounds = sorted({e.round for e in entries})
-    with store.transaction():
-        check_seating(store, event, {(e.round, e.match) for e in entries})
-        stored = store.current_rows(rounds)
-        superseded = store.superseded_rows(rounds)
-        fresh: list[Entry] = []
-        corrected = 0
-        for entry in entries:
-            old = stored.get(entry.slot)
-            if old is None:
-                fresh.append(entry)
-            elif entry.same_result(old):
-                continue
-            elif any(entry.same_result(r) for r in superseded.get(entry.slot, ())):
-                corrected += 1  # the value a correction replaced: keep the correction
-            else:
-                problems.append(Problem(
-                    source, entry.source_row, None, None, None,
-                    f"duplicate: {slot_text(entry.slot)} already has {stored_text(old)}, this row "
-                    f"says {entry.defenders_points} points", hint="use_correct"))
-        if problems:
-            raise Rejected(source, problems, len(parsed.rows))
-        skipped = len(entries) - len(fresh) - corrected
-        if not fresh:
-            return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
-        import_id = store.insert_batch(fresh, source=source, kind="file", sha256=parsed.sha256,
-                                       entered_by=entered_by, skipped=skipped + corrected,
-                                       sample=parsed.sample)
-    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
+        raise Rejected(source, problems, len(parsed.numbers))
+    return EntryBatch.from_entries(entries)
 
 
 def import_files(
