@@ -76,7 +76,19 @@ def site_templates() -> Path:
 def _environment() -> Any:
     import jinja2
 
-    env = jinja2.Environment(
+    class DictFirst(jinja2.Environment):
+        """``x.name`` on a plain dict (every page context) looks the key up first: Jinja's usual
+        order tries the attribute and fails first, which is most of its time on a big page."""
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            if type(obj) is dict:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    pass
+            return super().getattr(obj, attribute)
+
+    env = DictFirst(
         loader=jinja2.FileSystemLoader(str(site_templates())),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )
@@ -271,18 +283,20 @@ def _key(*parts: object) -> str:
 _JOB: dict[str, Any] = {}
 
 
-def _page_files(index: int, lang: str) -> tuple[str, bytes, bytes]:
-    """One page in one language: (name, HTML, JSON)."""
+def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
+    """One page in one language: (name, HTML, JSON). ``built``: the page's own context."""
     page = _JOB["pages"][index]
     t = _JOB["strings"][lang]
-    context = {"schema": _JOB["schema"], "page": page.template.removesuffix(".html"), "name": page.name,
-               "lang": lang, "event": _JOB["event_head"], **page.build(t)}
+    context = {"schema": _JOB["schema"], "kind": page.template.removesuffix(".html"), "name": page.name,
+               **({"lang": lang} if page.per_lang else {}), "event": _JOB["event_head"], **built}
     dirs = _JOB["dirs"]
     prefix = dirs[lang]
     root = "../" if prefix else ""
     other = next(lang_ for lang_ in LANGS if lang_ != lang)
+    # A page whose data holds no words has one JSON twin, at the root (both languages link it).
+    twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
     html = _environment().get_template(page.template).render(
-        c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root,
+        c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
         other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
     data = json.dumps(context, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return prefix + page.name, html.encode("utf-8"), data
@@ -294,16 +308,26 @@ def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
     start, stop = bounds
     for index in range(start, stop):
         page = _JOB["pages"][index]
+        shared: dict[str, Any] | None = None
         for lang in LANGS:
             name = _JOB["dirs"][lang] + page.name
             key = _key(_JOB["global_key"], lang, page.template, page.key)
-            if writer.reusable(name + ".html", key) and writer.reusable(name + ".json", key):
+            with_json = page.per_lang or not _JOB["dirs"][lang]
+            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
                 writer.keep(name + ".html", key)
-                writer.keep(name + ".json", key)
+                if with_json:
+                    writer.keep(name + ".json", key)
                 continue
-            name, html, data = _page_files(index, lang)
+            if page.per_lang:
+                built = page.build(_JOB["strings"][lang])
+            else:
+                if shared is None:
+                    shared = page.build(_JOB["strings"][lang])
+                built = shared
+            name, html, data = _page_files(index, lang, built)
             writer.write(name + ".html", key, html)
-            writer.write(name + ".json", key, data)
+            if with_json:
+                writer.write(name + ".json", key, data)
     return writer.keys, writer.written, writer.kept
 
 

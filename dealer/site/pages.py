@@ -48,6 +48,7 @@ class PlannedPage:
     template: str
     key: bytes
     build: Callable[[Strings], dict[str, Any]]
+    per_lang: bool = False  # its context holds words (a board's hand record): built per language
 
 
 def slugs(ids: Sequence[str], prefix: str) -> dict[str, str]:
@@ -90,8 +91,43 @@ class SiteData:
             for m_id, slug in slugs([m.id for m in rnd.matches], "").items():
                 self.match_page[(rnd.number, m_id)] = f"match-{rnd.number}-{slug}"
         self.scores = {(s.round, s.match): s for s in data.scored.scores}
+        self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
+        # A boards event's per-board results as plain lists (match, board, table), read once:
+        # every match sheet and every board's field results come from them.
+        scored = data.scored
+        self.grids: dict[str, list[Any]] | None = None
+        if not self.event.levels:
+            self.grids = {name: getattr(scored, name).tolist() for name in
+                          ("present", "points", "ns_levels", "ew_levels", "counted", "home_board", "away_board")}
+
+    def sheet(self, i: int, m: Match) -> list[dict[str, Any]]:
+        """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
+        from the grids: a league has tens of thousands of sheets)."""
+        g = self.grids
+        assert g is not None
+        present, points, ns, ew = g["present"][i], g["points"][i], g["ns_levels"][i], g["ew_levels"][i]
+        counted, home, away = g["counted"][i], g["home_board"][i], g["away_board"][i]
+        rows = []
+        home_running = away_running = 0
+        for b, cond in enumerate(self.event.set_boards(m.set)):
+            pa, pb = present[b]
+            c = counted[b]
+            if c:
+                home_running += home[b]
+                away_running += away[b]
+            rows.append({
+                "board": cond.number, "declarer": cond.declarer, "level": cond.level,
+                "page": self.board_page(m.set, cond.number),
+                "a_points": points[b][0] if pa else None, "a_ns_level_points": ns[b][0] if pa else None,
+                "a_ew_level_points": ew[b][0] if pa else None,
+                "b_points": points[b][1] if pb else None, "b_ns_level_points": ns[b][1] if pb else None,
+                "b_ew_level_points": ew[b][1] if pb else None,
+                "home_level_points": home[b] if c else None, "away_level_points": away[b] if c else None,
+                "home_running": home_running, "away_running": away_running, "counted": c,
+            })
+        return rows
 
     # --- small shared pieces -------------------------------------------------------------
 
@@ -166,8 +202,9 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
     report_key = _digest(site.report, site.provisional, site.last_update)
     pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released), lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
-    pages.append(PlannedPage("cross-table", "cross-table.html", _digest(site.report["matches"]),
-                             lambda t: cross(site)))
+    if not site.knockout:  # a knockout shows its bracket instead
+        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(site.report["matches"]),
+                                 lambda t: cross(site)))
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
         matches_by_round.setdefault(m.round, []).append(m)
@@ -207,7 +244,7 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
                 _digest(set_number, board.number, board.deal.code, column, [(m.round, m.id) for _i, m in playing]),
-                functools.partial(board_page, site, set_number, board, [m for _i, m in playing])))
+                functools.partial(board_page, site, set_number, board, playing), per_lang=True))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
     pages.append(PlannedPage("verify", "verify.html", _digest(site.verify), lambda t: dict(site.verify)))
@@ -293,13 +330,7 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
                               "net": line.net, "last_game": line.last_game, "winner": line.winner}
                              for line in lines]
         return context
-    context["boards"] = [{
-        "board": b.board, "declarer": b.declarer, "level": b.level, "page": site.board_page(m.set, b.board),
-        "a_points": b.points[0], "a_ns_level_points": b.ns_levels[0], "a_ew_level_points": b.ew_levels[0],
-        "b_points": b.points[1], "b_ns_level_points": b.ns_levels[1], "b_ew_level_points": b.ew_levels[1],
-        "home_level_points": b.home_levels, "away_level_points": b.away_levels,
-        "home_running": b.home_running, "away_running": b.away_running, "counted": b.counted,
-    } for b in scored.sheet(m.round, m.id)]
+    context["boards"] = site.sheet(site.match_index[(m.round, m.id)], m)
     return context
 
 
@@ -325,24 +356,25 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
     }
 
 
-def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[Match], t: Strings
+def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[tuple[int, Match]], t: Strings
                ) -> dict[str, Any]:
     """A released board: its hands (as dealt, in the notation of docs/notation.md), the print
     pack's hand record, and every table's result of it across the field."""
-    scored = site.data.scored
+    g = site.grids
+    assert g is not None
+    b = board.number - 1
     tables: list[dict[str, Any]] = []
-    for m in matches:
+    for i, m in matches:
         if site.scores[(m.round, m.id)].forfeited_by:
             continue
-        line = scored.sheet(m.round, m.id)[board.number - 1]
         for index, table in enumerate(("A", "B")):
-            if line.points[index] is None:
+            if not g["present"][i][b][index]:
                 continue
             seats = m.seats(table)
-            ns, ew = line.ns_levels[index] or 0, line.ew_levels[index] or 0
+            ns, ew = g["ns_levels"][i][b][index], g["ew_levels"][i][b][index]
             tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
                            "table": table, "ns": site.team_ref(seats["NS"]), "ew": site.team_ref(seats["EW"]),
-                           "points": line.points[index], "ns_level_points": ns, "ew_level_points": ew,
+                           "points": g["points"][i][b][index], "ns_level_points": ns, "ew_level_points": ew,
                            "ns_net": ns - ew})
     average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
     average_points = sum(row["points"] for row in tables) / len(tables) if tables else None
