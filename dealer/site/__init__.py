@@ -407,11 +407,15 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
 
 
 def _report_names(event: Event, data: Any, fmt: str) -> list[str]:
-    from dealer.report import tables
-
-    if fmt == "csv":
-        return [f"{name}.csv" for name in tables(data, "zh")]
-    return [f"{event.id}-results.{fmt}"]
+    """The files ``write_reports`` makes in format ``fmt`` (the CSV files: one per table of
+    :func:`dealer.report.tables`, named here without building the tables)."""
+    if fmt != "csv":
+        return [f"{event.id}-results.{fmt}"]
+    names = ["standings", "crosstable", "matches", "tables" if event.levels else "boards"]
+    names += [f"group-{chr(65 + g)}" for g, _table in data.groups]
+    names += ["adjustments"] if data.footnotes() else []
+    names += ["prizes"] if event.prizes else []
+    return [f"{name}.csv" for name in names]
 
 
 def _hand_records_name(set_number: int, lang: str) -> str:
