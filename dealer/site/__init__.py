@@ -39,8 +39,9 @@ def lang_dirs(lang: str) -> dict[str, str]:
     return {other: "" if other == lang else f"{other}/" for other in LANGS}
 
 HTML_LANG = {"zh": "zh-Hans", "en": "en"}
-#: Above this many matches the site offers CSV files only (an XLSX or PDF of a whole league is
-#: too big to be useful and too slow to make at every rebuild).
+#: Above this many matches the site offers no report files (a whole league's XLSX, PDF or
+#: board-by-board CSV is too big to be useful and far too slow to remake at every rebuild): its
+#: JSON twins hold the same data, and `dealer report` writes the files when the director wants them.
 FULL_DOWNLOADS_MATCHES = 400
 #: Below this many pages the site is rendered in this process (a pool costs more than it saves).
 PARALLEL_PAGES = 2000
@@ -359,7 +360,7 @@ def _start_methods() -> list[str]:
 
 def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, released: Iterable[int],
                boardsets: Mapping[int, Any], key: bytes | None, work: Path, pdf: bool) -> list[dict[str, Any]]:
-    """Reports (CSV; XLSX and PDF up to :data:`FULL_DOWNLOADS_MATCHES` matches), the hand-record
+    """Reports (CSV, XLSX and PDF, up to :data:`FULL_DOWNLOADS_MATCHES` matches), the hand-record
     PDFs and the files of the released sets (with the commitment, and the key once revealed)."""
     from dealer.report import report_json, write_reports
 
@@ -372,7 +373,7 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
 
     report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str))
     matches = len(data.scored.scores)
-    formats = ["csv", "xlsx", *(["pdf"] if pdf else [])] if matches <= FULL_DOWNLOADS_MATCHES else ["csv"]
+    formats = ["csv", "xlsx", *(["pdf"] if pdf else [])] if matches <= FULL_DOWNLOADS_MATCHES else []
     for lang in LANGS:
         names = None
         target = work / f"reports-{lang}"

@@ -238,8 +238,9 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
         playing = [(i, m) for i, m in enumerate(scored.matches) if m.set == set_number]
+        rows = [i for i, _m in playing]
         for b, board in enumerate(boards):
-            column = (b"".join(points[i, b].tobytes() + present[i, b].tobytes() for i, _m in playing)
+            column = (points[rows, b].tobytes() + present[rows, b].tobytes()
                       if points is not None and present is not None else b"")
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
