@@ -165,3 +165,30 @@ def test_a_level_race_site_has_no_boards(tmp_path: Path) -> None:
     assert 'href="verify.html"' not in (site / "index.html").read_text(encoding="utf-8")
     tables = json.loads((site / "match-1-1.json").read_text(encoding="utf-8"))["tables"]
     assert tables and {"home_level", "away_level", "net"} <= set(tables[0])
+
+
+def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path: Path) -> None:
+    """With PDFs (as `make demo` builds it): the print pack's hand records of the released set
+    only, in both languages, the report in every format, world-readable; a rebuild keeps them."""
+    from pypdf import PdfReader
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    from dealer.site.release import release
+
+    release(event, folder, 1, "round 1 played")
+    first = build_site(event, folder)
+    downloads = first.folder / "downloads"
+    names = sorted(p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file())
+    assert [n for n in names if n.endswith(".pdf") and "hand-records" in n] == \
+        ["hand-records-set-01-en.pdf", "hand-records-set-01-zh.pdf"]
+    assert {"zh/demo-results.pdf", "en/demo-results.xlsx", "zh/standings.csv", "boards/set-01.json",
+            "boards/commitment.json"} <= set(names)
+    assert not [n for n in names if "set-02" in n or "set-03" in n or n.endswith("deal.key")]
+    assert len(PdfReader(downloads / "hand-records-set-01-zh.pdf").pages) == 8  # 16 boards, 2 a page
+    assert all(p.stat().st_mode & 0o777 == 0o644 for p in downloads.rglob("*") if p.is_file())
+    listed = json.loads((first.folder / "downloads.json").read_text(encoding="utf-8"))["files"]
+    assert sorted(f["file"].removeprefix("downloads/") for f in listed) == names
+    again = build_site(event, folder)
+    assert again.written == 0 and again.seconds < first.seconds
