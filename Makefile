@@ -47,6 +47,7 @@ bench: venv
 # README previews (docs/images/*.png), rendered by the project; not part of `make test`.
 previews: venv system-deps
 	$(BIN)/python scripts/previews.py
+	$(BIN)/python scripts/site_screenshots.py
 
 clean:
 	rm -rf $(VENV) output .pytest_cache .mypy_cache .ruff_cache

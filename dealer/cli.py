@@ -53,6 +53,8 @@ HINTS = {
     "allow_incomplete": "`dealer results missing EVENT.toml` lists them; --allow-incomplete pairs anyway",
     "missing": "`dealer results missing EVENT.toml` lists them",
     "accept_warnings": "read the warnings, then pair with --accept-warnings to store the round as shown",
+    "accept_missing": ("`dealer results missing EVENT.toml` lists what is missing; --accept-missing releases "
+                       "anyway (only when no table has still to play the set)"),
     "withdraw_forfeit": "`dealer results forfeit EVENT.toml --round R --team T --withdraw --reason …` (or "
                         "`results late … --withdraw`) withdraws it",
 }
@@ -743,6 +745,53 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
         echo(f"wrote {path}")
     echo(f"results chain head: {data.chain_head or '-'} (publish it with the report: a later rewrite "
          "of the results shows against it)")
+
+
+@main.command()
+@EVENT_ARGUMENT
+@click.option("--set", "set_number", type=int, help="The board set whose hands to make public.")
+@click.option("--key", "reveal_key", is_flag=True,
+              help="Reveal the key (once every played set is released): the site then shows it and the verify command.")
+@click.option("--reason", required=True, help="Why (kept with the results, shown on the site).")
+@click.option("--by", "entered_by", help="Who releases (裁判长).")
+@click.option("--accept-missing", is_flag=True,
+              help="Release although a match playing the set still misses results (or none has played it).")
+@BOARDS_DIR_OPTION
+def release(event_file: str, set_number: int | None, reveal_key: bool, reason: str, entered_by: str | None,
+            accept_missing: bool, boards_dir: str) -> None:
+    """Make a board set's hands public on the players' site (recorded with time and reason)."""
+    from dealer.site.release import release as release_set
+
+    if (set_number is None) == (not reveal_key):
+        raise UserError("give either --set N or --key", field="set")
+    event, folder = _event_folder(event_file, boards_dir)
+    outcome = release_set(event, folder, set_number, reason, entered_by=entered_by, accept_missing=accept_missing)
+    for warning in outcome.warnings:
+        echo(f"warning: {warning}", err=True)
+    echo(outcome.text())
+    if outcome.release is not None:
+        echo("rebuild the site to show it: `dealer site EVENT.toml`")
+
+
+@main.command()
+@EVENT_ARGUMENT
+@click.option("--out", "out_dir", help="The site's folder (default: output/<event>/site).")
+@click.option("--key-file", type=click.Path(dir_okay=False),
+              help="The key, once revealed, when it is not in the event's folder.")
+@click.option("--no-pdf", is_flag=True, help="Leave out the PDF downloads (hand records, report): a much faster "
+              "build; CSV and XLSX stay.")
+@LANG_OPTION
+@BOARDS_DIR_OPTION
+def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: bool, lang: str,
+         boards_dir: str) -> None:
+    """The players' static results site (Chinese, with its English twin under en/): copy the folder
+    to any web host, shared drive or USB stick."""
+    from dealer.site import build_site
+
+    event, folder = _event_folder(event_file, boards_dir)
+    summary = build_site(event, folder, Path(out_dir) if out_dir else None, key_file=key_file, lang=lang,
+                         pdf=not no_pdf)
+    echo(summary.text())
 
 
 @main.command()

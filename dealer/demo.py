@@ -78,6 +78,7 @@ def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     yield f"event file: {event_path}"
     yield from print_demo(event, folder)
     yield from score_demo(event, folder)
+    yield from site_demo(event, folder)
     yield from swiss_demo(boards_root, output_root)
     yield from levels_demo(boards_root, output_root)
 
@@ -112,6 +113,25 @@ def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     leader = data.standings[0]
     yield (f"standings leader: {leader.team} with {leader.match_points} match points, "
            f"net {leader.net_level_points:+d} level points")
+
+
+def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[str]:
+    """Release the hands of every played set (the demo's results are sample data: the one slip
+    still missing is accepted) and the throw-away key, then build the players' site."""
+    from dealer.site import build_site
+    from dealer.site.release import release
+
+    played = sorted({m.set for m in event.matches()})
+    for number in played:
+        outcome = release(event, folder, number, "样例：本套牌已打完 demo: set played", entered_by="demo",
+                          accept_missing=True)
+        if outcome.release is not None:
+            yield f"released the hands of set {number}" + (f" ({'; '.join(outcome.warnings)})"
+                                                           if outcome.warnings else "")
+    if release(event, folder, None, "样例：比赛结束 demo: event over", entered_by="demo").release is not None:
+        yield "revealed the demo's throw-away key (the site shows it with the verify command)"
+    summary = build_site(event, folder, pdf=pdf)
+    yield summary.text()
 
 
 def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:

@@ -86,6 +86,16 @@ TRIGGERS: dict[str, str] = {
                                     "round = NEW.round AND match = NEW.match AND tbl = NEW.tbl "
                                     "AND supersedes IS NULL)) "
                                     "BEGIN SELECT RAISE(ABORT, 'results are append-only: nothing is replaced'); END",
+        "releases_no_update": "CREATE TRIGGER releases_no_update BEFORE UPDATE ON releases "
+                              "BEGIN SELECT RAISE(ABORT, 'releases are append-only'); END",
+        "releases_no_delete": "CREATE TRIGGER releases_no_delete BEFORE DELETE ON releases "
+                              "BEGIN SELECT RAISE(ABORT, 'releases are append-only'); END",
+        "releases_no_replace": "CREATE TRIGGER releases_no_replace BEFORE INSERT ON releases WHEN "
+                               "EXISTS (SELECT 1 FROM releases WHERE id = NEW.id) "
+                               "OR EXISTS (SELECT 1 FROM releases WHERE seq = NEW.seq) "
+                               "OR EXISTS (SELECT 1 FROM releases WHERE kind = NEW.kind AND "
+                               "set_number IS NEW.set_number) "
+                               "BEGIN SELECT RAISE(ABORT, 'releases are append-only'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
@@ -119,9 +129,13 @@ ACTION_COLUMNS = ("id", "kind", "round", "data", "reason", "undoes", "entered_by
 LEVEL_COLUMNS = ("id", "round", "match", "tbl", "home_level", "away_level", "last_game", "home_games",
                  "away_games", "withdrawn", "home_team", "away_team", "note", "entered_by", "entered_at",
                  "import_id", "source_row", "supersedes", "reason")
+#: What the director made public (``dealer release``): a board set's hands (``kind`` "set") or
+#: the key (``kind`` "key", no set), each once, with when and why.
+RELEASE_COLUMNS = ("id", "kind", "set_number", "reason", "entered_by", "at")
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {"imports": IMPORT_COLUMNS, "results": RESULT_COLUMNS,
-                                       "actions": ACTION_COLUMNS, "level_results": LEVEL_COLUMNS}
+                                       "actions": ACTION_COLUMNS, "level_results": LEVEL_COLUMNS,
+                                       "releases": RELEASE_COLUMNS}
 #: The chained tables whose rows an import record counts.
 IMPORTED = ("results", "level_results")
 _ALL_LINKS = " UNION ALL ".join(f"SELECT seq, chain FROM {table}" for table in CHAINED)
@@ -282,8 +296,26 @@ def _migration_5(conn: sqlite3.Connection) -> None:
     conn.execute(f"CREATE VIEW IF NOT EXISTS current_level_results AS {CURRENT_LEVEL_VIEW.split(' AS ', 1)[1]}")
 
 
+def _migration_6(conn: sqlite3.Connection) -> None:
+    """releases: the sets whose hands the director made public, and the key, in the chain."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS releases (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('set', 'key')),
+            set_number INTEGER CHECK (set_number >= 1),
+            reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'set') = (set_number IS NOT NULL))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS releases_seq ON releases (seq)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS releases_once ON releases (kind, coalesce(set_number, 0))")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5)
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -511,6 +543,17 @@ class Action:
     entered_by: str | None
     at: str
     undone: bool
+
+
+@dataclass(frozen=True)
+class Release:
+    """A board set's hands (``kind`` "set") or the key (``kind`` "key") made public."""
+
+    kind: str
+    set_number: int | None
+    reason: str
+    entered_by: str | None
+    at: str
 
 
 @dataclass(frozen=True)
@@ -1014,6 +1057,25 @@ class ResultsStore:
                 {**row, "seq": seq, "chain": link(previous, seq, "actions", row).hex()})
         return action_id
 
+    def insert_release(self, kind: str, set_number: int | None, reason: str, entered_by: str | None = None) -> Release:
+        """Append one release (inside :meth:`transaction`)."""
+        seq, previous = self._last_link()
+        release_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM releases").fetchone()[0])
+        row = {"id": release_id, "kind": kind, "set_number": set_number, "reason": reason,
+               "entered_by": entered_by, "at": now()}
+        seq += 1
+        with _sqlite_errors(self.path):
+            self.conn.execute(
+                f"INSERT INTO releases ({', '.join(RELEASE_COLUMNS)}, seq, chain) VALUES "
+                f"({', '.join(':' + c for c in RELEASE_COLUMNS)}, :seq, :chain)",
+                {**row, "seq": seq, "chain": link(previous, seq, "releases", row).hex()})
+        return Release(kind, set_number, reason, entered_by, str(row["at"]))
+
+    def releases(self) -> list[Release]:
+        """What was made public, oldest first."""
+        return [Release(r["kind"], r["set_number"], r["reason"], r["entered_by"], r["at"])
+                for r in self._query("SELECT * FROM releases ORDER BY id")]
+
     def actions(self, kinds: Sequence[str] | None = None) -> list[Action]:
         """The director's actions, oldest first (``kinds``: only those)."""
         rows = self._query("SELECT a.*, EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id) AS undone"
@@ -1173,6 +1235,12 @@ class ResultsStore:
             )
             for r in self._query(sql, args)
         ]
+
+    def last_entry_at(self) -> str | None:
+        """When the tool last stored anything (results, an action or a release)."""
+        times = [row[0] for table in ("imports", "actions", "releases") if _columns(self.conn, table)
+                 for row in self._query(f"SELECT max(at) FROM {table}") if row[0] is not None]
+        return max(times) if times else None
 
     def chain_head(self) -> str | None:
         """The last link of the chain (hex), which a published report prints; ``None`` if empty."""

@@ -1,0 +1,154 @@
+"""Site benchmark: the players' site of the synthetic league of benchmarks/score.py (2,000 teams ×
+20 rounds × 16 boards at two tables), every set released.
+
+    .venv/bin/python benchmarks/site.py [--teams 2000] [--rounds 20] [--league DIR] [--jobs N]
+
+1. makes the league with benchmarks/score.py's generator (event file, travellers, deal, import;
+   about two minutes at full size), or reuses one kept with `--league DIR` (made by
+   `benchmarks/score.py --keep DIR` or by an earlier run of this script), withdraws one result
+   (so one is still to come) and releases every set;
+2. full build: `build_site` into an empty folder, without the PDF downloads (a hand-record PDF
+   is rendered once per released set and language and kept across rebuilds: it is no part of
+   a rebuild); prints pages, files, seconds and pages per second;
+3. baseline in the same run: the same templates rendered by a bare Jinja2 environment from the
+   same contexts (read back from the JSON twins, not timed), nothing written; prints pages per
+   second and the ratio site / bare Jinja;
+4. one new result (the withdrawn one entered again, as a correction), then a rebuild: prints its
+   seconds and how many files it wrote and kept.
+Targets: full build under 60 s, rebuild under 5 s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import score
+
+SLOT = {"round": "20", "match": "1", "table": "A", "board": "1"}
+
+
+def make_league(folder: Path, teams: int, rounds: int) -> Path:
+    from dealer.dealing import deal_event
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+    from dealer.results.entry import open_results
+    from dealer.results.importer import import_file
+
+    event_path = score.write_event(folder, teams, rounds)
+    files = score.write_travellers(folder, teams, rounds)
+    event = load_event(event_path)
+    event_folder = EventFolder(event.id, folder / "boards")
+    deal_event(event, event_folder)
+    with open_results(event, event_folder) as store:
+        for path in files:
+            import_file(store, event, path)
+    return event_path
+
+
+def prepare(event: Any, folder: Any) -> int:
+    """One result withdrawn (to be entered again), every set released; the withdrawn slot's points."""
+    from dealer.results.entry import correct_result, open_results
+
+    with open_results(event, folder) as store:
+        row = store.current_row((int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"])))
+        assert row is not None
+        history = [r for r in store.history(int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"]))
+                   if not r.withdrawn]
+        points = int(history[-1].defenders_points if history[-1].defenders_points is not None else 0)
+        if not row["withdrawn"]:
+            correct_result(store, event, SLOT, "benchmark: one result still to come", withdraw=True)
+        released = {r.set_number for r in store.releases() if r.kind == "set"}
+        with store.transaction():
+            for number in range(1, event.sets + 1):
+                if number not in released:
+                    store.insert_release("set", number, "benchmark")
+    return points
+
+
+def bare_jinja(site: Path) -> tuple[int, float]:
+    """Render every page of ``site`` again with a bare Jinja2 environment (same templates, same
+    contexts, read from the JSON twins beforehand); nothing is written."""
+    import jinja2
+
+    from dealer.render.strings import strings
+    from dealer.site import HTML_LANG, site_templates
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(site_templates())), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
+    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    jobs = []
+    for lang, prefix in (("zh", ""), ("en", "en/")):
+        for html in sorted((site / prefix).glob("*.html")):
+            twin = html.with_suffix(".json")
+            if not twin.exists():
+                twin = site / html.with_suffix(".json").name
+            jobs.append((lang, prefix, json.loads(twin.read_text(encoding="utf-8"))))
+    words = {lang: strings(lang) for lang in ("zh", "en")}
+    head = jobs[0][2]["event"]
+    nav = {"bracket": False, "boards": True, "levels": False, "rounds": list(range(1, 21))}
+    start = time.perf_counter()
+    for lang, prefix, context in jobs:
+        env.get_template(context["kind"] + ".html").render(
+            c={**context, "event": head}, t=words[lang]["site"], words=words[lang], lang=lang,
+            html_lang=HTML_LANG[lang], root="../" if prefix else "", twin="x.json", other_href="x.html", nav=nav,
+            tb={k: k for k in ("net_level_points", "opponents_match_points", "level_points_for", "head_to_head",
+                               "mixed_club", "game_ratio", "lots")})
+    return len(jobs), time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser.add_argument("--teams", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--league", type=Path, help="Folder of a kept league (made here when empty).")
+    parser.add_argument("--jobs", type=int, default=None, help="Worker processes (default: the cores).")
+    args = parser.parse_args()
+
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+    from dealer.results.entry import correct_result, open_results
+    from dealer.site import build_site
+
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = args.league or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        event_path = folder / "bench.toml"
+        t0 = time.perf_counter()
+        if not (folder / "boards" / "bench" / "results.sqlite").exists():
+            event_path = make_league(folder, args.teams, args.rounds)
+        event = load_event(event_path)
+        event_folder = EventFolder(event.id, folder / "boards", folder / "output")
+        points = prepare(event, event_folder)
+        print(f"league: {len(event.teams)} teams, {len(event.rounds)} rounds, {len(event.matches())} matches, "
+              f"{event.sets} sets released (ready in {time.perf_counter() - t0:.1f} s)")
+        out = folder / "output" / "site"
+        shutil.rmtree(out, ignore_errors=True)
+        full = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
+        rate = full.pages / full.seconds
+        print(f"full build: {full.pages:,} pages ({full.files:,} files) in {full.seconds:.1f} s = {rate:,.0f} pages/s")
+        pages, bare_s = bare_jinja(out)
+        bare_rate = pages / bare_s
+        print(f"baseline: bare Jinja2, the same templates and contexts, {pages:,} pages in {bare_s:.1f} s "
+              f"(one process, nothing written) = {bare_rate:,.0f} pages/s; site / bare Jinja = {rate / bare_rate:.2f}")
+        with open_results(event, event_folder) as store:
+            correct_result(store, event, {**SLOT, "defenders_points": str(points)}, "benchmark: the result came in")
+        again = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
+        print(f"rebuild after one new result: {again.seconds:.2f} s ({again.written:,} files written, "
+              f"{again.kept:,} kept as they were)")
+        # Leave the league ready for the next run: the result withdrawn again.
+        with open_results(event, event_folder) as store:
+            correct_result(store, event, SLOT, "benchmark: reset", withdraw=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,522 @@
+"""The players' results site: one static folder (``dealer site``), readable from ``file://`` or
+any web host, Chinese at its root and English under ``en/``; every page ``X.html`` has its JSON
+twin ``X.json`` beside it, holding the context the page was rendered from (docs/site.md).
+
+A (re)build writes a new folder next to the old one, taking every file whose inputs did not
+change from the old folder as a hard link (only what changed is rendered and written), then
+swaps the two folders in one step (``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the
+folder never shows half a site. Hands appear only for the sets the director released
+(``dealer release``); a set that is not released is never read.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealer.errors import UserError
+from dealer.event import Event
+from dealer.files import check_writable_folder, os_problem
+from dealer.folder import EventFolder, set_file_name
+from dealer.render.strings import LANGS, strings
+from dealer.resources import templates_dir
+
+SITE_FOLDER = "site"
+MANIFEST = ".site-manifest.json"  # the key of every file, for the next rebuild
+
+def lang_dirs(lang: str) -> dict[str, str]:
+    """Where each language's pages go: ``lang`` at the root, every other in its own folder."""
+    return {other: "" if other == lang else f"{other}/" for other in LANGS}
+
+HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+#: Above this many matches the site offers no report files (a whole league's XLSX, PDF or
+#: board-by-board CSV is too big to be useful and far too slow to remake at every rebuild): its
+#: JSON twins hold the same data, and `dealer report` writes the files when the director wants them.
+FULL_DOWNLOADS_MATCHES = 400
+#: Below this many pages the site is rendered in this process (a pool costs more than it saves).
+PARALLEL_PAGES = 2000
+
+
+@dataclass
+class SiteSummary:
+    folder: Path
+    pages: int = 0
+    files: int = 0
+    written: int = 0
+    kept: int = 0
+    released_sets: list[int] = field(default_factory=list)
+    provisional: bool = False
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        sets = ", ".join(map(str, self.released_sets)) or "none"
+        state = "provisional" if self.provisional else "final"
+        return (f"site: {self.pages} pages ({self.files} files: {self.written} written, {self.kept} unchanged) in "
+                f"{self.folder}/ in {self.seconds:.1f} s; results {state}; hands of released sets: {sets}; "
+                f"open {self.folder / 'index.html'}")
+
+
+# --- templates ---------------------------------------------------------------------------------
+
+
+def site_templates() -> Path:
+    return templates_dir() / "site"
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2
+
+    class DictFirst(jinja2.Environment):
+        """``x.name`` on a plain dict (every page context) looks the key up first: Jinja's usual
+        order tries the attribute and fails first, which is most of its time on a big page."""
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            if type(obj) is dict:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    pass
+            return super().getattr(obj, attribute)
+
+    env = DictFirst(
+        loader=jinja2.FileSystemLoader(str(site_templates())),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+    )
+    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
+    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    return env
+
+
+@functools.cache
+def _templates_digest() -> bytes:
+    """Templates, assets and this package's code: a change renders every page again."""
+    h = hashlib.sha256()
+    for root in (site_templates(), Path(__file__).parent):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in (".html", ".css", ".js", ".py", ".svg"):
+                h.update(path.name.encode() + b"\x00" + path.read_bytes())
+    h.update(json.dumps({lang: strings(lang) for lang in LANGS}, sort_keys=True, ensure_ascii=False).encode())
+    return h.digest()
+
+
+def _assets() -> dict[str, bytes]:
+    folder = site_templates() / "assets"
+    return {f"assets/{p.name}": p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+# --- gathering ---------------------------------------------------------------------------------
+
+
+def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, str | None]:
+    """Released sets (set → when, why), the key's release, and the time of the last stored
+    entry (result, action or release): the site's "last update"."""
+    from dealer.results.entry import open_existing_results
+
+    store = open_existing_results(event, folder, check_deal=False)
+    if store is None:
+        return {}, None, None
+    with store:
+        releases = store.releases()
+        last = store.last_entry_at()
+    sets = {r.set_number: {"at": r.at, "reason": r.reason} for r in releases
+            if r.kind == "set" and r.set_number is not None}
+    key = next(({"at": r.at, "reason": r.reason} for r in releases if r.kind == "key"), None)
+    return sets, key, last
+
+
+def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, Any]],
+            boardsets: Mapping[int, Any], key: bytes | None, key_release: dict[str, Any] | None) -> dict[str, Any]:
+    from dealer.deal import ALGORITHM
+
+    committed = folder.read_committed() if not event.levels else None
+    public_value = next((b.public_value for b in boardsets.values() if b.public_value is not None), None)
+    sets = []
+    for n in range(1, event.sets + 1) if committed is not None else ():
+        entry: dict[str, Any] = {"set": n, "released": n in released}
+        if n in released:
+            boardset = boardsets[n]
+            entry.update({"released_at": released[n]["at"], "reason": released[n]["reason"],
+                          "fingerprint": boardset.fingerprint, "file": f"downloads/boards/{set_file_name(n)}",
+                          "boards": [{"board": b.number, "declarer": b.declarer, "level": b.level,
+                                      "deal_code": b.deal.code, "page": f"board-{n}-{b.number}"}
+                                     for b in boardset.boards]})
+        sets.append(entry)
+    files = " ".join(f"downloads/boards/{set_file_name(n)}" for n in sorted(released))
+    command = None
+    if key is not None and committed is not None:
+        public = f" --public-value '{public_value}'" if public_value is not None else ""
+        command = (f"dealer verify {files} --key-file downloads/boards/deal.key "
+                   f"--commitment downloads/boards/commitment.json{public}")
+    return {
+        "dealt": committed is not None,
+        "algorithm": ALGORITHM, "commitment": committed.commitment if committed else None,
+        "plan_sha256": committed.plan_sha256 if committed else None,
+        "commitment_file": "downloads/boards/commitment.json" if committed else None,
+        "public_value_source": event.public_value_source, "public_value": public_value,
+        "key": key.hex() if key is not None else None,
+        "key_released_at": key_release["at"] if key_release else None,
+        "verify_command": command, "sets": sets,
+    }
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Output:
+    """One file of the new site: its bytes (or how to make them) and its key."""
+
+    key: str
+    data: bytes | None = None
+
+
+class _Writer:
+    """Writes the new folder: a file whose key is the old manifest's is hard-linked from the old
+    folder; any other is written (world-readable: the site is public)."""
+
+    def __init__(self, new: Path, old: Path | None, manifest: Mapping[str, str]) -> None:
+        self.new, self.old, self.manifest = new, old, manifest
+        self.keys: dict[str, str] = {}
+        self.written = self.kept = 0
+        self._dirs: set[Path] = set()
+
+    def reusable(self, name: str, key: str) -> bool:
+        return self.old is not None and self.manifest.get(name) == key and (self.old / name).is_file()
+
+    def _parent(self, path: Path) -> None:
+        if path.parent not in self._dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(path.parent)
+
+    def keep(self, name: str, key: str) -> None:
+        assert self.old is not None
+        target = self.new / name
+        self._parent(target)
+        try:
+            os.link(self.old / name, target)
+        except OSError:
+            shutil.copy2(self.old / name, target)  # a file system without hard links
+        self.keys[name] = key
+        self.kept += 1
+
+    def write(self, name: str, key: str, data: bytes) -> None:
+        target = self.new / name
+        self._parent(target)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.fchmod(fd, 0o644)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        self.keys[name] = key
+        self.written += 1
+
+    def put(self, name: str, key: str, make: Any) -> None:
+        """``make()`` gives the bytes, called only when the file changed."""
+        if self.reusable(name, key):
+            self.keep(name, key)
+        else:
+            self.write(name, key, make())
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2``); False where the system cannot."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(result == 0)
+
+
+def _swap(new: Path, out: Path) -> None:
+    """Put ``new`` in the place of ``out`` at once; the old folder is removed afterwards."""
+    if not out.exists():
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        shutil.rmtree(new)  # now the old site
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    os.rename(out, old)  # elsewhere: a moment without the folder, never half of one
+    os.rename(new, out)
+    shutil.rmtree(old)
+
+
+def _read_manifest(out: Path) -> dict[str, str]:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        files = data.get("files", {})
+        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _key(*parts: object) -> str:
+    h = hashlib.sha256(_templates_digest())
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:32]
+
+
+# --- the pages, rendered -----------------------------------------------------------------------
+
+#: Set before the worker processes are forked (they inherit it): the pages and how to render.
+_JOB: dict[str, Any] = {}
+
+
+def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
+    """One page in one language: (name, HTML, JSON). ``built``: the page's own context."""
+    page = _JOB["pages"][index]
+    t = _JOB["strings"][lang]
+    context = {"schema": _JOB["schema"], "kind": page.template.removesuffix(".html"), "name": page.name,
+               **({"lang": lang} if page.per_lang else {}), "event": _JOB["event_head"], **built}
+    dirs = _JOB["dirs"]
+    prefix = dirs[lang]
+    root = "../" if prefix else ""
+    other = next(lang_ for lang_ in LANGS if lang_ != lang)
+    # A page whose data holds no words has one JSON twin, at the root (both languages link it).
+    twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
+    html = _environment().get_template(page.template).render(
+        c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
+        other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
+    data = json.dumps(context, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return prefix + page.name, html.encode("utf-8"), data
+
+
+def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
+    """Render pages [start, stop) into the new folder (in a worker process, or here)."""
+    writer = _Writer(_JOB["new"], _JOB["old"], _JOB["manifest"])
+    start, stop = bounds
+    for index in range(start, stop):
+        page = _JOB["pages"][index]
+        shared: dict[str, Any] | None = None
+        for lang in LANGS:
+            name = _JOB["dirs"][lang] + page.name
+            key = _key(_JOB["global_key"], lang, page.template, page.key)
+            with_json = page.per_lang or not _JOB["dirs"][lang]
+            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
+                writer.keep(name + ".html", key)
+                if with_json:
+                    writer.keep(name + ".json", key)
+                continue
+            if page.per_lang:
+                built = page.build(_JOB["strings"][lang])
+            else:
+                if shared is None:
+                    shared = page.build(_JOB["strings"][lang])
+                built = shared
+            name, html, data = _page_files(index, lang, built)
+            writer.write(name + ".html", key, html)
+            if with_json:
+                writer.write(name + ".json", key, data)
+    return writer.keys, writer.written, writer.kept
+
+
+def _render_pages(count: int, jobs: int) -> tuple[dict[str, str], int, int]:
+    if jobs <= 1 or count < PARALLEL_PAGES or "fork" not in _start_methods():
+        return _render_range((0, count))
+    import multiprocessing
+
+    size = -(-count // (jobs * 4))
+    ranges = [(i, min(count, i + size)) for i in range(0, count, size)]
+    keys: dict[str, str] = {}
+    written = kept = 0
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for part, w, k in pool.imap_unordered(_render_range, ranges):
+            keys.update(part)
+            written += w
+            kept += k
+    return keys, written, kept
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+# --- downloads ---------------------------------------------------------------------------------
+
+
+def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, released: Iterable[int],
+               boardsets: Mapping[int, Any], key: bytes | None, work: Path, pdf: bool) -> list[dict[str, Any]]:
+    """Reports (CSV, XLSX and PDF, up to :data:`FULL_DOWNLOADS_MATCHES` matches), the hand-record
+    PDFs and the files of the released sets (with the commitment, and the key once revealed)."""
+    from dealer.report import report_json, write_reports
+
+    listed: list[dict[str, Any]] = []
+
+    def add(name: str, kind: str, lang: str | None, key_: str, make: Any) -> None:
+        writer.put(name, key_, make)
+        listed.append({"file": name, "kind": kind, "lang": lang,
+                       "size": (writer.new / name).stat().st_size})
+
+    report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str))
+    matches = len(data.scored.scores)
+    formats = ["csv", "xlsx", *(["pdf"] if pdf else [])] if matches <= FULL_DOWNLOADS_MATCHES else []
+    for lang in LANGS:
+        names = None
+        target = work / f"reports-{lang}"
+        for fmt in formats:
+            base = f"downloads/{lang}/"
+            pending = [f for f in _report_names(event, data, fmt)
+                       if not writer.reusable(base + f, _key(report_key, lang, f))]
+            if pending and names is None:
+                target.mkdir(parents=True, exist_ok=True)
+                names = {p.name for p in write_reports(data, target, formats, lang)}
+            for file_name in _report_names(event, data, fmt):
+                add(base + file_name, "report-" + fmt, lang, _key(report_key, lang, file_name),
+                    functools.partial(Path.read_bytes, target / file_name))
+    if not event.levels and folder.read_committed() is not None:
+        add("downloads/boards/commitment.json", "commitment", None,
+            _key("commitment", folder.commitment_path.read_bytes()), folder.commitment_path.read_bytes)
+    to_render = [(n, lang) for n in sorted(released) for lang in LANGS
+               if pdf and not writer.reusable(_hand_records_name(n, lang), _key("hand-records", n, lang,
+                                                                                   boardsets[n].fingerprint))]
+    rendered = _hand_records_pdfs(event, folder, to_render, work)
+    for n in sorted(released):
+        name = set_file_name(n)
+        digest = boardsets[n].fingerprint
+        add(f"downloads/boards/{name}", "board-set", None, _key("set", n, digest),
+            lambda n=n: folder.set_path(n).read_bytes())
+        for lang in LANGS if pdf else ():
+            add(_hand_records_name(n, lang), "hand-records", lang, _key("hand-records", n, lang, digest),
+                lambda n=n, lang=lang: rendered[(n, lang)].read_bytes())
+    if key is not None:
+        add("downloads/boards/deal.key", "key", None, _key("key", key.hex()), lambda: key.hex().encode() + b"\n")
+    return listed
+
+
+def _report_names(event: Event, data: Any, fmt: str) -> list[str]:
+    """The files ``write_reports`` makes in format ``fmt`` (the CSV files: one per table,
+    :func:`dealer.report.table_names`, named without building the tables)."""
+    from dealer.report import table_names
+
+    if fmt != "csv":
+        return [f"{event.id}-results.{fmt}"]
+    return [f"{name}.csv" for name in table_names(data)]
+
+
+def _hand_records_name(set_number: int, lang: str) -> str:
+    return f"downloads/hand-records-set-{set_number:02d}-{lang}.pdf"
+
+
+def _hand_records_pdfs(event: Event, folder: EventFolder, wanted: Sequence[tuple[int, str]],
+                       work: Path) -> dict[tuple[int, str], Path]:
+    """The print pack's hand records (2 boards a page) of released sets, rendered together (in
+    parallel, as ``dealer print`` does) into ``work``."""
+    from dealer.render import PrintOptions, build_documents, render_documents
+
+    documents = []
+    for lang in LANGS:
+        sets = tuple(n for n, lang_ in wanted if lang_ == lang)
+        if sets:
+            documents += build_documents(event, "hand-records", PrintOptions(
+                lang=lang, out_dir=work / lang, boards_root=folder.boards_root, sets=sets))
+    written = render_documents(documents) if documents else []
+    found = {}
+    for item in written:
+        set_number = int(item.path.name.split("-set-")[1][:2])
+        found[(set_number, item.path.parent.name)] = item.path
+    return found
+
+
+# --- the build ---------------------------------------------------------------------------------
+
+
+def default_site_folder(folder: EventFolder) -> Path:
+    return folder.output_path / SITE_FOLDER
+
+
+def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, key_file: str | Path | None = None,
+               jobs: int | None = None, pdf: bool = True, lang: str = "zh") -> SiteSummary:
+    """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
+    from dealer.render.engine import default_jobs
+    from dealer.render.writers import PrintOptions, Source
+    from dealer.report import build_report
+    from dealer.results.rounds import folder_seed
+    from dealer.site.pages import SCHEMA, SiteData, plan_pages
+
+    started = time.perf_counter()
+    out = Path(out) if out is not None else default_site_folder(folder)
+    data = build_report(event, folder)
+    released, key_release, last_update = _released(event, folder)
+    scheduled = data.event
+    boardsets: dict[int, Any] = {}
+    boards: dict[int, list[Any]] = {}
+    if released:
+        source = Source(scheduled, PrintOptions(boards_root=folder.boards_root))
+        source.deal = folder.check_deal(scheduled)
+        for n in sorted(released):
+            boardsets[n] = source.boardset(n)
+            boards[n] = list(boardsets[n].boards)
+    key = folder.read_key(scheduled, key_file) if key_release is not None else None
+    verify = _verify(scheduled, folder, released, boardsets, key, key_release)
+
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: not a folder", field="out")
+    check_writable_folder(out.parent, field="out")
+    new = out.with_name(f".{out.name}.new-{os.getpid()}")
+    if new.exists():
+        shutil.rmtree(new)
+    old = out if out.is_dir() else None
+    manifest = _read_manifest(out) if old is not None else {}
+    try:
+        new.mkdir(mode=0o755)
+        os.chmod(new, 0o755)
+        writer = _Writer(new, old, manifest)
+        for name, content in _assets().items():
+            writer.put(name, _key("asset", content), lambda content=content: content)
+        listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, new / ".work", pdf)
+        shutil.rmtree(new / ".work", ignore_errors=True)
+        site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
+        pages = plan_pages(site)
+        _JOB.clear()
+        _JOB.update(pages=pages, new=new, dirs=lang_dirs(lang), old=old, manifest=manifest, schema=SCHEMA,
+                    global_key=site.global_key(),
+                    strings={code: strings(code) for code in LANGS},
+                    event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
+                                "profile": scheduled.profile.id, "format": scheduled.format.kind,
+                                "result": scheduled.result, "teams": len(scheduled.teams)},
+                    nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
+                         "rounds": [r.number for r in scheduled.rounds]},
+                    tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
+        keys, written, kept = _render_pages(len(pages), jobs if jobs is not None else default_jobs())
+        _JOB.clear()
+        keys.update(writer.keys)
+        (new / MANIFEST).write_text(json.dumps({"schema": SCHEMA, "files": keys}, sort_keys=True), encoding="utf-8")
+        _swap(new, out)
+    except OSError as error:
+        shutil.rmtree(new, ignore_errors=True)
+        raise os_problem(error, out, "write the site", field="out") from None
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    return SiteSummary(out, len(pages) * len(LANGS), len(keys), written + writer.written, kept + writer.kept,
+                       sorted(released), site.provisional, time.perf_counter() - started)
+
+
+def _tie_break_names(event: Event, lang: str) -> dict[str, str]:
+    from dealer.explain import tie_break_name
+
+    return {k: tie_break_name(k, lang) for k in event.profile.tie_breaks}

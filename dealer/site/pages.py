@@ -1,0 +1,411 @@
+"""The site's pages as plain, JSON-ready contexts: each HTML page is rendered from the dict its
+``.json`` twin holds (the keys are documented in docs/site.md).
+
+:func:`plan_pages` lists every page with a cheap *key* of what it shows (a digest of its inputs):
+a rebuild renders only the pages whose key changed. Contexts are built from the public report
+(:func:`dealer.report.build_report`, its :class:`~dealer.report.ReportData`) and, for the boards
+of released sets only, from the board set and :func:`dealer.render.context.hand_record_board` (the
+print pack's hand record). A set that is not released is never read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dealer.cards import sort_cards
+from dealer.deal import Board
+from dealer.event import Event, Match
+from dealer.render.context import hand_record_board
+from dealer.render.strings import Strings
+from dealer.report import ReportData, report_json
+from dealer.scoring import MatchScore
+from dealer.standings import Standing, rank
+from dealer.standings import cross_table as standings_cross_table
+
+#: Bumped when a context's keys change (the JSON twins carry it).
+SCHEMA = 1
+#: Above this many teams the cross-table (teams × teams cells) is not made: each team's page
+#: lists its matches instead.
+CROSS_TABLE_LIMIT = 64
+#: The leaders shown on the home page.
+HOME_LEADERS = 8
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    """One page: its file name (without ``.html``/``.json``), its template, the digest of what it
+    shows, and how to build its context for a language."""
+
+    name: str
+    template: str
+    key: bytes
+    build: Callable[[Strings], dict[str, Any]]
+    per_lang: bool = False  # its context holds words (a board's hand record): built per language
+
+
+def slugs(ids: Sequence[str], prefix: str) -> dict[str, str]:
+    """A file-name-safe, case-insensitively unique name for each id (shared drives and USB
+    sticks fold case): the id itself when it is plain ASCII and unique folded, else its position."""
+    folded: dict[str, int] = {}
+    for i in ids:
+        folded[i.lower()] = folded.get(i.lower(), 0) + 1
+    return {i: f"{prefix}{i.lower()}" if _SAFE_NAME.fullmatch(i) and folded[i.lower()] == 1 else f"{prefix}n{n}"
+            for n, i in enumerate(ids, start=1)}
+
+
+def _digest(*parts: object) -> bytes:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode("utf-8"))
+        h.update(b"\x00")
+    return h.digest()
+
+
+class SiteData:
+    """What every page reads: the report, the released boards, the names and page names."""
+
+    def __init__(self, data: ReportData, released: Mapping[int, dict[str, Any]], boards: Mapping[int, list[Board]],
+                 verify: dict[str, Any], last_update: str | None, downloads: list[dict[str, Any]],
+                 lots_seed: bytes = b"") -> None:
+        self.data = data
+        self.event: Event = data.event
+        self.released = released  # set → {"at", "reason"}
+        self.boards = boards  # released sets only
+        self.verify = verify
+        self.last_update = last_update
+        self.downloads = downloads
+        self.lots_seed = lots_seed
+        self.report = report_json(data)
+        self.names = {t.id: t.name for t in self.event.teams}
+        self.team_page = slugs([t.id for t in self.event.teams], "team-")
+        self.match_page: dict[tuple[int, str], str] = {}
+        for rnd in self.event.rounds:
+            for m_id, slug in slugs([m.id for m in rnd.matches], "").items():
+                self.match_page[(rnd.number, m_id)] = f"match-{rnd.number}-{slug}"
+        self.scores = {(s.round, s.match): s for s in data.scored.scores}
+        self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
+        self.standing = {s.team: s for s in data.standings}
+        self.knockout = self.event.format.kind == "knockout"
+        # A boards event's per-board results as plain lists (match, board, table), read once:
+        # every match sheet and every board's field results come from them.
+        scored = data.scored
+        self.grids: dict[str, list[Any]] | None = None
+        if not self.event.levels:
+            self.grids = {name: getattr(scored, name).tolist() for name in
+                          ("present", "points", "ns_levels", "ew_levels", "counted", "home_board", "away_board")}
+
+    def sheet(self, i: int, m: Match) -> list[dict[str, Any]]:
+        """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
+        from the grids: a league has tens of thousands of sheets)."""
+        g = self.grids
+        assert g is not None
+        present, points, ns, ew = g["present"][i], g["points"][i], g["ns_levels"][i], g["ew_levels"][i]
+        counted, home, away = g["counted"][i], g["home_board"][i], g["away_board"][i]
+        rows = []
+        home_running = away_running = 0
+        for b, cond in enumerate(self.event.set_boards(m.set)):
+            pa, pb = present[b]
+            c = counted[b]
+            if c:
+                home_running += home[b]
+                away_running += away[b]
+            rows.append({
+                "board": cond.number, "declarer": cond.declarer, "level": cond.level,
+                "page": self.board_page(m.set, cond.number),
+                "a_points": points[b][0] if pa else None, "a_ns_level_points": ns[b][0] if pa else None,
+                "a_ew_level_points": ew[b][0] if pa else None,
+                "b_points": points[b][1] if pb else None, "b_ns_level_points": ns[b][1] if pb else None,
+                "b_ew_level_points": ew[b][1] if pb else None,
+                "home_level_points": home[b] if c else None, "away_level_points": away[b] if c else None,
+                "home_running": home_running, "away_running": away_running, "counted": c,
+            })
+        return rows
+
+    # --- small shared pieces -------------------------------------------------------------
+
+    def team_ref(self, team: str) -> dict[str, Any]:
+        return {"id": team, "name": self.names.get(team, team), "page": self.team_page.get(team)}
+
+    def board_page(self, set_number: int, board: int) -> str | None:
+        return f"board-{set_number}-{board}" if set_number in self.released else None
+
+    def standing_row(self, s: Standing) -> dict[str, Any]:
+        return {**s.as_dict(), "name": self.names.get(s.team, s.team), "page": self.team_page.get(s.team)}
+
+    def match_ref(self, s: MatchScore, m: Match | None = None) -> dict[str, Any]:
+        return {
+            "round": s.round, "match": s.match, "page": self.match_page.get((s.round, s.match)),
+            "table": m.table if m is not None else None, "slot": m.slot if m is not None else None,
+            "set": s.set, "home": self.team_ref(s.home), "away": self.team_ref(s.away),
+            "home_level_points": s.home_levels, "away_level_points": s.away_levels, "margin": s.margin,
+            "home_match_points": s.home_match_points, "away_match_points": s.away_match_points,
+            "boards_counted": s.boards_counted, "boards_total": s.boards_total,
+            "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
+        }
+
+    @property
+    def provisional(self) -> bool:
+        """Results are still to come: a match not complete, or rounds still to be paired."""
+        if any(not s.complete for s in self.data.scored.scores):
+            return True
+        fmt = self.event.format
+        if fmt.paired and fmt.kind != "knockout":
+            return len(self.event.rounds) < fmt.rounds_needed(len(self.event.teams))
+        if self.knockout:
+            return self.data.places is None or not self.data.places or self.data.places[0][0] != 1 \
+                or len(self.data.places[0][1]) != 1
+        return False
+
+    def global_key(self) -> bytes:
+        """What every page shows around its own data (the header and the links)."""
+        e = self.event
+        return _digest(SCHEMA, e.id, e.name, e.date, e.profile.id, e.format.kind, e.result, e.sets,
+                       tuple((t.id, t.name) for t in e.teams), sorted(self.released),
+                       tuple((r.number, len(r.matches)) for r in e.rounds), self.data.sample)
+
+    # --- rank after each round -----------------------------------------------------------
+
+    def rank_history(self) -> dict[str, list[int | None]]:
+        """Each team's rank after each round, by the profile's whole chain (the standings as
+        they stood then)."""
+        history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
+        rounds = sorted(r.number for r in self.event.rounds)
+        scores = self.data.scored.scores
+        for number in rounds:
+            upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
+            adjustments = dataclasses.replace(
+                self.data.adjustments,
+                forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
+                deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
+            table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
+            played = {t for s in scores if s.round <= number and s.played for t in (s.home, s.away)}
+            for s in table:
+                history[s.team].append(s.rank if played else None)
+        return history
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+
+def plan_pages(site: SiteData) -> list[PlannedPage]:
+    """Every page of the site, each with its key and builder."""
+    pages: list[PlannedPage] = []
+    data, event = site.data, site.event
+    report_key = _digest(site.report, site.provisional, site.last_update)
+    pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released), lambda t: home(site)))
+    pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
+    if not site.knockout:  # a knockout shows its bracket instead
+        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(site.report["matches"]),
+                                 lambda t: cross(site)))
+    matches_by_round: dict[int, list[Match]] = {}
+    for m in data.scored.matches:
+        matches_by_round.setdefault(m.round, []).append(m)
+    for rnd in event.rounds:
+        scores = [site.scores[(rnd.number, m.id)] for m in rnd.matches]
+        pages.append(PlannedPage(f"round-{rnd.number}", "round.html",
+                                 _digest(scores, rnd.byes, [m.table for m in rnd.matches]),
+                                 functools.partial(_ignore_lang, round_page, site, rnd.number)))
+    scored = data.scored
+    points = getattr(scored, "points", None)
+    present = getattr(scored, "present", None)
+    levels = getattr(scored, "lines", None)
+    for i, m in enumerate(scored.matches):
+        score = site.scores[(m.round, m.id)]
+        detail: object = (points[i].tobytes() + present[i].tobytes() if points is not None and present is not None
+                          else levels[i] if levels is not None else None)
+        pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
+                                 _digest(score, detail, m.table, m.slot, m.set in site.released),
+                                 functools.partial(_ignore_lang, match_page, site, m)))
+    history = site.rank_history()
+    by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
+    for s in scored.scores:
+        for team in (s.home, s.away):
+            by_team.setdefault(team, []).append(s)
+    byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
+    for member in event.teams:
+        standing = site.standing.get(member.id)
+        pages.append(PlannedPage(site.team_page[member.id], "team.html",
+                                 _digest(member, standing, by_team[member.id], history[member.id], byes[member.id]),
+                                 functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
+                                                   history[member.id], byes[member.id])))
+    for set_number, boards in site.boards.items():
+        playing = [(i, m) for i, m in enumerate(scored.matches) if m.set == set_number]
+        rows = [i for i, _m in playing]
+        for b, board in enumerate(boards):
+            column = (points[rows, b].tobytes() + present[rows, b].tobytes()
+                      if points is not None and present is not None else b"")
+            pages.append(PlannedPage(
+                f"board-{set_number}-{board.number}", "board.html",
+                _digest(set_number, board.number, board.deal.code, column, [(m.round, m.id) for _i, m in playing]),
+                functools.partial(board_page, site, set_number, board, playing), per_lang=True))
+    if site.knockout:
+        pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
+    pages.append(PlannedPage("verify", "verify.html", _digest(site.verify), lambda t: dict(site.verify)))
+    pages.append(PlannedPage("downloads", "downloads.html", _digest(site.downloads),
+                             lambda t: {"files": list(site.downloads)}))
+    return pages
+
+
+def _ignore_lang(build: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """A page whose context is the same in every language (the strings come last, unused)."""
+    return build(*args[:-1])
+
+
+def home(site: SiteData) -> dict[str, Any]:
+    rounds = []
+    for rnd in site.event.rounds:
+        scores = [site.scores[(rnd.number, m.id)] for m in rnd.matches]
+        rounds.append({"round": rnd.number, "page": f"round-{rnd.number}", "matches": len(scores),
+                       "complete": sum(1 for s in scores if s.complete),
+                       "sets": sorted({m.set for m in rnd.matches})})
+    return {
+        "provisional": site.provisional, "no_results_yet": site.data.no_results, "sample_data": site.data.sample,
+        "last_update": site.last_update, "results_chain_head": site.data.chain_head,
+        "leaders": [site.standing_row(s) for s in site.data.standings[:HOME_LEADERS]],
+        "teams": len(site.event.teams), "rounds": rounds,
+        "released_sets": [{"set": n, **site.released[n]} for n in sorted(site.released)],
+        "prizes": site.report["prizes"],
+    }
+
+
+def standings(site: SiteData) -> dict[str, Any]:
+    return {
+        "provisional": site.provisional, "sample_data": site.data.sample,
+        "tie_breaks": list(site.event.profile.tie_breaks),
+        "standings": [site.standing_row(s) for s in site.data.standings],
+        "groups": [{"group": chr(65 + g), "standings": [site.standing_row(s) for s in table]}
+                   for g, table in site.data.groups],
+        "places": site.report["places"], "prizes": site.report["prizes"],
+        "adjustments": site.report["adjustments"],
+    }
+
+
+def cross(site: SiteData) -> dict[str, Any]:
+    order = [s.team for s in site.data.standings]
+    if len(order) > CROSS_TABLE_LIMIT:
+        return {"too_large": True, "teams": [site.team_ref(t) for t in order], "rows": []}
+    cells = standings_cross_table(site.data.scored)
+    rows = []
+    for team in order:
+        rows.append({"team": site.team_ref(team), "cells": [
+            None if team == other else [
+                {"round": c.round, "match": c.match, "own": c.own, "other": c.other, "match_points": c.match_points,
+                 "complete": c.complete, "page": site.match_page.get((c.round, c.match))}
+                for c in cells.get((team, other), [])]
+            for other in order]})
+    return {"too_large": False, "teams": [site.team_ref(t) for t in order], "rows": rows}
+
+
+def round_page(site: SiteData, number: int) -> dict[str, Any]:
+    rnd = site.event.round(number)
+    assert rnd is not None
+    sets = sorted({m.set for m in rnd.matches})
+    return {
+        "round": number, "sets": [{"set": n, "released": n in site.released} for n in sets],
+        "matches": [site.match_ref(site.scores[(number, m.id)], m) for m in rnd.matches],
+        "byes": [site.team_ref(t) for t in rnd.byes],
+        "previous": f"round-{number - 1}" if site.event.round(number - 1) else None,
+        "next": f"round-{number + 1}" if site.event.round(number + 1) else None,
+    }
+
+
+def match_page(site: SiteData, m: Match) -> dict[str, Any]:
+    scored = site.data.scored
+    score = site.scores[(m.round, m.id)]
+    context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
+                               "set_released": m.set in site.released, "boards": [], "tables": []}
+    if score.forfeited_by:
+        return context
+    if site.event.levels:
+        lines = scored.table_lines(m.round, m.id)  # type: ignore[attr-defined]
+        context["tables"] = [{"table": line.table, "home_level": line.home_level, "away_level": line.away_level,
+                              "home_climbed": line.home_climbed, "away_climbed": line.away_climbed,
+                              "net": line.net, "last_game": line.last_game, "winner": line.winner}
+                             for line in lines]
+        return context
+    context["boards"] = site.sheet(site.match_index[(m.round, m.id)], m)
+    return context
+
+
+def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], history: Sequence[int | None],
+              byes: Sequence[int]) -> dict[str, Any]:
+    team = site.event.team(team_id)
+    standing = site.standing.get(team_id)
+    matches = []
+    for s in scores:
+        own, other, points = s.side(team_id)
+        matches.append({"round": s.round, "match": s.match, "page": site.match_page.get((s.round, s.match)),
+                        "side": "home" if s.home == team_id else "away", "opponent": site.team_ref(s.opponent(team_id)),
+                        "level_points_for": own, "level_points_against": other, "match_points": points,
+                        "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by)})
+    rounds = sorted(r.number for r in site.event.rounds)
+    return {
+        "team": {"id": team.id, "name": team.name, "players": list(team.players), "club": team.club,
+                 "seed": team.seed, "mixed_club": team.mixed_club},
+        "standing": site.standing_row(standing) if standing is not None else None,
+        "teams": len(site.event.teams),
+        "matches": matches, "byes": list(byes),
+        "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
+    }
+
+
+def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[tuple[int, Match]], t: Strings
+               ) -> dict[str, Any]:
+    """A released board: its hands (as dealt, in the notation of docs/notation.md), the print
+    pack's hand record, and every table's result of it across the field."""
+    g = site.grids
+    assert g is not None
+    b = board.number - 1
+    tables: list[dict[str, Any]] = []
+    for i, m in matches:
+        if site.scores[(m.round, m.id)].forfeited_by:
+            continue
+        for index, table in enumerate(("A", "B")):
+            if not g["present"][i][b][index]:
+                continue
+            seats = m.seats(table)
+            ns, ew = g["ns_levels"][i][b][index], g["ew_levels"][i][b][index]
+            tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
+                           "table": table, "ns": site.team_ref(seats["NS"]), "ew": site.team_ref(seats["EW"]),
+                           "points": g["points"][i][b][index], "ns_level_points": ns, "ew_level_points": ew,
+                           "ns_net": ns - ew})
+    average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
+    average_points = sum(row["points"] for row in tables) / len(tables) if tables else None
+    for row in tables:
+        vs = None if average is None else round(row["ns_net"] - average, 2)
+        row["ns_vs_field"] = vs
+        row["ew_vs_field"] = None if vs is None else -vs + 0.0
+    hands = {seat: [c.ascii for c in sort_cards(board.deal.hands[seat])] for seat in board.deal.hands}
+    boards = site.event.boards_per_set
+    return {
+        "set": set_number, "board": board.number, "declarer": board.declarer, "level": board.level,
+        "deal_code": board.deal.code, "released": site.released[set_number],
+        "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
+        "hand_record": hand_record_board(board, t),
+        "field": {"tables": tables, "average_ns_net": None if average is None else round(average, 2),
+                  "average_points": None if average_points is None else round(average_points, 2)},
+        "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
+        "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
+    }
+
+
+def bracket(site: SiteData) -> dict[str, Any]:
+    """A knockout's rounds: each match's slot, teams, result and who went through."""
+    seed_rank = {t.id: i for i, t in enumerate(site.event.seeded_teams(), start=1)}
+    columns = []
+    for rnd in site.event.rounds:
+        cells = []
+        for m in rnd.matches:
+            score = site.scores[(rnd.number, m.id)]
+            winner = site.data.scored.winner(rnd.number, m.id, seed_rank)
+            cells.append({**site.match_ref(score, m), "winner": winner})
+        columns.append({"round": rnd.number, "matches": cells, "byes": [site.team_ref(t) for t in rnd.byes]})
+    return {"rounds": columns, "places": site.report["places"]}

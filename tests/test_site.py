@@ -1,0 +1,194 @@
+"""The players' site without a browser: `dealer release` (refusals, once only, in the results
+chain), the JSON twins, a rebuild that rewrites only what changed and swaps the folder, the
+English root, a level race, and the match sheets read from the grids equal the scoring's."""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+
+from conftest import demo_event, run_dealer
+from site_support import demo_site
+
+from dealer.dealing import deal_event
+from dealer.folder import EventFolder
+from dealer.report import build_report, report_json
+from dealer.results.entry import add_result, open_results
+from dealer.results.importer import import_file
+from dealer.site import build_site
+from dealer.site.pages import SiteData
+
+
+def _dealt_with_results(tmp_path: Path) -> tuple[Path, Path]:
+    """The demo dealt, its event file written out, the sample results imported (round 3 match
+    2 misses one slip)."""
+    event = demo_event()
+    folder = EventFolder(event.id, tmp_path / "boards", tmp_path / "output")
+    deal_event(event, folder)
+    event_file = tmp_path / "demo.toml"
+    event_file.write_text((resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8"),
+                          encoding="utf-8")
+    with open_results(event, folder) as store, \
+            resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
+        import_file(store, event, sample)
+    return event_file, tmp_path / "boards"
+
+
+def test_release_is_refused_while_a_match_misses_results_and_stored_once_in_the_chain(tmp_path: Path) -> None:
+    event_file, boards = _dealt_with_results(tmp_path)
+    common = ("--boards-dir", boards)
+    refused = run_dealer("release", event_file, "--set", 3, "--reason", "played", *common)
+    assert refused.exit_code == 2
+    assert "round 3 match 2" in refused.stderr and "--accept-missing" in refused.stderr
+    assert run_dealer("release", event_file, "--key", "--reason", "over", *common).exit_code == 2  # sets first
+    assert run_dealer("release", event_file, "--set", 9, "--reason", "x", *common).exit_code == 2
+    assert run_dealer("release", event_file, "--reason", "x", *common).exit_code == 2  # neither --set nor --key
+    head = json.loads(run_dealer("report", event_file, "--json", *common).stdout)["results_chain_head"]
+    done = run_dealer("release", event_file, "--set", 1, "--reason", "round 1 played", "--by", "TD", *common)
+    assert done.exit_code == 0 and "released set 1" in done.stdout
+    again = run_dealer("release", event_file, "--set", 1, "--reason", "again", *common)
+    assert again.exit_code == 0 and "nothing changed" in again.stdout
+    accepted = run_dealer("release", event_file, "--set", 3, "--reason", "round 3 played", "--accept-missing", *common)
+    assert accepted.exit_code == 0 and "warning: round 3 match 2" in accepted.stderr
+    run_dealer("release", event_file, "--set", 2, "--reason", "round 2 played", *common)
+    assert run_dealer("release", event_file, "--key", "--reason", "event over", *common).exit_code == 0
+    # In the results' hash chain: the head moved, and the audit walks the releases too.
+    assert json.loads(run_dealer("report", event_file, "--json", *common).stdout)["results_chain_head"] != head
+    assert run_dealer("results", "audit", event_file, *common).exit_code == 0
+    import sqlite3
+
+    conn = sqlite3.connect(boards / "demo" / "results.sqlite")
+    try:
+        conn.execute("DROP TRIGGER releases_no_update")
+        conn.execute("UPDATE releases SET reason = 'rewritten' WHERE set_number = 1")
+        conn.commit()
+    finally:
+        conn.close()
+    audit = run_dealer("results", "audit", event_file, *common)
+    assert audit.exit_code == 1 and "releases #1" in audit.output
+
+
+def test_a_level_race_has_nothing_to_release(tmp_path: Path) -> None:
+    event_file = tmp_path / "levels.toml"
+    event_file.write_text((resources.files("dealer") / "data" / "demo-levels.toml").read_text(encoding="utf-8"),
+                          encoding="utf-8")
+    (tmp_path / "boards").mkdir()
+    outcome = run_dealer("release", event_file, "--set", 1, "--reason", "x", "--boards-dir", tmp_path / "boards")
+    assert outcome.exit_code == 2 and "level race" in outcome.stderr
+
+
+def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_path: Path) -> None:
+    event, folder, site = demo_site(tmp_path)
+    pages = sorted(site.rglob("*.html"))
+    for page in pages:
+        twin = page.with_suffix(".json")
+        if not twin.exists():  # an English page whose data holds no words links the root's twin
+            twin = site / page.name.replace(".html", ".json")
+            assert f'href="../{twin.name}"' in page.read_text(encoding="utf-8")
+        data = json.loads(twin.read_text(encoding="utf-8"))
+        assert data["schema"] == 1 and data["event"]["id"] == "demo"
+    report = report_json(build_report(event, folder))
+    home = json.loads((site / "index.json").read_text(encoding="utf-8"))
+    assert home["provisional"] is True  # round 3 match 2 misses a slip
+    assert [r["team"] for r in home["leaders"]] == [s["team"] for s in report["standings"]]
+    rnd = json.loads((site / "round-3.json").read_text(encoding="utf-8"))
+    by_match = {(m["round"], m["match"]): m for m in report["matches"]}
+    for m in rnd["matches"]:
+        expected = by_match[(3, m["match"])]
+        assert (m["home"]["id"], m["home_level_points"], m["complete"]) == \
+            (expected["home"], expected["home_level_points"], expected["complete"])
+
+
+def test_match_sheets_read_from_the_grids_equal_the_scoring(tmp_path: Path) -> None:
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    data = build_report(event, EventFolder(event.id, boards))
+    site = SiteData(data, {}, {}, {}, None, [])
+    for i, m in enumerate(data.scored.matches):
+        fast = site.sheet(i, m)
+        slow = data.scored.sheet(m.round, m.id)
+        assert [(r["board"], r["a_points"], r["b_points"], r["a_ns_level_points"], r["b_ew_level_points"],
+                 r["home_level_points"], r["away_level_points"], r["home_running"], r["away_running"], r["counted"])
+                for r in fast] == \
+            [(b.board, b.points[0], b.points[1], b.ns_levels[0], b.ew_levels[1], b.home_levels, b.away_levels,
+              b.home_running, b.away_running, b.counted) for b in slow]
+
+
+def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Path) -> None:
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    first = build_site(event, folder, pdf=False)
+    site = first.folder
+    inodes = {p.relative_to(site): p.stat().st_ino for p in site.rglob("*") if p.is_file()}
+    same = build_site(event, folder, pdf=False)
+    assert same.written == 0 and same.kept == same.files
+    # The missing slip comes in.
+    with open_results(event, folder) as store:
+        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
+    after = build_site(event, folder, pdf=False)
+    changed = {p.relative_to(site) for p in site.rglob("*")
+               if p.is_file() and inodes.get(p.relative_to(site)) != p.stat().st_ino}
+    names = {str(p) for p in changed}
+    assert after.written + 1 == len(changed)  # and the manifest
+    assert {"match-3-2.html", "match-3-2.json", "en/match-3-2.html", "round-3.html", "standings.html",
+            "index.html"} <= names
+    assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
+    assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
+    # Nothing is left beside the site: no half-built or old folder.
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
+    assert os.stat(site / "index.html").st_mode & 0o777 == 0o644
+
+
+def test_english_at_the_root_with_lang_en(tmp_path: Path) -> None:
+    event_file, boards = _dealt_with_results(tmp_path)
+    out = tmp_path / "english"
+    outcome = run_dealer("site", event_file, "--boards-dir", boards, "--out", out, "--lang", "en", "--no-pdf")
+    assert outcome.exit_code == 0, outcome.output
+    assert '<html lang="en">' in (out / "standings.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-Hans">' in (out / "zh" / "standings.html").read_text(encoding="utf-8")
+    assert not list(out.glob("board-*"))  # nothing released: no hands
+
+
+def test_a_level_race_site_has_no_boards(tmp_path: Path) -> None:
+    from dealer.demo import levels_demo
+
+    list(levels_demo(tmp_path / "boards", tmp_path / "output"))
+    event_file = tmp_path / "boards" / "demo-levels" / "event.toml"
+    outcome = run_dealer("site", event_file, "--boards-dir", tmp_path / "boards", "--no-pdf",
+                         "--out", tmp_path / "site")
+    assert outcome.exit_code == 0, outcome.output
+    site = tmp_path / "site"
+    assert (site / "match-1-1.html").exists() and not list(site.glob("board-*"))
+    assert 'href="verify.html"' not in (site / "index.html").read_text(encoding="utf-8")
+    tables = json.loads((site / "match-1-1.json").read_text(encoding="utf-8"))["tables"]
+    assert tables and {"home_level", "away_level", "net"} <= set(tables[0])
+
+
+def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path: Path) -> None:
+    """With PDFs (as `make demo` builds it): the print pack's hand records of the released set
+    only, in both languages, the report in every format, world-readable; a rebuild keeps them."""
+    from pypdf import PdfReader
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    from dealer.site.release import release
+
+    release(event, folder, 1, "round 1 played")
+    first = build_site(event, folder)
+    downloads = first.folder / "downloads"
+    names = sorted(p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file())
+    assert [n for n in names if n.endswith(".pdf") and "hand-records" in n] == \
+        ["hand-records-set-01-en.pdf", "hand-records-set-01-zh.pdf"]
+    assert {"zh/demo-results.pdf", "en/demo-results.xlsx", "zh/standings.csv", "boards/set-01.json",
+            "boards/commitment.json"} <= set(names)
+    assert not [n for n in names if "set-02" in n or "set-03" in n or n.endswith("deal.key")]
+    assert len(PdfReader(downloads / "hand-records-set-01-zh.pdf").pages) == 8  # 16 boards, 2 a page
+    assert all(p.stat().st_mode & 0o777 == 0o644 for p in downloads.rglob("*") if p.is_file())
+    listed = json.loads((first.folder / "downloads.json").read_text(encoding="utf-8"))["files"]
+    assert sorted(f["file"].removeprefix("downloads/") for f in listed) == names
+    again = build_site(event, folder)
+    assert again.written == 0 and again.seconds < first.seconds
