@@ -62,6 +62,7 @@ def expected_pages(event: Event, kind: str, set_number: int, per_page: int = 2,
         "dealing-guide": math.ceil(boards / int(pages["dealing-guide"]["boards_per_page"])),
         "travellers": travellers_pages(boards, matches, per_sheet(pages["travellers"])),
         "score-sheets": 2 * matches,
+        "table-cards": math.ceil(2 * matches / per_sheet(pages["table-cards"])),
     }[kind]
 
 
@@ -169,6 +170,26 @@ def _drawn_glyphs(font_file: bytes, gids: set[int]) -> set[int]:
     return drawn
 
 
+def _font_dicts(reader: Any) -> Iterator[Any]:
+    """The font dictionaries of every page and of every form XObject the pages draw (a layered
+    page draws the part it shares with other pages as a form)."""
+    seen: set[int] = set()
+    stack = [page["/Resources"].get_object() for page in reader.pages]
+    while stack:
+        resources = stack.pop()
+        if id(resources) in seen:
+            continue
+        seen.add(id(resources))
+        fonts = resources.get("/Font")
+        if fonts:
+            yield fonts.get_object()
+        xobjects = resources.get("/XObject")
+        for ref in xobjects.get_object().values() if xobjects else ():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Form" and "/Resources" in xobject:
+                stack.append(xobject["/Resources"].get_object())
+
+
 def font_coverage(path: Path) -> tuple[dict[str, set[str]], set[str]]:
     """Per embedded font: the characters it draws with a real glyph (not .notdef, not empty).
     Also the characters mapped only to .notdef or to an empty glyph anywhere (tofu)."""
@@ -178,11 +199,8 @@ def font_coverage(path: Path) -> tuple[dict[str, set[str]], set[str]]:
     covered: dict[str, set[str]] = {}
     missing: set[str] = set()
     seen: set[int] = set()
-    for page in reader.pages:
-        fonts = page["/Resources"].get_object().get("/Font")
-        if not fonts:
-            continue
-        for ref in fonts.get_object().values():
+    for font_dict in _font_dicts(reader):
+        for ref in font_dict.values():
             font = ref.get_object()
             if id(font) in seen or "/ToUnicode" not in font:
                 continue
