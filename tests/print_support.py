@@ -74,17 +74,43 @@ def travellers_pages(boards: int, matches: int, per_page: int) -> int:
     return math.ceil(2 * matches * boards / per_page)
 
 
-_POCKET_LABEL = re.compile(r"(东|北|西|南|底牌) ?(\d+) 张\n牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)")
+_POCKET_LABEL = re.compile(r"^(东|北|西|南|底牌)\s*(\d+) 张\s*牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)$")
+MM = 72 / 25.4
+
+
+def label_texts(path: Path, label_layout: str = "a4-3x8") -> Iterator[str]:
+    """The text inside each label of a label PDF, label by label (the places from the layout data;
+    the text of a label whatever order the page draws it in)."""
+    import pypdfium2
+
+    layout = read_data("labels", f"{label_layout}.toml")
+    width, height = float(layout["label_width_mm"]), float(layout["label_height_mm"])
+    pdf = pypdfium2.PdfDocument(str(path))
+    try:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            text = page.get_textpage()
+            for row in range(int(layout["rows"])):
+                for column in range(int(layout["columns"])):
+                    left = float(layout["margin_left_mm"]) + column * (width + float(layout["gap_x_mm"]))
+                    top = float(layout["margin_top_mm"]) + row * (height + float(layout["gap_y_mm"]))
+                    bottom = float(layout["page_height_mm"]) - top - height
+                    yield text.get_text_bounded(left * MM, bottom * MM, (left + width) * MM, (bottom + height) * MM)
+    finally:
+        pdf.close()
 
 
 def pocket_labels(path: Path) -> dict[tuple[int, int, int], dict[str, int]]:
     """The pocket labels of a Chinese 70 × 37 mm label PDF: (set, board, copy) → {pocket: count}."""
     found: dict[tuple[int, int, int], dict[str, int]] = {}
-    for text in page_texts(path):
-        for name, count, board, set_number, copy in _POCKET_LABEL.findall(text):
-            wallet = found.setdefault((int(set_number), int(board), int(copy)), {})
-            assert name not in wallet, (name, board, copy)
-            wallet[name] = int(count)
+    for text in label_texts(path):
+        match = _POCKET_LABEL.match(text.strip())
+        if match is None:
+            continue
+        name, count, board, set_number, copy = match.groups()
+        wallet = found.setdefault((int(set_number), int(board), int(copy)), {})
+        assert name not in wallet, (name, board, copy)
+        wallet[name] = int(count)
     return found
 
 

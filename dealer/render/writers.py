@@ -216,7 +216,8 @@ def labels(source: Source, set_number: int) -> Document:
     common["copies"] = copies
     pages = ctx.label_pages(cells, layout, options.start_at, options.offset_x, options.offset_y)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
-                    {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))})
+                    {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))},
+                    layered=True)
 
 
 def alignment(source: Source, set_number: int | None = None) -> Document:
