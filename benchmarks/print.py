@@ -1,19 +1,29 @@
-"""Print-pack rendering speed: pages per second, serial and with the parallel renderer, measured
-in the same run on the same documents.
+"""Print-pack rendering speed: pages per second, serial and with the parallel renderer, each as a
+ratio to a plain WeasyPrint baseline measured in the same run.
 
     .venv/bin/python benchmarks/print.py [--matches 40] [--boards 16] [--jobs N] [--lang zh]
 
 The event is synthetic: one round of ``--matches`` matches all playing set 1, so one set of
 ``--boards`` boards is needed in ``--matches`` copies (40 copies by default). The full pack of
-that set is rendered: hand records, wallet + pocket labels, curtain cards, dealing guide,
-travellers and score sheets. Serial = each document rendered whole in this process (``jobs=1``);
-parallel = chunks of pages in a pool of worker processes, merged with pypdf.
+that set is built and rendered to PDF files: hand records, wallet + pocket labels, curtain cards,
+dealing guide, travellers and score sheets. Serial = every document rendered in this process
+(``jobs=1``); parallel = the renderer's pool of ``--jobs`` worker processes.
+
+The baseline is plain WeasyPrint on the same number of pages: one HTML document of A4 pages of
+plain Chinese text in Noto Sans CJK SC (two paragraphs of 330 characters a page), rendered with
+``weasyprint.HTML(string=...).write_pdf()`` in this process. It runs before and after the pack and
+the ratios use the mean of the two (the machine is shared: compare ratios, not seconds). CPU time
+is this process's, plus the pool's workers for the parallel run; ``import weasyprint`` and a
+warm-up page happen before any timing. The same script benchmarks an older commit of the project
+when run with ``PYTHONPATH`` pointing at a worktree of it (it only uses ``build_documents`` and
+``render_documents``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +32,11 @@ from dealer.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
 from dealer.render import PrintOptions, build_documents, default_jobs, render_documents
+
+PLAIN_TEXT = ("双升是四人两副牌的扑克游戏，对家为一方，庄家一方打级，闲家一方抢分，"
+              "得分达到规定的分数才能上台坐庄。") * 8
+PLAIN_STYLE = ('@page { size: A4; margin: 15mm } body { font-family: "Noto Sans CJK SC"; font-size: 10.5pt } '
+               ".page { break-after: page } .page:last-child { break-after: auto }")
 
 
 def event_text(matches: int, boards: int) -> str:
@@ -38,6 +53,28 @@ def event_text(matches: int, boards: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plain_pages(pages: int) -> bytes:
+    """The baseline: ``pages`` A4 pages of plain CJK text, one WeasyPrint document."""
+    import weasyprint
+
+    paragraph = PLAIN_TEXT[:330]
+    body = "".join(f'<div class="page"><p>{paragraph}</p><p>{paragraph}</p></div>' for _ in range(pages))
+    html = f'<html lang="zh-CN"><head><style>{PLAIN_STYLE}</style></head><body>{body}</body></html>'
+    return bytes(weasyprint.HTML(string=html).write_pdf())
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for children (the pool's workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def timed_baseline(pages: int) -> tuple[float, float]:
+    start, cpu = time.perf_counter(), cpu_seconds()
+    plain_pages(pages)
+    return time.perf_counter() - start, cpu_seconds() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=40, help="matches playing the set (= copies)")
@@ -46,25 +83,41 @@ def main() -> None:
     parser.add_argument("--lang", default="zh", choices=["zh", "en"])
     args = parser.parse_args()
 
+    import dealer
+
+    plain_pages(1)  # import weasyprint and warm fontconfig before any timing
     with tempfile.TemporaryDirectory(prefix="print-bench-") as folder:
         root = Path(folder)
         event = load_event_text(event_text(args.matches, args.boards), "benchmark event")
         deal_event(event, EventFolder(event.id, root / "boards"))
-        print(f"set of {args.boards} boards in {event.copies_needed(1)} copies, {args.matches} matches; "
-              f"{os.cpu_count()} CPUs, parallel jobs {args.jobs}")
-        results = {}
+        print(f"{Path(dealer.__file__).parent.parent}: set of {args.boards} boards in "
+              f"{event.copies_needed(1)} copies, {args.matches} matches; {os.cpu_count()} CPUs, "
+              f"parallel jobs {args.jobs}; load average {os.getloadavg()[0]:.1f} at start")
+        # The pack's page count, to give the baseline the same number of pages before the pack.
+        pages = sum(len(doc.pages) for doc in build_documents(
+            event, "all", PrintOptions(lang=args.lang, out_dir=root / "count", boards_root=root / "boards")))
+        first = timed_baseline(pages)
+        runs: dict[str, tuple[int, float, float, float]] = {}
         for name, jobs in (("serial", 1), ("parallel", args.jobs)):
             options = PrintOptions(lang=args.lang, out_dir=root / name, boards_root=root / "boards")
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), cpu_seconds()
             documents = build_documents(event, "all", options)
             written = render_documents(documents, "pdf", jobs)
-            seconds = time.perf_counter() - start
+            seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
             pages = sum(item.pages for item in written)
             size = sum(item.size for item in written) / 1024 / 1024
-            results[name] = pages / seconds
-            print(f"{name:9} jobs={jobs}: {pages} pages in {seconds:6.1f} s = {pages / seconds:6.1f} pages/s "
-                  f"({size:.1f} MiB)")
-        print(f"parallel / serial: {results['parallel'] / results['serial']:.2f}x")
+            runs[name] = (pages, seconds, cpu, size)
+        last = timed_baseline(pages)
+        base_wall, base_cpu = (first[0] + last[0]) / 2, (first[1] + last[1]) / 2
+        print(f"{'baseline':9} plain CJK text: {pages} pages in {base_wall:6.1f} s = {pages / base_wall:6.1f} pages/s, "
+              f"{pages / base_cpu:6.1f} pages per CPU-s (runs {first[0]:.1f} s and {last[0]:.1f} s)")
+        for name, (count, seconds, cpu, size) in runs.items():
+            print(f"{name:9} {count} pages in {seconds:6.1f} s = {count / seconds:6.1f} pages/s, "
+                  f"{count / cpu:6.1f} pages per CPU-s, {size:.1f} MiB; / baseline: "
+                  f"{(count / seconds) / (pages / base_wall):.3f} (CPU {(count / cpu) / (pages / base_cpu):.3f})")
+        serial, parallel = runs["serial"], runs["parallel"]
+        print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
+              f"load average {os.getloadavg()[0]:.1f} at end")
 
 
 if __name__ == "__main__":

@@ -820,7 +820,7 @@ def championship(championship_file: str, as_json: bool, boards_dir: str) -> None
 
 #: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
 #: heavy; a test pins the two equal).
-PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
+PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Above this many pages a progress bar is shown.
 PROGRESS_PAGES = 12
 
@@ -855,14 +855,14 @@ PROGRESS_PAGES = 12
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
 @click.option("--round", "round_", type=click.IntRange(1, 999), default=None,
-              help="One round: its pairings (对阵表), travellers and score sheets only.")
+              help="One round: its pairings (对阵表), travellers, score sheets and table cards only.")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
                   with_results: bool, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
-    travellers and table score sheets (PDF or HTML), a round's pairings; `alignment` prints a
-    label test sheet."""
+    travellers, table score sheets and table cards (PDF or HTML), a round's pairings; `alignment`
+    prints a label test sheet."""
     from dealer.render import PrintOptions, build_documents, render_documents
 
     options = PrintOptions(

@@ -62,6 +62,7 @@ def expected_pages(event: Event, kind: str, set_number: int, per_page: int = 2,
         "dealing-guide": math.ceil(boards / int(pages["dealing-guide"]["boards_per_page"])),
         "travellers": travellers_pages(boards, matches, per_sheet(pages["travellers"])),
         "score-sheets": 2 * matches,
+        "table-cards": math.ceil(2 * matches / per_sheet(pages["table-cards"])),
     }[kind]
 
 
@@ -73,17 +74,43 @@ def travellers_pages(boards: int, matches: int, per_page: int) -> int:
     return math.ceil(2 * matches * boards / per_page)
 
 
-_POCKET_LABEL = re.compile(r"(东|北|西|南|底牌) ?(\d+) 张\n牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)")
+_POCKET_LABEL = re.compile(r"^(东|北|西|南|底牌)\s*(\d+) 张\s*牌号 (\d+) · 第 (\d+) 套 · 副本 (\d+)$")
+MM = 72 / 25.4
+
+
+def label_texts(path: Path, label_layout: str = "a4-3x8") -> Iterator[str]:
+    """The text inside each label of a label PDF, label by label (the places from the layout data;
+    the text of a label whatever order the page draws it in)."""
+    import pypdfium2
+
+    layout = read_data("labels", f"{label_layout}.toml")
+    width, height = float(layout["label_width_mm"]), float(layout["label_height_mm"])
+    pdf = pypdfium2.PdfDocument(str(path))
+    try:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            text = page.get_textpage()
+            for row in range(int(layout["rows"])):
+                for column in range(int(layout["columns"])):
+                    left = float(layout["margin_left_mm"]) + column * (width + float(layout["gap_x_mm"]))
+                    top = float(layout["margin_top_mm"]) + row * (height + float(layout["gap_y_mm"]))
+                    bottom = float(layout["page_height_mm"]) - top - height
+                    yield text.get_text_bounded(left * MM, bottom * MM, (left + width) * MM, (bottom + height) * MM)
+    finally:
+        pdf.close()
 
 
 def pocket_labels(path: Path) -> dict[tuple[int, int, int], dict[str, int]]:
     """The pocket labels of a Chinese 70 × 37 mm label PDF: (set, board, copy) → {pocket: count}."""
     found: dict[tuple[int, int, int], dict[str, int]] = {}
-    for text in page_texts(path):
-        for name, count, board, set_number, copy in _POCKET_LABEL.findall(text):
-            wallet = found.setdefault((int(set_number), int(board), int(copy)), {})
-            assert name not in wallet, (name, board, copy)
-            wallet[name] = int(count)
+    for text in label_texts(path):
+        match = _POCKET_LABEL.match(text.strip())
+        if match is None:
+            continue
+        name, count, board, set_number, copy = match.groups()
+        wallet = found.setdefault((int(set_number), int(board), int(copy)), {})
+        assert name not in wallet, (name, board, copy)
+        wallet[name] = int(count)
     return found
 
 
@@ -169,6 +196,26 @@ def _drawn_glyphs(font_file: bytes, gids: set[int]) -> set[int]:
     return drawn
 
 
+def _font_dicts(reader: Any) -> Iterator[Any]:
+    """The font dictionaries of every page and of every form XObject the pages draw (a layered
+    page draws the part it shares with other pages as a form)."""
+    seen: set[int] = set()
+    stack = [page["/Resources"].get_object() for page in reader.pages]
+    while stack:
+        resources = stack.pop()
+        if id(resources) in seen:
+            continue
+        seen.add(id(resources))
+        fonts = resources.get("/Font")
+        if fonts:
+            yield fonts.get_object()
+        xobjects = resources.get("/XObject")
+        for ref in xobjects.get_object().values() if xobjects else ():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Form" and "/Resources" in xobject:
+                stack.append(xobject["/Resources"].get_object())
+
+
 def font_coverage(path: Path) -> tuple[dict[str, set[str]], set[str]]:
     """Per embedded font: the characters it draws with a real glyph (not .notdef, not empty).
     Also the characters mapped only to .notdef or to an empty glyph anywhere (tofu)."""
@@ -178,11 +225,8 @@ def font_coverage(path: Path) -> tuple[dict[str, set[str]], set[str]]:
     covered: dict[str, set[str]] = {}
     missing: set[str] = set()
     seen: set[int] = set()
-    for page in reader.pages:
-        fonts = page["/Resources"].get_object().get("/Font")
-        if not fonts:
-            continue
-        for ref in fonts.get_object().values():
+    for font_dict in _font_dicts(reader):
+        for ref in font_dict.values():
             font = ref.get_object()
             if id(font) in seen or "/ToUnicode" not in font:
                 continue

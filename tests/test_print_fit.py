@@ -153,3 +153,21 @@ def test_the_checker_finds_clipped_text() -> None:
     assert min(p.size_pt for p in texts) == pytest.approx(5)
 
 
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_score_sheet_head_grows_with_long_player_lists(tmp_path: Path, lang: str) -> None:
+    """The score sheet's head has a fixed height (the board table is drawn apart from it): a team
+    of many players with long names gets the lines it needs, nothing sticks out of the head."""
+    many = ", ".join(f'"欧阳{n}号队员 Alexander-{n}"' for n in range(1, 13))
+    text = demo_event_text().replace('players = ["张伟", "王芳", "李娜", "刘洋"]', f"players = [{many}]")
+    assert many in text
+    event = load_event_text(text, "demo")
+    deal_event(event, EventFolder(event.id, tmp_path / "boards"))
+    options = PrintOptions(lang=lang, out_dir=tmp_path / "out", sets=(1,), boards_root=tmp_path / "boards")
+    documents = build_documents(event, "score-sheets", options)
+    heads = {page["head_mm"] for page in documents[0].pages}
+    assert len(heads) == 2  # match 1 has the long list, match 2 has not
+    overflows, texts = laid_out(documents)
+    assert not overflows, "\n".join(f"{name}: {o}" for name, o in overflows[:20])
+    assert any("Alexander-12" in p.text for _, p in texts)

@@ -95,7 +95,9 @@ def test_pocket_labels_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
         assert sum(pockets.values()) == 54 * event.decks
 
 
-SLIP_HEAD = re.compile(r"^(东|北|西|南|底牌)(?: · 庄家)?\n牌号 (\d+) · (\d+) 张\n级数 \S+ · 第 1 套 · 副本 (\d+)", re.M)
+# A slip's head: its seat starts a line or follows the head beside it (a layered page's heads are
+# drawn apart from the cards, and text extraction joins two heads on one baseline).
+SLIP_HEAD = re.compile(r"(?<!\S)(东|北|西|南|底牌)(?: · 庄家)?\n牌号 (\d+) · (\d+) 张\n级数 \S+ · 第 1 套 · 副本 (\d+)")
 
 
 def test_curtain_cards_have_a_kitty_slip_per_board_copy(kitty_pack: KittyPack) -> None:

@@ -65,7 +65,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
     return result
 
 
-MATCH_KINDS = ("travellers", "score-sheets")
+MATCH_KINDS = ("travellers", "score-sheets", "table-cards")
 CASES = ([("zh", kind, 1) for kind in KINDS] + [("zh", kind, s) for kind in MATCH_KINDS for s in (2, 3)]
          + [("en", kind, 1) for kind in KINDS])
 
@@ -138,7 +138,7 @@ def test_label_payloads_do_not_depend_on_the_cards(pack: Pack, tmp_path: Path) -
 CARD_TEXT = re.compile(r"[♠♥♣♦]|大王|小王")
 
 
-@pytest.mark.parametrize("kind", ["labels", "travellers", "score-sheets"])
+@pytest.mark.parametrize("kind", ["labels", "travellers", "score-sheets", "table-cards"])
 def test_table_papers_never_show_a_card_or_the_key(pack: Pack, kind: str) -> None:
     for lang in ("zh", "en"):
         text = "\n".join(page_texts(pack.files[(lang, kind, 1)]))

@@ -362,17 +362,96 @@ def traveller_pages(event: Event, set_number: int, t: Strings,
     return pages
 
 
+def movement(boards: Sequence[int], stanzas: int) -> dict[str, list[list[int]]]:
+    """The runs of boards each table plays, in order (data: ``[table-cards]`` of pages.toml): the
+    set cut into ``stanzas`` runs; of each pair of runs table A plays the first while table B plays
+    the second, then they exchange the wallets and play the other one."""
+    if stanzas < 2 or stanzas % 2:
+        raise ValueError(f"table cards: stanzas = {stanzas}, expected an even number (2, 4, ...)")
+    count = max(2, min(stanzas, len(boards) - len(boards) % 2))  # no more runs than boards
+    size, longer = divmod(len(boards), count)
+    runs, start = [], 0
+    for index in range(count):
+        end = start + size + (1 if index < longer else 0)
+        runs.append(list(boards[start:end]))
+        start = end
+    played: dict[str, list[list[int]]] = {"A": [], "B": []}
+    for first in range(0, len(runs), 2):
+        pair = runs[first:first + 2]
+        played["A"] += pair
+        played["B"] += pair[::-1]
+    return played
+
+
+def match_copies(event: Event, set_number: int) -> dict[tuple[int, str], int]:
+    """(round, match) → the copy of the set the match plays with: its place among the round's
+    matches on that set (as the labels and curtain cards number the copies)."""
+    copies: dict[tuple[int, str], int] = {}
+    for rnd in event.rounds:
+        for copy, match in enumerate((m for m in rnd.matches if m.set == set_number), start=1):
+            copies[(rnd.number, match.id)] = copy
+    return copies
+
+
+def _board_run(run: Sequence[int]) -> str:
+    return f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) if run else "—"
+
+
+def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int) -> list[dict[str, Any]]:
+    """A card per table of each match: teams, the wallets' copy and the runs of boards in order,
+    with the exchange of wallets between the runs (two cards a page: A above, B below)."""
+    copies = match_copies(event, set_number)
+    numbers = [b.number for b in event.set_boards(set_number)]
+    played = movement(numbers, stanzas)
+    cards = []
+    for match in matches_of_set(event, set_number):
+        for table in ("A", "B"):
+            other = "B" if table == "A" else "A"
+            runs = played[table]
+            steps = []
+            for position, run in enumerate(runs):
+                steps.append({"kind": "play", "n": position + 1, "boards": run, "range": _board_run(run)})
+                if position % 2 == 0 and position + 1 < len(runs):
+                    steps.append({"kind": "exchange", "give": _board_run(run), "take": _board_run(runs[position + 1]),
+                                  "other": other})
+            cards.append({
+                "round": match.round, "match": match.id, "table": table, "copy_no": copies[(match.round, match.id)],
+                "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
+            })
+    return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
+
+
 def _players(event: Event, match: Match, table: str, t: Strings) -> dict[str, str]:
     """Each side's players as the event file lists them (the whole team: who sits is decided at the table)."""
     seats = match.seats(table)
     return {side: str(t.list_sep).join(event.team(team_id).players) for side, team_id in seats.items()}
 
 
+#: A score sheet's head: its height with one line a side, the height of a further line, and about
+#: how many full-width characters a line holds (9 pt over the 162 mm beside the QR code).
+HEAD_MM, HEAD_LINE_MM, HEAD_LINE_CHARS = 30.0, 4.5, 46
+
+
+def _text_width(text: str) -> float:
+    """Width in full-width characters, roughly: a Latin letter or digit is a little over half one."""
+    return sum(0.6 if ch.isascii() else 1.0 for ch in text)
+
+
+def score_sheet_head_mm(sides: Sequence[str]) -> float:
+    """The score sheet head's fixed height (the board table starts below it on every layer): one
+    more line for each side's line (team and players) that wraps."""
+    extra = sum(max(0, -(-int(_text_width(line)) // HEAD_LINE_CHARS) - 1) for line in sides)
+    return HEAD_MM + HEAD_LINE_MM * extra
+
+
 def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
     pages = []
     for match in matches_of_set(event, set_number):
         for table in ("A", "B"):
+            teams, players = _teams(event, match, table), _players(event, match, table, t)
+            lines = [f"{t.ns}{teams[side]}({t.home}) · {t.players} {players[side]}" for side in ("NS", "EW")]
             pages.append({
+                "head_mm": score_sheet_head_mm(lines),
                 "round": match.round, "match": match.id, "table": table,
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table),
                 "players": _players(event, match, table, t),

@@ -4,6 +4,15 @@ A :class:`Document` is one output file: a template, a context common to its page
 of page contexts (each template draws one sheet of paper per page context). Rendering splits the
 pages of all documents into chunks, renders the chunks in a pool of worker processes and merges
 each document's chunks with pypdf. ``import weasyprint`` happens inside functions only.
+
+A *layered* document (curtain cards, travellers: the same slips in many copies) is drawn in two
+layers. The template reads ``layer``: "base" draws what many pages share (a curtain card's cards,
+a result slip's boxes and conversion table), "top" what is each page's own (the slip heads: seat,
+board, copy, match, teams, QR code), "all" both (HTML output). The top layer's parts sit in boxes
+of fixed size, so both layers put every line where the one-layer page does. Each distinct base page
+is laid out once and stored once, as a form XObject that every page sharing it draws below its own
+top layer: WeasyPrint lays out a few heads a page instead of every card, and the PDF holds the
+cards of a set once instead of once a copy.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from dealer.resources import templates_dir
 
 #: Below this many pages in all, rendering stays in this process (a pool costs a second).
 PARALLEL_THRESHOLD = 24
-CHUNK_PAGES = 16
+#: Fewest pages in a chunk of the parallel renderer (each chunk's PDF carries its own font subsets).
+CHUNK_PAGES = 32
 
 
 @dataclass
@@ -38,6 +48,8 @@ class Document:
     units: dict[str, int] = field(default_factory=dict)
     #: It shows cards: written owner-only (0600), as the board sets.
     secret: bool = False
+    #: Drawn in two layers (see the module's docstring); the template must read ``layer``.
+    layered: bool = False
 
 
 @dataclass
@@ -71,19 +83,93 @@ def _markup(text: str) -> Any:
     return markupsafe.Markup(text)
 
 
-def render_html(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]]) -> str:
+def render_html(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]], layer: str = "all",
+                pdf: bool = False) -> str:
+    """The HTML of the pages; for a PDF (``pdf``) without links to the stylesheets, which WeasyPrint
+    is given parsed."""
     context = dict(common)
+    context["pdf"] = pdf
     context["t"] = strings(str(common["lang"]))
     context["pages"] = pages
+    context["layer"] = layer
     return str(_environment().get_template(template).render(**context))
 
 
-def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]]) -> bytes:
+@functools.cache
+def _font_config() -> Any:
+    """One font configuration a process: fontconfig is asked about the faces once, not per chunk."""
+    from weasyprint.text.fonts import FontConfiguration
+
+    return FontConfiguration()
+
+
+@functools.cache
+def _stylesheet(name: str) -> Any:
+    """A template stylesheet, parsed once a process (WeasyPrint CSS objects are reusable)."""
+    import weasyprint
+
+    return weasyprint.CSS(filename=str(templates_dir() / name), font_config=_font_config())
+
+
+def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]], layer: str = "all",
+               pdf: bool = True) -> bytes:
     """One PDF of the given pages (runs in worker processes too)."""
     import weasyprint
 
-    html = render_html(template, common, pages)
-    return bytes(weasyprint.HTML(string=html, base_url=str(templates_dir())).write_pdf())
+    html = render_html(template, common, pages, layer, pdf)
+    sheets = [_stylesheet("base.css"), _stylesheet(str(common["css"]))]
+    document = weasyprint.HTML(string=html, base_url=str(templates_dir()))
+    return bytes(document.write_pdf(stylesheets=sheets, font_config=_font_config()))
+
+
+def base_pages(doc: Document) -> tuple[list[dict[str, Any]], list[int]]:
+    """A layered document's distinct base pages, and for each page the index of its base page
+    (pages whose base layer is the same HTML share one)."""
+    distinct: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    index = []
+    for page in doc.pages:
+        key = render_html(doc.template, doc.common, [page], "base")
+        if key not in seen:
+            seen[key] = len(distinct)
+            distinct.append(page)
+        index.append(seen[key])
+    return distinct, index
+
+
+def compose(base: bytes, top: bytes, index: Sequence[int]) -> bytes:
+    """The top layer's pages, each drawn over its base page (``index[i]`` for page ``i``); every
+    base page is stored once, as a form XObject."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(top)))
+    forms = []
+    for page in PdfReader(io.BytesIO(base)).pages:
+        form = DecodedStreamObject()
+        form.set_data(page.get_contents().get_data())  # type: ignore[union-attr]
+        form[NameObject("/Type")] = NameObject("/XObject")
+        form[NameObject("/Subtype")] = NameObject("/Form")
+        form[NameObject("/BBox")] = page.mediabox
+        form[NameObject("/Resources")] = page["/Resources"].clone(writer)
+        forms.append(writer._add_object(form.flate_encode()))
+    for position, page in enumerate(writer.pages):
+        # Pages may share one resource dictionary: each base page has a name of its own.
+        name = f"/SjdBase{index[position]}"
+        resources = page["/Resources"].get_object()
+        assert isinstance(resources, DictionaryObject)
+        if "/XObject" not in resources:
+            resources[NameObject("/XObject")] = DictionaryObject()
+        xobjects = resources["/XObject"].get_object()
+        assert isinstance(xobjects, DictionaryObject)
+        xobjects[NameObject(name)] = forms[index[position]]
+        under = DecodedStreamObject()
+        under.set_data(f"q {name} Do Q\n".encode("ascii"))
+        contents = page.raw_get("/Contents")
+        page[NameObject("/Contents")] = ArrayObject([writer._add_object(under), contents])
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def _merge(parts: Sequence[bytes]) -> bytes:
@@ -131,29 +217,53 @@ def render_documents(
                 progress(len(doc.pages))
         return written
     total = sum(len(doc.pages) for doc in documents)
-    results: dict[int, list[bytes]] = {}
     if jobs == 1 or total < PARALLEL_THRESHOLD:
-        for index, doc in enumerate(documents):
-            results[index] = [render_pdf(doc.template, doc.common, doc.pages)] if doc.pages else []
+        for doc in documents:
+            if not doc.layered:
+                data = render_pdf(doc.template, doc.common, doc.pages, pdf=True) if doc.pages else b""
+            else:
+                distinct, index = base_pages(doc)
+                data = compose(render_pdf(doc.template, doc.common, distinct, "base", pdf=True),
+                               render_pdf(doc.template, doc.common, doc.pages, "top", pdf=True), index)
+            _write(doc, data)
+            written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
-    else:
-        size = max(1, min(CHUNK_PAGES, -(-total // (jobs * 2))))
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {}
-            for index, doc in enumerate(documents):
-                chunks = [doc.pages[i:i + size] for i in range(0, len(doc.pages), size)]
-                results[index] = [b""] * len(chunks)
-                for position, chunk in enumerate(chunks):
-                    future = pool.submit(render_pdf, doc.template, doc.common, chunk)
-                    futures[future] = (index, position, len(chunk))
-            for future in as_completed(futures):
-                index, position, count = futures[future]
-                results[index][position] = future.result()
-                if progress:
-                    progress(count)
-    for index, doc in enumerate(documents):
-        data = _merge(results[index]) if results[index] else b""
+        return written
+    # Work units: chunks of a document's pages (each chunk's PDF carries its own font subsets, so
+    # chunks are as large as keeps both workers busy), and a layered document's base pages.
+    import weasyprint  # noqa: F401  (imported once here: forked workers inherit it)
+
+    _font_config()
+    size = max(CHUNK_PAGES, -(-total // (jobs * 2)))
+    units: list[tuple[int, str, int, list[dict[str, Any]]]] = []  # document, layer, position, pages
+    indexes: dict[int, list[int]] = {}
+    for number, doc in enumerate(documents):
+        layer = "top" if doc.layered else "all"
+        if doc.layered:
+            distinct, indexes[number] = base_pages(doc)
+            units.append((number, "base", 0, distinct))
+        chunks = -(-len(doc.pages) // size)
+        step = -(-len(doc.pages) // chunks) if chunks else 1
+        units += [(number, layer, i // step, doc.pages[i:i + step]) for i in range(0, len(doc.pages), step)]
+    parts: dict[tuple[int, str], dict[int, bytes]] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {}
+        for number, layer, position, pages in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
+            doc = documents[number]
+            future = pool.submit(render_pdf, doc.template, doc.common, pages, layer, True)
+            futures[future] = (number, layer, position, len(pages) if layer != "base" else 0)
+        for future in as_completed(futures):
+            number, layer, position, count = futures[future]
+            parts.setdefault((number, layer), {})[position] = future.result()
+            if progress and count:
+                progress(count)
+    for number, doc in enumerate(documents):
+        layer = "top" if doc.layered else "all"
+        found = parts.get((number, layer), {})
+        data = _merge([found[i] for i in sorted(found)]) if found else b""
+        if doc.layered and data:
+            data = compose(parts[(number, "base")][0], data, indexes[number])
         _write(doc, data)
         written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written

@@ -26,7 +26,11 @@ from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
 
-KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets")
+KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+#: Kinds printed per match (so only for the sets matches play; a round of them with --round).
+MATCH_KINDS = ("travellers", "score-sheets", "table-cards")
+#: Kinds that hold every board of a match: not printed for one board's papers (--board).
+WHOLE_SET_KINDS = ("score-sheets", "table-cards")
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
@@ -212,7 +216,8 @@ def labels(source: Source, set_number: int) -> Document:
     common["copies"] = copies
     pages = ctx.label_pages(cells, layout, options.start_at, options.offset_x, options.offset_y)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
-                    {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))})
+                    {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))},
+                    layered=True)
 
 
 def alignment(source: Source, set_number: int | None = None) -> Document:
@@ -235,7 +240,7 @@ def curtain_cards(source: Source, set_number: int) -> Document:
     common["slip"] = page_layout("curtain-cards")
     pages = ctx.curtain_pages(boards, copies, t)
     return Document(source.path("curtain-cards", set_number), "curtain-cards", "curtain-cards.html",
-                    common, pages, {"slips": sum(len(page["slips"]) for page in pages)})
+                    common, pages, {"slips": sum(len(page["slips"]) for page in pages)}, layered=True)
 
 
 def dealing_guide(source: Source, set_number: int) -> Document:
@@ -257,7 +262,7 @@ def travellers(source: Source, set_number: int) -> Document:
     pages = ctx.traveller_pages(source.event, set_number, t, source.board_numbers())
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
-                    common, pages, {"travellers": count})
+                    common, pages, {"travellers": count}, layered=True)
 
 
 def conversion(source: Source) -> list[dict[str, str]]:
@@ -276,7 +281,20 @@ def score_sheets(source: Source, set_number: int) -> Document:
     common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
-                    common, pages, {"score sheets": len(pages)})
+                    common, pages, {"score sheets": len(pages)}, layered=True)
+
+
+def table_cards(source: Source, set_number: int) -> Document:
+    """A card per table of each match: the boards it plays, in order, and when it exchanges wallets."""
+    t = strings(source.options.lang)
+    source.played_sets_only("table cards", set_number)
+    if source.board_numbers() is not None:
+        raise UserError("a table card lists every board of a match: print it without --board", field="board")
+    common = source.common("table-cards", set_number)
+    common["slip"] = page_layout("table-cards")
+    pages = ctx.table_card_pages(source.event, set_number, t, int(common["slip"]["stanzas"]))
+    return Document(source.path("table-cards", set_number), "table-cards", "table-cards.html", common, pages,
+                    {"table cards": sum(len(page["slips"]) for page in pages)})
 
 
 def pairings(source: Source, round_number: int) -> Document:
@@ -308,6 +326,7 @@ WRITERS: dict[str, Writer] = {
     "dealing-guide": dealing_guide,
     "travellers": travellers,
     "score-sheets": score_sheets,
+    "table-cards": table_cards,
 }
 
 
@@ -374,10 +393,10 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     documents = []
     for k in kinds:
         for s in sets:
-            if kind == "all" and k in ("travellers", "score-sheets") and s not in played:
+            if kind == "all" and k in MATCH_KINDS and s not in played:
                 continue
-            if kind == "all" and k == "score-sheets" and options.boards is not None:
-                continue  # one board's papers: a score sheet holds every board
+            if kind == "all" and k in WHOLE_SET_KINDS and options.boards is not None:
+                continue  # one board's papers: a score sheet or table card holds every board
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)
