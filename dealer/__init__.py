@@ -1,3 +1,3 @@
 """Shengji duplicate dealer and scorer."""
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
