@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck unit system-deps venv bench clean previews
+.PHONY: demo test lint typecheck unit system-deps browser-deps venv bench clean previews
 
 demo: venv system-deps
 	$(BIN)/dealer demo
 
-test: venv system-deps lint typecheck unit
+test: venv system-deps browser-deps lint typecheck unit
 
 lint: venv
 	$(BIN)/ruff check dealer tests benchmarks
@@ -18,7 +18,7 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-unit: venv system-deps
+unit: venv system-deps browser-deps
 	$(BIN)/pytest -n 2 --dist loadfile
 
 venv: $(STAMP)
@@ -41,11 +41,19 @@ system-deps:
 	    fontconfig fonts-noto-cjk >/dev/null; \
 	fi
 
+# The results site's browser tests and README screenshots drive Debian's Chromium (Playwright is
+# pointed at /usr/bin/chromium; it never downloads a browser).
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium with apt-get"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
+	fi
+
 bench: venv
 	$(BIN)/python benchmarks/deal.py
 
 # README previews (docs/images/*.png), rendered by the project; not part of `make test`.
-previews: venv system-deps
+previews: venv system-deps browser-deps
 	$(BIN)/python scripts/previews.py
 	$(BIN)/python scripts/site_screenshots.py
 

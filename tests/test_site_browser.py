@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from conftest import run_dealer
+from playwright.sync_api import sync_playwright
 from site_support import demo_site, sixteen_team_site
 
 from dealer.event import Event
@@ -31,9 +32,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 WIDTHS = (375, 1280)
 HTML_LANG = {"": "zh-Hans", "en/": "en"}
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it (system-deps)
-    pytest.skip("Debian's chromium is not installed (make system-deps installs it)", allow_module_level=True)
+if not Path(CHROMIUM).exists():  # `make test` installs it (browser-deps): a missing browser fails, never skips
+    pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps` (apt-get install chromium)",
+                pytrace=False)
 
 
 class Site:
@@ -70,7 +71,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Site]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
+    with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
