@@ -52,7 +52,7 @@ from dealer.deal import (
     plan_digest,
 )
 from dealer.errors import UserError, quote
-from dealer.event import Event
+from dealer.event import KITTY_MODES, Event
 
 BOARDSET_SCHEMA = "shengji-dealer/boardset/3"
 #: Schema 2 carried the whole plan (every board of every set) in every set file.
@@ -578,6 +578,27 @@ def written_set(raw: bytes) -> tuple[str, int, str | None] | None:
     return found.group(1).decode("ascii"), int(found.group(3)), value
 
 
+def _dealable(plan: PlanOf, public_value: str | None) -> bool:
+    """Whether ``dealer deal`` could deal this plan with this public value: only then does a file
+    equal to what :func:`set_files` makes pass every check of :func:`check_boardset` (which
+    also judges what :func:`set_files` takes on trust: the algorithm, the fields' types, the
+    public value's rule, a pack that exists)."""
+    content = plan.plan
+    try:
+        ints_ok = all(_is_int(content[name]) for name in ("decks", "hand", "kitty"))
+        texts_ok = all(isinstance(content[name], str) for name in ("event", "profile", "kitty_mode"))
+        if not (ints_ok and texts_ok and content.get("algorithm") == ALGORITHM
+                and content["kitty_mode"] in KITTY_MODES):
+            return False
+        Pack(int(content["decks"]))
+        plan.by_set  # noqa: B018 - reads the boards: a plan whose boards cannot be read is not dealable
+    except (KeyError, TypeError, ValueError):
+        return False
+    if content.get("public_value_source") is None:
+        return public_value is None
+    return public_value is not None and bool(public_value.strip())
+
+
 def dealt_as_written(files: Sequence[bytes], key: bytes, plan: PlanOf) -> list[VerifyReport | None]:
     """For each file's bytes: when they are byte for byte the set file this key deals under the
     plan, the report that says so (the file is then whole and consistent, its commitment this
@@ -588,7 +609,8 @@ def dealt_as_written(files: Sequence[bytes], key: bytes, plan: PlanOf) -> list[V
     guesses = []
     for raw in files:
         guess = written_set(raw)
-        if guess is not None and (guess[0] != plan.sha256 or guess[1] not in plan.by_set):
+        if guess is not None and (guess[0] != plan.sha256 or not _dealable(plan, guess[2])
+                                  or guess[1] not in plan.by_set):
             guess = None
         guesses.append(guess)
         if guess is not None:

@@ -412,6 +412,23 @@ def test_verify_reads_a_set_changed_in_place_field_by_field(dealt: tuple[Event, 
     assert "board 2" in err + out
 
 
+def test_verify_holds_a_file_that_looks_dealt_to_the_plan_s_rules(dealt: tuple[Event, Path], tmp_path: Path) -> None:
+    """A file made exactly as `dealer deal` makes one, but with a public value the plan names no
+    source for (which `dealer deal` refuses), is not taken at its bytes: the full check says why."""
+    from dealer.boardset import PlanOf, set_files
+
+    _event, root = dealt
+    folder = root / "demo"
+    plan = PlanOf(json.loads((folder / "commitment.json").read_text())["plan"])
+    assert plan.plan["public_value_source"] is None
+    ((_, data),) = set_files(read_key(folder / "deal.key"), plan, "drawn later", [1])
+    forged = tmp_path / "set-01.json"
+    forged.write_bytes(data)
+    code, out, err = run("verify", forged, "--key-file", folder / "deal.key", "--commitment",
+                         folder / "commitment.json")
+    assert code == 1 and "public_value is given but the plan names no public value source" in err + out
+
+
 @pytest.mark.parametrize(("change", "message", "schemas"), [
     (lambda d: d.update(public_value=5), "public_value is given but the plan names no public value source", (2, 3)),
     (lambda d: d["plan"].update(decks=5, hand=65, kitty=10), "plan_sha256 is not the hash of the plan", (2,)),
