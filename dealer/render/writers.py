@@ -272,11 +272,16 @@ def conversion(source: Source) -> list[dict[str, str]]:
             for row in conversion_rows(source.event.profile, source.event.decks)]
 
 
+def _whole_match_only(source: Source, kind: str, one: str, set_number: int) -> None:
+    """The papers of :data:`WHOLE_SET_KINDS`: for sets that matches play, never for one board."""
+    source.played_sets_only(kind, set_number)
+    if source.board_numbers() is not None:
+        raise UserError(f"{one} lists every board of a match: print it without --board", field="board")
+
+
 def score_sheets(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
-    source.played_sets_only("score sheets", set_number)
-    if source.board_numbers() is not None:
-        raise UserError("a score sheet lists every board of a match: print it without --board", field="board")
+    _whole_match_only(source, "score sheets", "a score sheet", set_number)
     common = source.common("score-sheets", set_number)
     common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
@@ -287,9 +292,7 @@ def score_sheets(source: Source, set_number: int) -> Document:
 def table_cards(source: Source, set_number: int) -> Document:
     """A card per table of each match: the boards it plays, in order, and when it exchanges wallets."""
     t = strings(source.options.lang)
-    source.played_sets_only("table cards", set_number)
-    if source.board_numbers() is not None:
-        raise UserError("a table card lists every board of a match: print it without --board", field="board")
+    _whole_match_only(source, "table cards", "a table card", set_number)
     common = source.common("table-cards", set_number)
     common["slip"] = page_layout("table-cards")
     pages = ctx.table_card_pages(source.event, set_number, t, int(common["slip"]["stanzas"]))

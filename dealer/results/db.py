@@ -1045,30 +1045,28 @@ class ResultsStore:
     def insert_action(self, kind: str, round_number: int, data: dict[str, Any], *, reason: str | None = None,
                       undoes: int | None = None, entered_by: str | None = None) -> int:
         """Append one director's action (inside :meth:`transaction`); its id."""
+        row = self._append_chained("actions", ACTION_COLUMNS, {
+            "kind": kind, "round": round_number, "data": _ENCODER.encode(data), "reason": reason,
+            "undoes": undoes, "entered_by": entered_by, "at": now()})
+        return int(row["id"])
+
+    def _append_chained(self, table: str, columns: Sequence[str], values: dict[str, Any]) -> dict[str, Any]:
+        """Append one row (the next id) to an append-only table of the hash chain: the row as stored."""
         seq, previous = self._last_link()
-        action_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM actions").fetchone()[0])
-        row = {"id": action_id, "kind": kind, "round": round_number, "data": _ENCODER.encode(data),
-               "reason": reason, "undoes": undoes, "entered_by": entered_by, "at": now()}
+        row_id = int(self.conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0])
+        row = {"id": row_id, **values}
         seq += 1
         with _sqlite_errors(self.path):
             self.conn.execute(
-                f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}, seq, chain) VALUES "
-                f"({', '.join(':' + c for c in ACTION_COLUMNS)}, :seq, :chain)",
-                {**row, "seq": seq, "chain": link(previous, seq, "actions", row).hex()})
-        return action_id
+                f"INSERT INTO {table} ({', '.join(columns)}, seq, chain) VALUES "
+                f"({', '.join(':' + c for c in columns)}, :seq, :chain)",
+                {**row, "seq": seq, "chain": link(previous, seq, table, row).hex()})
+        return row
 
     def insert_release(self, kind: str, set_number: int | None, reason: str, entered_by: str | None = None) -> Release:
         """Append one release (inside :meth:`transaction`)."""
-        seq, previous = self._last_link()
-        release_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM releases").fetchone()[0])
-        row = {"id": release_id, "kind": kind, "set_number": set_number, "reason": reason,
-               "entered_by": entered_by, "at": now()}
-        seq += 1
-        with _sqlite_errors(self.path):
-            self.conn.execute(
-                f"INSERT INTO releases ({', '.join(RELEASE_COLUMNS)}, seq, chain) VALUES "
-                f"({', '.join(':' + c for c in RELEASE_COLUMNS)}, :seq, :chain)",
-                {**row, "seq": seq, "chain": link(previous, seq, "releases", row).hex()})
+        row = self._append_chained("releases", RELEASE_COLUMNS, {
+            "kind": kind, "set_number": set_number, "reason": reason, "entered_by": entered_by, "at": now()})
         return Release(kind, set_number, reason, entered_by, str(row["at"]))
 
     def releases(self) -> list[Release]:
