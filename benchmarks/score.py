@@ -7,7 +7,10 @@
 2. imports the CSV files through the real importer (validation, one transaction per file), and in
    the same run a baseline: the same files read with `csv` and inserted with a plain SQLite
    `executemany` (a 5-column table, no index, one transaction per file); prints both rates and
-   their ratio;
+   their ratio; and, to show how much of the import is storing, the storing floor: the same rows
+   read and validated beforehand (not timed), then only linked into the hash chain and inserted
+   into a fresh database of the project's schema (its append-only guards and indexes), one
+   transaction per file, as the import does it. The import cannot beat that floor;
 3. in a fresh process, reads the current results from SQLite, scores every match and computes the
    standings with the profile's tie-break chain; prints rows/s and the peak memory (max RSS) of
    that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine;
@@ -31,6 +34,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dealer.event import Event
 
 BOARDS = 16
 
@@ -101,6 +108,32 @@ def plain_executemany(files: list[Path], database: Path) -> tuple[int, float]:
     return rows, time.perf_counter() - start
 
 
+def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[int, float]:
+    """Rows and seconds of storing alone: each file read and validated first (not timed), then
+    linked and inserted into a fresh results database with the importer's own call."""
+    from dealer.dealing import deal_event
+    from dealer.folder import EventFolder
+    from dealer.results.entry import open_results
+    from dealer.results.importer import read_file
+    from dealer.results.validate import validate_columns
+
+    event_folder = EventFolder(event.id, boards_root)
+    deal_event(event, event_folder)
+    store = open_results(event, event_folder)
+    rows, seconds = 0, 0.0
+    for path in files:
+        parsed = read_file(path)
+        batch = validate_columns(event, parsed.fields, parsed.column, parsed.numbers)
+        assert batch is not None, f"{path}: the generated file did not validate by column"
+        start = time.perf_counter()
+        with store.transaction():
+            store.insert_batch(batch, source=parsed.source, kind="file", sha256=parsed.sha256)
+        seconds += time.perf_counter() - start
+        rows += len(batch)
+    store.close()
+    return rows, seconds
+
+
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
     from dealer.files import load_event
@@ -167,6 +200,11 @@ def main() -> None:
         print(f"baseline: csv + plain executemany, {plain_rows:,} rows in {plain_s:.2f} s = {plain_rate:,.0f} rows/s; "
               f"import / baseline = {rate / plain_rate:.3f} (target at least 0.5: "
               f"{'met' if rate / plain_rate >= 0.5 else 'NOT met'})")
+        floor_rows, floor_s = storing_floor(event, files, folder / "floor-boards")
+        floor_rate = floor_rows / floor_s
+        print(f"storing floor: the same rows validated beforehand, only linked and inserted into the schema, "
+              f"{floor_rows:,} rows in {floor_s:.2f} s = {floor_rate:,.0f} rows/s = {floor_rate / plain_rate:.3f} "
+              f"of the baseline (the import's ceiling); import / storing floor = {rate / floor_rate:.3f}")
         child = subprocess.run(
             [sys.executable, __file__, "--score-only", str(event_path), str(boards_root)],
             capture_output=True, text=True, check=True,
