@@ -16,6 +16,12 @@ reading the event file to the last file written and on the disk: `dealer deal` i
 key and the published commitment. Interpreter and import start-up are left out (as for the paths
 above) and measured apart: the same commands as whole processes, next to a whole process that
 only imports the batch path and deals the same boards.
+
+Two floors put the in-process figures in proportion, both measured in the same run: the batch path
+on the event's own boards (all sets in one call, as `dealer deal` makes them), and the disk: the files
+`dealer deal` wrote, written again with the same bytes as plain new files, then one `syncfs`
+(what any durable writer of those files pays, whatever it computes). `dealer deal` is compared with
+their sum: what is left above it is objects and formatting.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import random
 import subprocess
 import sys
@@ -31,7 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dealer.batch import shuffle_many
+from dealer.batch import set_inputs, shuffle_inputs, shuffle_many
 from dealer.deal import BoardSpec, Layout, deal_board
 
 KEY = bytes(range(32))
@@ -95,8 +102,42 @@ def verify_commands(event_folder: Path) -> list[list[str]]:
     return [["verify", *(str(path) for path in sorted(event_folder.glob("set-*.json"))), *key]]
 
 
-def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float]:
-    """Best seconds of `dealer deal` into a fresh folder and of verifying every set file."""
+def batch_same_boards(sets: int, boards_per_set: int, repeats: int) -> float:
+    """Best seconds of the batch path dealing the event's boards, every set in one call."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        shuffle_inputs(set_inputs(KEY, "bench", [(s, b) for s in range(1, sets + 1)
+                                                 for b in range(1, boards_per_set + 1)]), 108)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def disk_floor(written: Path, folder: Path, repeats: int) -> tuple[float, int, int]:
+    """Best seconds of writing the files of ``written`` again, same bytes, as plain new files in a
+    fresh folder, then one ``syncfs``; and how many files and bytes."""
+    from dealer.files import flush_to_disk
+
+    contents = [(path.name, path.read_bytes()) for path in sorted(written.iterdir()) if path.is_file()]
+    best = float("inf")
+    for repeat in range(repeats):
+        target = folder / f"floor-{repeat}"
+        start = time.perf_counter()
+        target.mkdir()
+        paths = []
+        for name, data in contents:
+            path = target / name
+            with path.open("xb") as stream:
+                stream.write(data)
+            paths.append(path)
+        flush_to_disk(target, paths)
+        best = min(best, time.perf_counter() - start)
+    return best, len(contents), sum(len(data) for _, data in contents)
+
+
+def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float, float, int, int]:
+    """Best seconds of `dealer deal` into a fresh folder and of verifying every set file; the
+    disk floor of the files it wrote (seconds, files, bytes)."""
     best_deal = best_verify = float("inf")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -111,16 +152,22 @@ def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, flo
             for command in commands:
                 run_command(command)
             best_verify = min(best_verify, time.perf_counter() - start)
-    return best_deal, best_verify
+        floor = disk_floor(folder / "boards-0" / "bench", folder, repeats)
+    return best_deal, best_verify, *floor
 
 
 def whole_processes(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float, float]:
     """Best wall seconds of `dealer deal`, of `dealer verify` (all sets) and of a process that only
     deals the same boards with the batch path, each a fresh interpreter."""
     python = sys.executable
-    batch_only = ("from dealer.batch import shuffle_many\n"
-                  f"for s in range(1, {sets} + 1):\n"
-                  f"    shuffle_many(bytes(32), 'bench', s, range(1, {boards_per_set} + 1), 108)")
+    batch_only = ("from dealer.batch import set_inputs, shuffle_inputs\n"
+                  f"shuffle_inputs(set_inputs(bytes(32), 'bench', [(s, b) for s in range(1, {sets} + 1) "
+                  f"for b in range(1, {boards_per_set} + 1)]), 108)")
+    # As an installed tool runs: with its modules' bytecode cached (pip compiles it on install). A
+    # PYTHONDONTWRITEBYTECODE in the environment would make every run compile the sources again,
+    # which weighs on the command (many modules) more than on the baseline (a few); the first of
+    # the repeats writes the caches and the best of them is taken.
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     best = [float("inf")] * 3
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -130,14 +177,14 @@ def whole_processes(sets: int, boards_per_set: int, repeats: int) -> tuple[float
             timings = []
             start = time.perf_counter()
             subprocess.run([python, "-m", "dealer.cli", "deal", str(event_file), "--boards-dir", str(boards_dir)],
-                           check=True, capture_output=True)
+                           check=True, capture_output=True, env=environment)
             timings.append(time.perf_counter() - start)
             start = time.perf_counter()
             for command in verify_commands(boards_dir / "bench"):
-                subprocess.run([python, "-m", "dealer.cli", *command], check=True, capture_output=True)
+                subprocess.run([python, "-m", "dealer.cli", *command], check=True, capture_output=True, env=environment)
             timings.append(time.perf_counter() - start)
             start = time.perf_counter()
-            subprocess.run([python, "-c", batch_only], check=True, capture_output=True)
+            subprocess.run([python, "-c", batch_only], check=True, capture_output=True, env=environment)
             timings.append(time.perf_counter() - start)
             best = [min(b, t) for b, t in zip(best, timings, strict=True)]
     return best[0], best[1], best[2]
@@ -158,11 +205,16 @@ def main() -> None:
     print(f"single-board path:       {one:12,.0f} boards/s  ({one / base:.2f}x baseline, full Deal objects)")
     print(f"batch path:              {many:12,.0f} boards/s  ({many / base:.2f}x baseline)")
     boards = args.sets * args.boards_per_set
-    deal_s, verify_s = end_to_end(args.sets, args.boards_per_set, args.repeats)
+    deal_s, verify_s, disk_s, files, size = end_to_end(args.sets, args.boards_per_set, args.repeats)
+    same_s = batch_same_boards(args.sets, args.boards_per_set, args.repeats)
     print(f"end to end, {args.sets} sets of {args.boards_per_set} boards ({boards:,} boards), in-process:")
     for name, seconds in (("dealer deal", deal_s), ("dealer verify, every set", verify_s)):
         rate = boards / seconds
         print(f"  {name:<24} {rate:12,.0f} boards/s  ({rate / many:.3f}x batch path; {seconds * 1000:.0f} ms)")
+    print(f"  floors: the batch path on these boards, in one call, {same_s * 1000:.0f} ms; the disk: "
+          f"{files} files ({size / 1024:.0f} KiB) written as plain new files + one syncfs, {disk_s * 1000:.0f} ms")
+    print(f"  dealer deal / (batch on these boards + disk) = {(same_s + disk_s) / deal_s:.2f}x the speed of the "
+          f"floors' sum; verify / batch on these boards = {same_s / verify_s:.2f}x")
     if not args.no_processes:
         deal_p, verify_p, batch_p = whole_processes(args.sets, args.boards_per_set, args.repeats)
         print("whole processes (interpreter and imports included), wall:")
