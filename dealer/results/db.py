@@ -964,9 +964,15 @@ class ResultsStore:
                 "import_id": [import_id] * n, "source_row": batch.source_row, "supersedes": links,
                 "reason": [reason if superseded is not None else None for superseded in links],
             }
-            chain = _bulk_links(previous, seq + 1, "results", [columns[c] for c in RESULT_COLUMNS])
-            self._insert_staged("results", {**columns, "seq": range(seq + 1, seq + 1 + n), "chain": chain})
+            self._insert_linked("results", columns, seq, previous)
         return import_id
+
+    def _insert_linked(self, table: str, columns: dict[str, Sequence[object]], seq: int, previous: bytes) -> None:
+        """Insert the rows of ``columns`` (every column of ``CHAINED[table]``) into ``table`` as the
+        links after ``seq`` (whose chain value is ``previous``): linked in bulk, stored staged."""
+        n = len(columns["id"])
+        chain = _bulk_links(previous, seq + 1, table, [columns[c] for c in CHAINED[table]])
+        self._insert_staged(table, {**columns, "seq": range(seq + 1, seq + 1 + n), "chain": chain})
 
     def _insert_staged(self, table: str, columns: dict[str, Sequence[object]]) -> None:
         """Insert the rows of ``columns`` into ``table`` with one ``INSERT … SELECT`` from a temporary
@@ -1022,24 +1028,24 @@ class ResultsStore:
         :meth:`insert_batch`: the rows are the links right after their import record."""
         import_id, at, seq, previous = self._insert_import(len(entries), source=source, kind=kind, sha256=sha256,
                                                            entered_by=entered_by, skipped=skipped, sample=sample)
+        n = len(entries)
         with _sqlite_errors(self.path):
             next_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM level_results").fetchone()[0])
-            links = supersedes if supersedes is not None else [None] * len(entries)
-            for offset, (e, superseded) in enumerate(zip(entries, links, strict=True)):
-                row: dict[str, Any] = {
-                    "id": next_id + offset, "round": e.round, "match": e.match, "tbl": e.table,
-                    "home_level": e.home_level, "away_level": e.away_level, "last_game": e.last_game,
-                    "home_games": e.home_games, "away_games": e.away_games, "withdrawn": int(e.withdrawn),
-                    "home_team": e.home_team, "away_team": e.away_team, "note": e.note,
-                    "entered_by": e.entered_by or entered_by, "entered_at": at, "import_id": import_id,
-                    "source_row": e.source_row, "supersedes": superseded,
-                    "reason": reason if superseded is not None else None}
-                seq += 1
-                previous = link(previous, seq, "level_results", row)
-                self.conn.execute(
-                    f"INSERT INTO level_results ({', '.join(LEVEL_COLUMNS)}, seq, chain) VALUES "
-                    f"({', '.join(':' + c for c in LEVEL_COLUMNS)}, :seq, :chain)",
-                    {**row, "seq": seq, "chain": previous.hex()})
+            links = list(supersedes) if supersedes is not None else [None] * n
+            if len(links) != n:
+                raise ValueError("one supersedes value per entry")  # pragma: no cover - a bug
+            columns: dict[str, Sequence[object]] = {
+                "id": range(next_id, next_id + n), "round": [e.round for e in entries],
+                "match": [e.match for e in entries], "tbl": [e.table for e in entries],
+                "home_level": [e.home_level for e in entries], "away_level": [e.away_level for e in entries],
+                "last_game": [e.last_game for e in entries], "home_games": [e.home_games for e in entries],
+                "away_games": [e.away_games for e in entries], "withdrawn": [int(e.withdrawn) for e in entries],
+                "home_team": [e.home_team for e in entries], "away_team": [e.away_team for e in entries],
+                "note": [e.note for e in entries], "entered_by": [e.entered_by or entered_by for e in entries],
+                "entered_at": [at] * n, "import_id": [import_id] * n, "source_row": [e.source_row for e in entries],
+                "supersedes": links, "reason": [reason if superseded is not None else None for superseded in links],
+            }
+            self._insert_linked("level_results", columns, seq, previous)
         return import_id
 
     def insert_action(self, kind: str, round_number: int, data: dict[str, Any], *, reason: str | None = None,
