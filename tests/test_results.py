@@ -95,6 +95,7 @@ def test_duplicate_rows_in_file_and_against_database(tmp_path: Path, seeded: Pat
     assert result.exit_code == 2
     assert (f"{clash}: row 3: duplicate: round 1 match 1 table A board 1 already has 0 points"
             in result.output)
+    assert "this row says 10 points" in result.output
     assert "dealer results correct" in result.output
     assert db_state(tmp_path) == before
 

@@ -435,6 +435,9 @@ class Entry:
             and (self.level is None or row["level"] == self.level)
         )
 
+    def value_text(self) -> str:
+        return "withdrawn" if self.withdrawn else f"{self.defenders_points} points"
+
 
 #: The fields of an :class:`Entry` kept per row in an :class:`EntryBatch`.
 ENTRY_FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "declarer", "level",

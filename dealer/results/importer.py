@@ -16,13 +16,14 @@ import hashlib
 import io
 import itertools
 import operator
+import sqlite3
 import sys
 import warnings
 import zipfile
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
 from dealer.event import Event
@@ -55,6 +56,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "entered_by": ("entered_by", "记分员"),
 }
 REQUIRED = ("round", "match", "table", "board", "defenders_points")
+#: Where a result goes: (round, match, table, board) for a board, (round, match, table) in a level race.
+Slot = TypeVar("Slot", tuple[int, str, str, int], tuple[int, str, int])
 
 
 def _header_key(text: str) -> str:
@@ -578,30 +581,11 @@ def import_file(
     if not len(batch):
         raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
     rounds = sorted(set(batch.round))
-    problems: list[Problem] = []
     with store.transaction():
         check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
         stored = store.current_rows(rounds)
-        superseded = store.superseded_rows(rounds)
-        fresh: list[int] = [] if stored else list(range(len(batch)))  # a round's first file: all fresh
-        corrected = 0
-        for i, slot in enumerate(slots if stored else ()):
-            old = stored.get(slot)
-            if old is None:
-                fresh.append(i)
-                continue
-            entry = batch.entry(i)
-            if entry.same_result(old):
-                continue
-            elif any(entry.same_result(r) for r in superseded.get(slot, ())):
-                corrected += 1  # the value a correction replaced: keep the correction
-            else:
-                problems.append(Problem(
-                    source, entry.source_row, None, None, None,
-                    f"duplicate: {slot_text(slot)} already has {stored_text(old)}, this row "
-                    f"says {entry.defenders_points} points", hint="use_correct"))
-        if problems:
-            raise Rejected(source, problems, len(parsed.numbers))
+        fresh, corrected = against_stored(source, slots, batch.entry, stored, store.superseded_rows(rounds),
+                                          slot_text, stored_text, len(parsed.numbers))
         skipped = len(batch) - len(fresh) - corrected
         if not fresh:
             return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
@@ -609,6 +593,49 @@ def import_file(
                                        kind="file", sha256=parsed.sha256, entered_by=entered_by,
                                        skipped=skipped + corrected, sample=parsed.sample)
     return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
+
+
+class _Stored(Protocol):
+    """A validated row to store (:class:`Entry`, :class:`LevelEntry`)."""
+
+    @property
+    def source_row(self) -> int | None: ...
+    def same_result(self, row: sqlite3.Row) -> bool: ...
+    def value_text(self) -> str: ...
+
+
+def against_stored(
+    source: str, slots: Sequence[Slot], entry: Callable[[int], _Stored], stored: Mapping[Slot, sqlite3.Row],
+    superseded: Mapping[Slot, Sequence[sqlite3.Row]], slot_text: Callable[[Slot], str],
+    stored_text: Callable[[sqlite3.Row], str], rows: int,
+) -> tuple[list[int], int]:
+    """A file's rows (their slots; ``entry(i)`` the row ``i``) against what the database holds:
+    the rows to store (indexes) and how many repeat a value a correction replaced (the correction
+    is kept). A row equal to the stored value is skipped: re-importing a file is a no-op. Raises
+    :class:`Rejected` naming every row whose slot holds another value (``rows``: the file's)."""
+    if not stored:  # nothing of these rounds yet (a round's first file): every row is new
+        return list(range(len(slots))), 0
+    fresh: list[int] = []
+    corrected = 0
+    problems: list[Problem] = []
+    for i, slot in enumerate(slots):
+        old = stored.get(slot)
+        if old is None:
+            fresh.append(i)
+            continue
+        row = entry(i)
+        if row.same_result(old):
+            continue
+        if any(row.same_result(replaced) for replaced in superseded.get(slot, ())):
+            corrected += 1
+        else:
+            problems.append(Problem(
+                source, row.source_row, None, None, None,
+                f"duplicate: {slot_text(slot)} already has {stored_text(old)}, this row says {row.value_text()}",
+                hint="use_correct"))
+    if problems:
+        raise Rejected(source, problems, rows)
+    return fresh, corrected
 
 
 def _validate_rows(event: Event, parsed: ParsedFile) -> EntryBatch:

@@ -17,7 +17,7 @@ from dealer.event import Event, Match
 from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.numbers import DIGITS_LIMIT, whole_number, whole_number_or_none
 from dealer.results.db import LevelEntry, ResultsStore, level_value_text
-from dealer.results.importer import ImportReport, Layout, read_file
+from dealer.results.importer import ImportReport, Layout, against_stored, read_file
 from dealer.results.validate import TEXT_LIMIT, Cell, RawRow
 from dealer.scoring import AttributionError, Misattributed
 
@@ -246,27 +246,14 @@ def import_level_file(store: ResultsStore, event: Event, path: str | Path, enter
     rounds = sorted({e.round for e in entries})
     with store.transaction():
         _check_seating(store, event, {(e.round, e.match) for e in entries})
-        stored = store.level_rows(rounds)
-        superseded = store.level_rows(rounds, current=False)
-        fresh: list[LevelEntry] = []
-        corrected = 0
-        for entry in entries:
-            old = stored.get(entry.slot, [None])[0]
-            if old is None:
-                fresh.append(entry)
-            elif entry.same_result(old):
-                continue
-            elif any(entry.same_result(r) for r in superseded.get(entry.slot, ())):
-                corrected += 1
-            else:
-                problems.append(Problem(source, entry.source_row, None, None, None,
-                                        f"duplicate: {slot_text(entry.slot)} already has {_stored_text(old)}, this "
-                                        f"row says {entry.value_text()}", hint="use_correct"))
-        if problems:
-            raise Rejected(source, problems, len(parsed.rows))
-        skipped = len(entries) - len(fresh) - corrected
-        if not fresh:
+        stored = {slot: rows[0] for slot, rows in store.level_rows(rounds).items()}
+        chosen, corrected = against_stored(source, [e.slot for e in entries], entries.__getitem__, stored,
+                                           store.level_rows(rounds, current=False), slot_text, _stored_text,
+                                           len(parsed.rows))
+        skipped = len(entries) - len(chosen) - corrected
+        if not chosen:
             return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
+        fresh = [entries[i] for i in chosen]
         import_id = store.insert_level_batch(fresh, source=source, kind="file", sha256=parsed.sha256,
                                              entered_by=entered_by, skipped=skipped + corrected, sample=parsed.sample)
     return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
