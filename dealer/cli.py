@@ -733,13 +733,15 @@ def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None
 def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, lang: str,
            boards_dir: str) -> None:
     """Match sheets, cross-table and standings from the results database."""
-    from dealer.report import build_report, parse_formats, report_json, write_reports
+    from dealer.report import build_report, parse_formats, report_json, sheets_inline, write_reports
 
     chosen = parse_formats(formats)
     event, folder = _event_folder(event_file, boards_dir)
     data = build_report(event, folder)
     if as_json:
-        echo_json(report_json(data, sheets=True), indent=1)
+        # Indented while a reader may page through it; a large event's sheets are printed compact
+        # (json's indenting encoder is pure Python: minutes at 20,000 matches).
+        echo_json(report_json(data, sheets=True), indent=1 if sheets_inline(data) else None)
         return
     for path in write_reports(data, Path(out_dir) if out_dir else folder.reports_path, chosen, lang):
         echo(f"wrote {path}")

@@ -109,6 +109,10 @@ def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: 
     # The same figures as the small report: only the layout changed.
     with (out / "boards.csv").open(encoding="utf-8-sig") as stream:
         assert sum(1 for _ in csv.reader(stream)) == 1 + 2 * 16
+    # `--json` of a large event: the same JSON as the report's file, printed compact.
+    printed = run("report", str(event_path), "--json", "--boards-dir", boards).output
+    assert printed.count("\n") == 1 and json.loads(printed) == json.loads(
+        (out / "hand-results.json").read_text(encoding="utf-8"))
 
 
 def test_the_columnar_import_stores_what_the_row_by_row_path_stores(tmp_path: Path,
