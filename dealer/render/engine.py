@@ -12,7 +12,9 @@ board, copy, match, teams, QR code), "all" both (HTML output). The top layer's p
 of fixed size, so both layers put every line where the one-layer page does. Each distinct base page
 is laid out once and stored once, as a form XObject that every page sharing it draws below its own
 top layer: WeasyPrint lays out a few heads a page instead of every card, and the PDF holds the
-cards of a set once instead of once a copy.
+cards of a set once instead of once a copy. Top pages that are the same HTML are laid out once too
+(a curtain card's top layer is its copy number alone, so the top pages of one copy are alike): each
+page then draws two form XObjects, its base page and its top page.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -122,14 +125,14 @@ def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, 
     return bytes(document.write_pdf(stylesheets=sheets, font_config=_font_config()))
 
 
-def base_pages(doc: Document) -> tuple[list[dict[str, Any]], list[int]]:
-    """A layered document's distinct base pages, and for each page the index of its base page
-    (pages whose base layer is the same HTML share one)."""
+def distinct_pages(doc: Document, layer: str) -> tuple[list[dict[str, Any]], list[int]]:
+    """A layered document's distinct pages of one layer, and for each page the index of its
+    distinct page (pages whose layer is the same HTML share one)."""
     distinct: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     index = []
     for page in doc.pages:
-        key = render_html(doc.template, doc.common, [page], "base")
+        key = render_html(doc.template, doc.common, [page], layer)
         if key not in seen:
             seen[key] = len(distinct)
             distinct.append(page)
@@ -137,32 +140,55 @@ def base_pages(doc: Document) -> tuple[list[dict[str, Any]], list[int]]:
     return distinct, index
 
 
-def compose(base: bytes, top: bytes, index: Sequence[int]) -> bytes:
-    """The top layer's pages, each drawn over its base page (``index[i]`` for page ``i``); every
-    base page is stored once, as a form XObject."""
+def _form(writer: Any, page: Any) -> Any:
+    """A page of another PDF as a form XObject added to ``writer`` (its resources cloned once)."""
+    from pypdf.generic import DecodedStreamObject, NameObject
+
+    form = DecodedStreamObject()
+    form.set_data(page.get_contents().get_data())
+    form[NameObject("/Type")] = NameObject("/XObject")
+    form[NameObject("/Subtype")] = NameObject("/Form")
+    form[NameObject("/BBox")] = page.mediabox
+    form[NameObject("/Resources")] = page["/Resources"].clone(writer)
+    return writer._add_object(form.flate_encode())
+
+
+def compose(base: bytes, top: bytes, base_index: Sequence[int], top_index: Sequence[int] | None = None) -> bytes:
+    """Page ``i`` is top page ``top_index[i]`` (default: top page ``i``) drawn over base page
+    ``base_index[i]``; every base page is stored once, as a form XObject, and so is every top page
+    that several pages draw."""
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(top)))
-    forms = []
-    for page in PdfReader(io.BytesIO(base)).pages:
-        form = DecodedStreamObject()
-        form.set_data(page.get_contents().get_data())  # type: ignore[union-attr]
-        form[NameObject("/Type")] = NameObject("/XObject")
-        form[NameObject("/Subtype")] = NameObject("/Form")
-        form[NameObject("/BBox")] = page.mediabox
-        form[NameObject("/Resources")] = page["/Resources"].clone(writer)
-        forms.append(writer._add_object(form.flate_encode()))
-    for position, page in enumerate(writer.pages):
+    tops = PdfReader(io.BytesIO(top))
+    if top_index is None or list(top_index) == list(range(len(tops.pages))):
+        writer = PdfWriter(clone_from=tops)
+        pages = list(writer.pages)
+    else:  # top pages repeat: each page draws its top page as a form too
+        writer = PdfWriter()
+        top_forms = [_form(writer, page) for page in tops.pages]
+        pages = []
+        for number in top_index:
+            box = tops.pages[number].mediabox
+            page = writer.add_blank_page(float(box.width), float(box.height))
+            name = f"/SjdTop{number}"
+            page[NameObject("/Resources")] = DictionaryObject(
+                {NameObject("/XObject"): DictionaryObject({NameObject(name): top_forms[number]})})
+            draw = DecodedStreamObject()
+            draw.set_data(f"q {name} Do Q\n".encode("ascii"))
+            page[NameObject("/Contents")] = writer._add_object(draw)
+            pages.append(page)
+    forms = [_form(writer, page) for page in PdfReader(io.BytesIO(base)).pages]
+    for position, page in enumerate(pages):
         # Pages may share one resource dictionary: each base page has a name of its own.
-        name = f"/SjdBase{index[position]}"
+        name = f"/SjdBase{base_index[position]}"
         resources = page["/Resources"].get_object()
         assert isinstance(resources, DictionaryObject)
         if "/XObject" not in resources:
             resources[NameObject("/XObject")] = DictionaryObject()
         xobjects = resources["/XObject"].get_object()
         assert isinstance(xobjects, DictionaryObject)
-        xobjects[NameObject(name)] = forms[index[position]]
+        xobjects[NameObject(name)] = forms[base_index[position]]
         under = DecodedStreamObject()
         under.set_data(f"q {name} Do Q\n".encode("ascii"))
         contents = page.raw_get("/Contents")
@@ -222,9 +248,10 @@ def render_documents(
             if not doc.layered:
                 data = render_pdf(doc.template, doc.common, doc.pages, pdf=True) if doc.pages else b""
             else:
-                distinct, index = base_pages(doc)
-                data = compose(render_pdf(doc.template, doc.common, distinct, "base", pdf=True),
-                               render_pdf(doc.template, doc.common, doc.pages, "top", pdf=True), index)
+                bases, base_index = distinct_pages(doc, "base")
+                tops, top_index = distinct_pages(doc, "top")
+                data = compose(render_pdf(doc.template, doc.common, bases, "base", pdf=True),
+                               render_pdf(doc.template, doc.common, tops, "top", pdf=True), base_index, top_index)
             _write(doc, data)
             written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
@@ -235,35 +262,46 @@ def render_documents(
     import weasyprint  # noqa: F401  (imported once here: forked workers inherit it)
 
     _font_config()
-    size = max(CHUNK_PAGES, -(-total // (jobs * 2)))
-    units: list[tuple[int, str, int, list[dict[str, Any]]]] = []  # document, layer, position, pages
-    indexes: dict[int, list[int]] = {}
+    # What each document lays out: its pages, or a layered document's distinct top pages (with,
+    # for each top page, how many of the document's pages draw it) and distinct base pages.
+    work: list[tuple[list[dict[str, Any]], list[int]]] = []
+    units: list[tuple[int, str, int, list[dict[str, Any]], int]] = []  # document, layer, position, pages, done
+    indexes: dict[int, tuple[list[int], list[int]]] = {}  # a layered document's base and top indexes
     for number, doc in enumerate(documents):
-        layer = "top" if doc.layered else "all"
         if doc.layered:
-            distinct, indexes[number] = base_pages(doc)
-            units.append((number, "base", 0, distinct))
-        chunks = -(-len(doc.pages) // size)
-        step = -(-len(doc.pages) // chunks) if chunks else 1
-        units += [(number, layer, i // step, doc.pages[i:i + step]) for i in range(0, len(doc.pages), step)]
+            bases, base_index = distinct_pages(doc, "base")
+            tops, top_index = distinct_pages(doc, "top")
+            indexes[number] = (base_index, top_index)
+            units.append((number, "base", 0, bases, 0))
+            drawn = Counter(top_index)
+            work.append((tops, [drawn[i] for i in range(len(tops))]))
+        else:
+            work.append((doc.pages, [1] * len(doc.pages)))
+    size = max(CHUNK_PAGES, -(-sum(len(pages) for pages, _ in work) // (jobs * 2)))
+    for number, (pages, drawn) in enumerate(work):
+        layer = "top" if documents[number].layered else "all"
+        chunks = -(-len(pages) // size)
+        step = -(-len(pages) // chunks) if chunks else 1
+        units += [(number, layer, i // step, pages[i:i + step], sum(drawn[i:i + step]))
+                  for i in range(0, len(pages), step)]
     parts: dict[tuple[int, str], dict[int, bytes]] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {}
-        for number, layer, position, pages in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
+        for number, layer, position, pages, done in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
             doc = documents[number]
             future = pool.submit(render_pdf, doc.template, doc.common, pages, layer, True)
-            futures[future] = (number, layer, position, len(pages) if layer != "base" else 0)
+            futures[future] = (number, layer, position, done)
         for future in as_completed(futures):
-            number, layer, position, count = futures[future]
+            number, layer, position, done = futures[future]
             parts.setdefault((number, layer), {})[position] = future.result()
-            if progress and count:
-                progress(count)
+            if progress and done:
+                progress(done)
     for number, doc in enumerate(documents):
         layer = "top" if doc.layered else "all"
         found = parts.get((number, layer), {})
         data = _merge([found[i] for i in sorted(found)]) if found else b""
         if doc.layered and data:
-            data = compose(parts[(number, "base")][0], data, indexes[number])
+            data = compose(parts[(number, "base")][0], data, *indexes[number])
         _write(doc, data)
         written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written
