@@ -5,16 +5,16 @@ of page contexts (each template draws one sheet of paper per page context). Rend
 pages of all documents into chunks, renders the chunks in a pool of worker processes and merges
 each document's chunks with pypdf. ``import weasyprint`` happens inside functions only.
 
-A *layered* document (curtain cards, travellers: the same slips in many copies) is drawn in two
-layers. The template reads ``layer``: "base" draws what many pages share (a curtain card's cards,
-a result slip's boxes and conversion table), "top" what is each page's own (the slip heads: seat,
-board, copy, match, teams, QR code), "all" both (HTML output). The top layer's parts sit in boxes
-of fixed size, so both layers put every line where the one-layer page does. Each distinct base page
-is laid out once and stored once, as a form XObject that every page sharing it draws below its own
-top layer: WeasyPrint lays out a few heads a page instead of every card, and the PDF holds the
-cards of a set once instead of once a copy. Top pages that are the same HTML are laid out once too
-(a curtain card's top layer is its copy number alone, so the top pages of one copy are alike): each
-page then draws two form XObjects, its base page and its top page.
+A *layered* document (curtain cards, labels, travellers, score sheets: the same slips in many
+copies) is drawn in layers, named in ``Document.layers``, bottom first. The template reads
+``layer``: "base" draws what many pages share (a curtain card's cards, a result slip's boxes and
+conversion table), "top" what is each page's own (QR codes, the copy number), a layer between them
+what a group of pages shares (a match's lines on its result slips), "all" everything (HTML output).
+The parts of the upper layers sit in boxes of fixed size or place, so every layer puts each line
+where the one-layer page does. Each layer's distinct pages (pages whose layer is the same HTML) are
+laid out once and stored once, as form XObjects that each page draws in turn: WeasyPrint lays out
+a copy number or a QR code a page instead of every card, and the PDF holds the cards of a set once
+instead of once a copy.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ class Document:
     units: dict[str, int] = field(default_factory=dict)
     #: It shows cards: written owner-only (0600), as the board sets.
     secret: bool = False
-    #: Drawn in two layers (see the module's docstring); the template must read ``layer``.
-    layered: bool = False
+    #: The layers it is drawn in, bottom first (see the module's docstring); none: one layer,
+    #: "all". The template must read ``layer``.
+    layers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -149,53 +150,62 @@ def _form(writer: Any, page: Any) -> Any:
     form[NameObject("/Type")] = NameObject("/XObject")
     form[NameObject("/Subtype")] = NameObject("/Form")
     form[NameObject("/BBox")] = page.mediabox
-    form[NameObject("/Resources")] = page["/Resources"].clone(writer)
+    # The page's own entry: WeasyPrint's pages share one resource dictionary (every image of the
+    # document), kept shared by cloning the reference, not the dictionary, for each form.
+    form[NameObject("/Resources")] = page.raw_get("/Resources").clone(writer)
     return writer._add_object(form.flate_encode())
 
 
-def compose(base: bytes, top: bytes, base_index: Sequence[int], top_index: Sequence[int] | None = None) -> bytes:
-    """Page ``i`` is top page ``top_index[i]`` (default: top page ``i``) drawn over base page
-    ``base_index[i]``; every base page is stored once, as a form XObject, and so is every top page
-    that several pages draw."""
+def compose(layers: Sequence[tuple[bytes, Sequence[int]]]) -> bytes:
+    """One PDF from the layers' PDFs of distinct pages, bottom first: page ``i`` draws page
+    ``index[i]`` of each layer. Every distinct page of a layer is stored once, as a form XObject;
+    the top layer's pages are the pages themselves when none repeats."""
     from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
+    *under, (top, top_index) = layers
     tops = PdfReader(io.BytesIO(top))
-    if top_index is None or list(top_index) == list(range(len(tops.pages))):
+    if list(top_index) == list(range(len(tops.pages))):
         writer = PdfWriter(clone_from=tops)
         pages = list(writer.pages)
-    else:  # top pages repeat: each page draws its top page as a form too
+        drawn = [page.raw_get("/Contents") for page in pages]
+    else:  # top pages repeat: the top layer is drawn as forms too
         writer = PdfWriter()
         top_forms = [_form(writer, page) for page in tops.pages]
-        pages = []
+        pages, drawn = [], []
         for number in top_index:
             box = tops.pages[number].mediabox
             page = writer.add_blank_page(float(box.width), float(box.height))
-            name = f"/SjdTop{number}"
             page[NameObject("/Resources")] = DictionaryObject(
-                {NameObject("/XObject"): DictionaryObject({NameObject(name): top_forms[number]})})
-            draw = DecodedStreamObject()
-            draw.set_data(f"q {name} Do Q\n".encode("ascii"))
-            page[NameObject("/Contents")] = writer._add_object(draw)
+                {NameObject("/XObject"): DictionaryObject({NameObject(f"/SjdTop{number}"): top_forms[number]})})
             pages.append(page)
-    forms = [_form(writer, page) for page in PdfReader(io.BytesIO(base)).pages]
+            drawn.append(_stream(writer, f"q /SjdTop{number} Do Q\n"))
+    forms = [[_form(writer, page) for page in PdfReader(io.BytesIO(data)).pages] for data, _ in under]
     for position, page in enumerate(pages):
-        # Pages may share one resource dictionary: each base page has a name of its own.
-        name = f"/SjdBase{base_index[position]}"
         resources = page["/Resources"].get_object()
         assert isinstance(resources, DictionaryObject)
         if "/XObject" not in resources:
             resources[NameObject("/XObject")] = DictionaryObject()
         xobjects = resources["/XObject"].get_object()
         assert isinstance(xobjects, DictionaryObject)
-        xobjects[NameObject(name)] = forms[base_index[position]]
-        under = DecodedStreamObject()
-        under.set_data(f"q {name} Do Q\n".encode("ascii"))
-        contents = page.raw_get("/Contents")
-        page[NameObject("/Contents")] = ArrayObject([writer._add_object(under), contents])
+        draws = []
+        for layer, (_, index) in enumerate(under):
+            # Pages may share one resource dictionary: each form has a name of its own.
+            name = f"/SjdLayer{layer}Page{index[position]}"
+            xobjects[NameObject(name)] = forms[layer][index[position]]
+            draws.append(f"q {name} Do Q\n")
+        page[NameObject("/Contents")] = ArrayObject([_stream(writer, "".join(draws)), drawn[position]])
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def _stream(writer: Any, text: str) -> Any:
+    from pypdf.generic import DecodedStreamObject
+
+    stream = DecodedStreamObject()
+    stream.set_data(text.encode("ascii"))
+    return writer._add_object(stream)
 
 
 def _merge(parts: Sequence[bytes]) -> bytes:
@@ -245,63 +255,72 @@ def render_documents(
     total = sum(len(doc.pages) for doc in documents)
     if jobs == 1 or total < PARALLEL_THRESHOLD:
         for doc in documents:
-            if not doc.layered:
-                data = render_pdf(doc.template, doc.common, doc.pages, pdf=True) if doc.pages else b""
+            if not doc.pages:
+                data = b""
+            elif not doc.layers:
+                data = render_pdf(doc.template, doc.common, doc.pages, pdf=True)
             else:
-                bases, base_index = distinct_pages(doc, "base")
-                tops, top_index = distinct_pages(doc, "top")
-                data = compose(render_pdf(doc.template, doc.common, bases, "base", pdf=True),
-                               render_pdf(doc.template, doc.common, tops, "top", pdf=True), base_index, top_index)
+                layers = []
+                for layer in doc.layers:
+                    pages, index = distinct_pages(doc, layer)
+                    layers.append((render_pdf(doc.template, doc.common, pages, layer, pdf=True), index))
+                data = compose(layers)
             _write(doc, data)
             written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
         return written
-    # Work units: chunks of a document's pages (each chunk's PDF carries its own font subsets, so
-    # chunks are as large as keeps both workers busy), and a layered document's base pages.
+    # Work units: chunks of the pages each document lays out: its pages, or each layer's distinct
+    # pages (each chunk's PDF carries its own font subsets, so chunks are as large as keeps both
+    # workers busy). Progress counts a document's pages as its top layer's chunks are done.
     import weasyprint  # noqa: F401  (imported once here: forked workers inherit it)
 
     _font_config()
-    # What each document lays out: its pages, or a layered document's distinct top pages (with,
-    # for each top page, how many of the document's pages draw it) and distinct base pages.
-    work: list[tuple[list[dict[str, Any]], list[int]]] = []
-    units: list[tuple[int, str, int, list[dict[str, Any]], int]] = []  # document, layer, position, pages, done
-    indexes: dict[int, tuple[list[int], list[int]]] = {}  # a layered document's base and top indexes
+    work: list[tuple[int, str, list[dict[str, Any]], list[int]]] = []  # document, layer, pages, pages done
+    indexes: dict[tuple[int, str], list[int]] = {}  # a layer's index of distinct pages
     for number, doc in enumerate(documents):
-        if doc.layered:
-            bases, base_index = distinct_pages(doc, "base")
-            tops, top_index = distinct_pages(doc, "top")
-            indexes[number] = (base_index, top_index)
-            units.append((number, "base", 0, bases, 0))
-            drawn = Counter(top_index)
-            work.append((tops, [drawn[i] for i in range(len(tops))]))
-        else:
-            work.append((doc.pages, [1] * len(doc.pages)))
-    size = max(CHUNK_PAGES, -(-sum(len(pages) for pages, _ in work) // (jobs * 2)))
-    for number, (pages, drawn) in enumerate(work):
-        layer = "top" if documents[number].layered else "all"
+        for layer in doc.layers or ("all",):
+            if layer == "all":
+                work.append((number, layer, doc.pages, [1] * len(doc.pages)))
+                continue
+            pages, index = distinct_pages(doc, layer)
+            indexes[(number, layer)] = index
+            if layer == doc.layers[-1]:
+                drawn = Counter(index)
+                work.append((number, layer, pages, [drawn[i] for i in range(len(pages))]))
+            else:
+                work.append((number, layer, pages, [0] * len(pages)))
+    size = max(CHUNK_PAGES, -(-sum(len(pages) for _, _, pages, _ in work) // (jobs * 2)))
+    units: list[tuple[int, str, int, list[dict[str, Any]], int]] = []  # document, layer, position, pages, done
+    for number, layer, pages, counts in work:
         chunks = -(-len(pages) // size)
         step = -(-len(pages) // chunks) if chunks else 1
-        units += [(number, layer, i // step, pages[i:i + step], sum(drawn[i:i + step]))
+        units += [(number, layer, i // step, pages[i:i + step], sum(counts[i:i + step]))
                   for i in range(0, len(pages), step)]
     parts: dict[tuple[int, str], dict[int, bytes]] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {}
-        for number, layer, position, pages, done in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
+        for number, layer, position, pages, count in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
             doc = documents[number]
             future = pool.submit(render_pdf, doc.template, doc.common, pages, layer, True)
-            futures[future] = (number, layer, position, done)
+            futures[future] = (number, layer, position, count)
         for future in as_completed(futures):
-            number, layer, position, done = futures[future]
+            number, layer, position, count = futures[future]
             parts.setdefault((number, layer), {})[position] = future.result()
-            if progress and done:
-                progress(done)
-    for number, doc in enumerate(documents):
-        layer = "top" if doc.layered else "all"
+            if progress and count:
+                progress(count)
+
+    def merged(number: int, layer: str) -> bytes:
         found = parts.get((number, layer), {})
-        data = _merge([found[i] for i in sorted(found)]) if found else b""
-        if doc.layered and data:
-            data = compose(parts[(number, "base")][0], data, *indexes[number])
+        return _merge([found[i] for i in sorted(found)]) if found else b""
+
+    for number, doc in enumerate(documents):
+        if not doc.layers:
+            data = merged(number, "all")
+        elif doc.pages:
+            data = compose([(merged(number, layer), indexes[(number, layer)]) for layer in doc.layers])
+        else:
+            data = b""
         _write(doc, data)
         written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written
