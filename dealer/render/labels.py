@@ -72,9 +72,8 @@ class LabelLayout:
         """Where the template draws the label at ``position``: its box moved by the offsets, and
         the insets of its safe area (all in mm)."""
         left, top, _, _ = self.label_box(position)
-        inset = self.safe_insets(position)
+        inset = [round(value, 3) for value in self.safe_insets(position)]
         left, top = round(left + offset_x, 3), round(top + offset_y, 3)
-        inset = tuple(round(value, 3) for value in inset)
         return {"left": left, "top": top,
                 "width": self.label_width_mm, "height": self.label_height_mm,
                 "inset_left": inset[0], "inset_top": inset[1], "inset_right": inset[2], "inset_bottom": inset[3],
