@@ -36,8 +36,6 @@ from dealer.resources import templates_dir
 
 #: Below this many pages in all, rendering stays in this process (a pool costs a second).
 PARALLEL_THRESHOLD = 24
-#: Fewest pages in a chunk of the parallel renderer (each chunk's PDF carries its own font subsets).
-CHUNK_PAGES = 32
 
 
 @dataclass
@@ -88,15 +86,22 @@ def _markup(text: str) -> Any:
 
 
 def render_html(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]], layer: str = "all",
-                pdf: bool = False) -> str:
+                pdf: bool = False, sketch: bool = False) -> str:
     """The HTML of the pages; for a PDF (``pdf``) without links to the stylesheets, which WeasyPrint
-    is given parsed."""
+    is given parsed. A ``sketch`` has each QR code as one tag naming its payload, not an image: it
+    tells pages apart and counts their elements without making the codes."""
     context = dict(common)
     context["pdf"] = pdf
     context["t"] = strings(str(common["lang"]))
     context["pages"] = pages
     context["layer"] = layer
+    if sketch:
+        context["qr"] = _qr_sketch
     return str(_environment().get_template(template).render(**context))
+
+
+def _qr_sketch(payload: str, module_mm: float = 0.7) -> Any:
+    return _markup(f"<qr {payload!r} {module_mm}>")
 
 
 @functools.cache
@@ -126,19 +131,22 @@ def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, 
     return bytes(document.write_pdf(stylesheets=sheets, font_config=_font_config()))
 
 
-def distinct_pages(doc: Document, layer: str) -> tuple[list[dict[str, Any]], list[int]]:
-    """A layered document's distinct pages of one layer, and for each page the index of its
-    distinct page (pages whose layer is the same HTML share one)."""
+def distinct_pages(doc: Document, layer: str) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """The distinct pages of one layer of a document (pages whose layer is the same HTML share one),
+    for each page the index of its distinct page, and for each distinct page its number of elements
+    (WeasyPrint's time is about 1 ms an element: the parallel renderer balances work by it)."""
     distinct: list[dict[str, Any]] = []
+    costs: list[int] = []
     seen: dict[str, int] = {}
     index = []
     for page in doc.pages:
-        key = render_html(doc.template, doc.common, [page], layer)
+        key = render_html(doc.template, doc.common, [page], layer, sketch=True)
         if key not in seen:
             seen[key] = len(distinct)
             distinct.append(page)
+            costs.append(key.count("<"))
         index.append(seen[key])
-    return distinct, index
+    return distinct, index, costs
 
 
 def _form(writer: Any, page: Any) -> Any:
@@ -262,7 +270,7 @@ def render_documents(
             else:
                 layers = []
                 for layer in doc.layers:
-                    pages, index = distinct_pages(doc, layer)
+                    pages, index, _ = distinct_pages(doc, layer)
                     layers.append((render_pdf(doc.template, doc.common, pages, layer, pdf=True), index))
                 data = compose(layers)
             _write(doc, data)
@@ -271,36 +279,38 @@ def render_documents(
                 progress(len(doc.pages))
         return written
     # Work units: chunks of the pages each document lays out: its pages, or each layer's distinct
-    # pages (each chunk's PDF carries its own font subsets, so chunks are as large as keeps both
-    # workers busy). Progress counts a document's pages as its top layer's chunks are done.
+    # pages. Each chunk's PDF carries its own font subsets, so a document is cut only when it holds
+    # more than a quarter of the work (by elements, as WeasyPrint's time goes); the largest units go
+    # first, so the workers finish together. Progress counts a document's pages as its top layer's
+    # chunks are done.
     import weasyprint  # noqa: F401  (imported once here: forked workers inherit it)
 
     _font_config()
-    work: list[tuple[int, str, list[dict[str, Any]], list[int]]] = []  # document, layer, pages, pages done
+    work: list[tuple[int, str, list[dict[str, Any]], list[int], list[int]]] = []  # document, layer, pages, cost, done
     indexes: dict[tuple[int, str], list[int]] = {}  # a layer's index of distinct pages
     for number, doc in enumerate(documents):
-        for layer in doc.layers or ("all",):
-            if layer == "all":
-                work.append((number, layer, doc.pages, [1] * len(doc.pages)))
-                continue
-            pages, index = distinct_pages(doc, layer)
+        if not doc.layers:  # every page, even two alike
+            costs = [render_html(doc.template, doc.common, [page], sketch=True).count("<") for page in doc.pages]
+            work.append((number, "all", doc.pages, costs, [1] * len(doc.pages)))
+        for layer in doc.layers:
+            pages, index, costs = distinct_pages(doc, layer)
             indexes[(number, layer)] = index
             if layer == doc.layers[-1]:
                 drawn = Counter(index)
-                work.append((number, layer, pages, [drawn[i] for i in range(len(pages))]))
+                work.append((number, layer, pages, costs, [drawn[i] for i in range(len(pages))]))
             else:
-                work.append((number, layer, pages, [0] * len(pages)))
-    size = max(CHUNK_PAGES, -(-sum(len(pages) for _, _, pages, _ in work) // (jobs * 2)))
-    units: list[tuple[int, str, int, list[dict[str, Any]], int]] = []  # document, layer, position, pages, done
-    for number, layer, pages, counts in work:
-        chunks = -(-len(pages) // size)
+                work.append((number, layer, pages, costs, [0] * len(pages)))
+    share = -(-sum(sum(costs) for *_, costs, _ in work) // (jobs * 2))
+    units: list[tuple[int, str, int, list[dict[str, Any]], int, int]] = []  # ..., position, pages, cost, done
+    for number, layer, pages, costs, counts in work:
+        chunks = min(len(pages), -(-sum(costs) // share)) if share else 1
         step = -(-len(pages) // chunks) if chunks else 1
-        units += [(number, layer, i // step, pages[i:i + step], sum(counts[i:i + step]))
+        units += [(number, layer, i // step, pages[i:i + step], sum(costs[i:i + step]), sum(counts[i:i + step]))
                   for i in range(0, len(pages), step)]
     parts: dict[tuple[int, str], dict[int, bytes]] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {}
-        for number, layer, position, pages, count in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
+        for number, layer, position, pages, _, count in sorted(units, key=lambda unit: -unit[4]):  # largest first
             doc = documents[number]
             future = pool.submit(render_pdf, doc.template, doc.common, pages, layer, True)
             futures[future] = (number, layer, position, count)
@@ -315,12 +325,12 @@ def render_documents(
         return _merge([found[i] for i in sorted(found)]) if found else b""
 
     for number, doc in enumerate(documents):
-        if not doc.layers:
-            data = merged(number, "all")
-        elif doc.pages:
-            data = compose([(merged(number, layer), indexes[(number, layer)]) for layer in doc.layers])
-        else:
+        if not doc.pages:
             data = b""
+        elif not doc.layers:
+            data = merged(number, "all")
+        else:
+            data = compose([(merged(number, layer), indexes[(number, layer)]) for layer in doc.layers])
         _write(doc, data)
         written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written
