@@ -100,6 +100,32 @@ def label_texts(path: Path, label_layout: str = "a4-3x8") -> Iterator[str]:
         pdf.close()
 
 
+#: How far down a curtain card's head reaches from the slip's top edge (padding, head and its rule).
+CURTAIN_HEAD_MM = 17
+
+
+def curtain_heads(path: Path) -> Iterator[str]:
+    """The head of each curtain card of a PDF, slip by slip (the places from pages.toml): its text
+    whatever order the page draws it in (a layered page draws the copy number apart)."""
+    import pypdfium2
+
+    layout = read_data("pages.toml")["curtain-cards"]
+    width, height = float(layout["slip_width_mm"]), float(layout["slip_height_mm"])
+    pdf = pypdfium2.PdfDocument(str(path))
+    try:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            text = page.get_textpage()
+            page_height = page.get_height() / MM
+            for row in range(int(layout["rows"])):
+                for column in range(int(layout["columns"])):
+                    left, top = column * width, row * height
+                    yield text.get_text_bounded(left * MM, (page_height - top - CURTAIN_HEAD_MM) * MM,
+                                                (left + width) * MM, (page_height - top) * MM)
+    finally:
+        pdf.close()
+
+
 def pocket_labels(path: Path) -> dict[tuple[int, int, int], dict[str, int]]:
     """The pocket labels of a Chinese 70 × 37 mm label PDF: (set, board, copy) → {pocket: count}."""
     found: dict[tuple[int, int, int], dict[str, int]] = {}

@@ -7,7 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
-from print_support import expected_pages, page_count, page_texts, pocket_labels, pockets_per_wallet, set_copies
+from print_support import (
+    curtain_heads,
+    expected_pages,
+    page_count,
+    page_texts,
+    pocket_labels,
+    pockets_per_wallet,
+    set_copies,
+)
 
 from dealer.cards import SEATS
 from dealer.dealing import deal_event
@@ -95,16 +103,20 @@ def test_pocket_labels_add_up_to_the_pack(kitty_pack: KittyPack) -> None:
         assert sum(pockets.values()) == 54 * event.decks
 
 
-# A slip's head: its seat starts a line or follows the head beside it (a layered page's heads are
-# drawn apart from the cards, and text extraction joins two heads on one baseline).
-SLIP_HEAD = re.compile(r"(?<!\S)(东|北|西|南|底牌)(?: · 庄家)?\n牌号 (\d+) · (\d+) 张\n级数 \S+ · 第 1 套 · 副本 (\d+)")
+# A slip's head, read at its place on the page: seat, board and card count, level, set and copy.
+SLIP_HEAD = re.compile(r"(东|北|西|南|底牌)(?: · 庄家)?\s+牌号 (\d+) · (\d+) 张\s+级数 \S+ · 第 1 套 · 副本 (\d+)")
 
 
 def test_curtain_cards_have_a_kitty_slip_per_board_copy(kitty_pack: KittyPack) -> None:
     event = kitty_pack.event
-    text = "\n".join(page_texts(kitty_pack.files["curtain-cards"]))
     slips: dict[tuple[int, int], dict[str, int]] = {}
-    for name, board, count, copy in SLIP_HEAD.findall(text):
+    for head in curtain_heads(kitty_pack.files["curtain-cards"]):
+        if not head.strip():
+            continue  # the last page's empty places
+        found = SLIP_HEAD.fullmatch(head.strip())
+        assert found is not None, head
+        name, board, count, copy = found.groups()
+        assert name not in slips.get((int(board), int(copy)), {}), head
         slips.setdefault((int(board), int(copy)), {})[name] = int(count)
     copies = set_copies(event, 1)
     assert set(slips) == {(b, c) for b in range(1, event.boards_per_set + 1) for c in range(1, copies + 1)}

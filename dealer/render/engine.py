@@ -5,14 +5,16 @@ of page contexts (each template draws one sheet of paper per page context). Rend
 pages of all documents into chunks, renders the chunks in a pool of worker processes and merges
 each document's chunks with pypdf. ``import weasyprint`` happens inside functions only.
 
-A *layered* document (curtain cards, travellers: the same slips in many copies) is drawn in two
-layers. The template reads ``layer``: "base" draws what many pages share (a curtain card's cards,
-a result slip's boxes and conversion table), "top" what is each page's own (the slip heads: seat,
-board, copy, match, teams, QR code), "all" both (HTML output). The top layer's parts sit in boxes
-of fixed size, so both layers put every line where the one-layer page does. Each distinct base page
-is laid out once and stored once, as a form XObject that every page sharing it draws below its own
-top layer: WeasyPrint lays out a few heads a page instead of every card, and the PDF holds the
-cards of a set once instead of once a copy.
+A *layered* document (curtain cards, labels, travellers, score sheets: the same slips in many
+copies) is drawn in layers, named in ``Document.layers``, bottom first. The template reads
+``layer``: "base" draws what many pages share (a curtain card's cards, a result slip's boxes and
+conversion table), "top" what is each page's own (QR codes, the copy number), a layer between them
+what a group of pages shares (a match's lines on its result slips), "all" everything (HTML output).
+The parts of the upper layers sit in boxes of fixed size or place, so every layer puts each line
+where the one-layer page does. Each layer's distinct pages (pages whose layer is the same HTML) are
+laid out once and stored once, as form XObjects that each page draws in turn: WeasyPrint lays out
+a copy number or a QR code a page instead of every card, and the PDF holds the cards of a set once
+instead of once a copy.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -33,8 +36,6 @@ from dealer.resources import templates_dir
 
 #: Below this many pages in all, rendering stays in this process (a pool costs a second).
 PARALLEL_THRESHOLD = 24
-#: Fewest pages in a chunk of the parallel renderer (each chunk's PDF carries its own font subsets).
-CHUNK_PAGES = 32
 
 
 @dataclass
@@ -48,8 +49,9 @@ class Document:
     units: dict[str, int] = field(default_factory=dict)
     #: It shows cards: written owner-only (0600), as the board sets.
     secret: bool = False
-    #: Drawn in two layers (see the module's docstring); the template must read ``layer``.
-    layered: bool = False
+    #: The layers it is drawn in, bottom first (see the module's docstring); none: one layer,
+    #: "all". The template must read ``layer``.
+    layers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -84,15 +86,22 @@ def _markup(text: str) -> Any:
 
 
 def render_html(template: str, common: dict[str, Any], pages: Sequence[dict[str, Any]], layer: str = "all",
-                pdf: bool = False) -> str:
+                pdf: bool = False, sketch: bool = False) -> str:
     """The HTML of the pages; for a PDF (``pdf``) without links to the stylesheets, which WeasyPrint
-    is given parsed."""
+    is given parsed. A ``sketch`` has each QR code as one tag naming its payload, not an image: it
+    tells pages apart and counts their elements without making the codes."""
     context = dict(common)
     context["pdf"] = pdf
     context["t"] = strings(str(common["lang"]))
     context["pages"] = pages
     context["layer"] = layer
+    if sketch:
+        context["qr"] = _qr_sketch
     return str(_environment().get_template(template).render(**context))
+
+
+def _qr_sketch(payload: str, module_mm: float = 0.7) -> Any:
+    return _markup(f"<qr {payload!r} {module_mm}>")
 
 
 @functools.cache
@@ -122,54 +131,89 @@ def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, 
     return bytes(document.write_pdf(stylesheets=sheets, font_config=_font_config()))
 
 
-def base_pages(doc: Document) -> tuple[list[dict[str, Any]], list[int]]:
-    """A layered document's distinct base pages, and for each page the index of its base page
-    (pages whose base layer is the same HTML share one)."""
+def distinct_pages(doc: Document, layer: str) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """The distinct pages of one layer of a document (pages whose layer is the same HTML share one),
+    for each page the index of its distinct page, and for each distinct page its number of elements
+    (WeasyPrint's time is about 1 ms an element: the parallel renderer balances work by it)."""
     distinct: list[dict[str, Any]] = []
+    costs: list[int] = []
     seen: dict[str, int] = {}
     index = []
     for page in doc.pages:
-        key = render_html(doc.template, doc.common, [page], "base")
+        key = render_html(doc.template, doc.common, [page], layer, sketch=True)
         if key not in seen:
             seen[key] = len(distinct)
             distinct.append(page)
+            costs.append(key.count("<"))
         index.append(seen[key])
-    return distinct, index
+    return distinct, index, costs
 
 
-def compose(base: bytes, top: bytes, index: Sequence[int]) -> bytes:
-    """The top layer's pages, each drawn over its base page (``index[i]`` for page ``i``); every
-    base page is stored once, as a form XObject."""
+def _form(writer: Any, page: Any) -> Any:
+    """A page of another PDF as a form XObject added to ``writer`` (its resources cloned once)."""
+    from pypdf.generic import DecodedStreamObject, NameObject
+
+    form = DecodedStreamObject()
+    form.set_data(page.get_contents().get_data())
+    form[NameObject("/Type")] = NameObject("/XObject")
+    form[NameObject("/Subtype")] = NameObject("/Form")
+    form[NameObject("/BBox")] = page.mediabox
+    # The page's own entry: WeasyPrint's pages share one resource dictionary (every image of the
+    # document), kept shared by cloning the reference, not the dictionary, for each form.
+    form[NameObject("/Resources")] = page.raw_get("/Resources").clone(writer)
+    return writer._add_object(form.flate_encode())
+
+
+def compose(layers: Sequence[tuple[bytes, Sequence[int]]]) -> bytes:
+    """One PDF from the layers' PDFs of distinct pages, bottom first: page ``i`` draws page
+    ``index[i]`` of each layer. Every distinct page of a layer is stored once, as a form XObject;
+    the top layer's pages are the pages themselves when none repeats."""
     from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(top)))
-    forms = []
-    for page in PdfReader(io.BytesIO(base)).pages:
-        form = DecodedStreamObject()
-        form.set_data(page.get_contents().get_data())  # type: ignore[union-attr]
-        form[NameObject("/Type")] = NameObject("/XObject")
-        form[NameObject("/Subtype")] = NameObject("/Form")
-        form[NameObject("/BBox")] = page.mediabox
-        form[NameObject("/Resources")] = page["/Resources"].clone(writer)
-        forms.append(writer._add_object(form.flate_encode()))
-    for position, page in enumerate(writer.pages):
-        # Pages may share one resource dictionary: each base page has a name of its own.
-        name = f"/SjdBase{index[position]}"
+    *under, (top, top_index) = layers
+    tops = PdfReader(io.BytesIO(top))
+    if list(top_index) == list(range(len(tops.pages))):
+        writer = PdfWriter(clone_from=tops)
+        pages = list(writer.pages)
+        drawn = [page.raw_get("/Contents") for page in pages]
+    else:  # top pages repeat: the top layer is drawn as forms too
+        writer = PdfWriter()
+        top_forms = [_form(writer, page) for page in tops.pages]
+        pages, drawn = [], []
+        for number in top_index:
+            box = tops.pages[number].mediabox
+            page = writer.add_blank_page(float(box.width), float(box.height))
+            page[NameObject("/Resources")] = DictionaryObject(
+                {NameObject("/XObject"): DictionaryObject({NameObject(f"/SjdTop{number}"): top_forms[number]})})
+            pages.append(page)
+            drawn.append(_stream(writer, f"q /SjdTop{number} Do Q\n"))
+    forms = [[_form(writer, page) for page in PdfReader(io.BytesIO(data)).pages] for data, _ in under]
+    for position, page in enumerate(pages):
         resources = page["/Resources"].get_object()
         assert isinstance(resources, DictionaryObject)
         if "/XObject" not in resources:
             resources[NameObject("/XObject")] = DictionaryObject()
         xobjects = resources["/XObject"].get_object()
         assert isinstance(xobjects, DictionaryObject)
-        xobjects[NameObject(name)] = forms[index[position]]
-        under = DecodedStreamObject()
-        under.set_data(f"q {name} Do Q\n".encode("ascii"))
-        contents = page.raw_get("/Contents")
-        page[NameObject("/Contents")] = ArrayObject([writer._add_object(under), contents])
+        draws = []
+        for layer, (_, index) in enumerate(under):
+            # Pages may share one resource dictionary: each form has a name of its own.
+            name = f"/SjdLayer{layer}Page{index[position]}"
+            xobjects[NameObject(name)] = forms[layer][index[position]]
+            draws.append(f"q {name} Do Q\n")
+        page[NameObject("/Contents")] = ArrayObject([_stream(writer, "".join(draws)), drawn[position]])
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def _stream(writer: Any, text: str) -> Any:
+    from pypdf.generic import DecodedStreamObject
+
+    stream = DecodedStreamObject()
+    stream.set_data(text.encode("ascii"))
+    return writer._add_object(stream)
 
 
 def _merge(parts: Sequence[bytes]) -> bytes:
@@ -219,51 +263,74 @@ def render_documents(
     total = sum(len(doc.pages) for doc in documents)
     if jobs == 1 or total < PARALLEL_THRESHOLD:
         for doc in documents:
-            if not doc.layered:
-                data = render_pdf(doc.template, doc.common, doc.pages, pdf=True) if doc.pages else b""
+            if not doc.pages:
+                data = b""
+            elif not doc.layers:
+                data = render_pdf(doc.template, doc.common, doc.pages, pdf=True)
             else:
-                distinct, index = base_pages(doc)
-                data = compose(render_pdf(doc.template, doc.common, distinct, "base", pdf=True),
-                               render_pdf(doc.template, doc.common, doc.pages, "top", pdf=True), index)
+                layers = []
+                for layer in doc.layers:
+                    pages, index, _ = distinct_pages(doc, layer)
+                    layers.append((render_pdf(doc.template, doc.common, pages, layer, pdf=True), index))
+                data = compose(layers)
             _write(doc, data)
             written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
         return written
-    # Work units: chunks of a document's pages (each chunk's PDF carries its own font subsets, so
-    # chunks are as large as keeps both workers busy), and a layered document's base pages.
+    # Work units: chunks of the pages each document lays out: its pages, or each layer's distinct
+    # pages. Each chunk's PDF carries its own font subsets, so a document is cut only when it holds
+    # more than a quarter of the work (by elements, as WeasyPrint's time goes); the largest units go
+    # first, so the workers finish together. Progress counts a document's pages as its top layer's
+    # chunks are done.
     import weasyprint  # noqa: F401  (imported once here: forked workers inherit it)
 
     _font_config()
-    size = max(CHUNK_PAGES, -(-total // (jobs * 2)))
-    units: list[tuple[int, str, int, list[dict[str, Any]]]] = []  # document, layer, position, pages
-    indexes: dict[int, list[int]] = {}
+    work: list[tuple[int, str, list[dict[str, Any]], list[int], list[int]]] = []  # document, layer, pages, cost, done
+    indexes: dict[tuple[int, str], list[int]] = {}  # a layer's index of distinct pages
     for number, doc in enumerate(documents):
-        layer = "top" if doc.layered else "all"
-        if doc.layered:
-            distinct, indexes[number] = base_pages(doc)
-            units.append((number, "base", 0, distinct))
-        chunks = -(-len(doc.pages) // size)
-        step = -(-len(doc.pages) // chunks) if chunks else 1
-        units += [(number, layer, i // step, doc.pages[i:i + step]) for i in range(0, len(doc.pages), step)]
+        if not doc.layers:  # every page, even two alike
+            costs = [render_html(doc.template, doc.common, [page], sketch=True).count("<") for page in doc.pages]
+            work.append((number, "all", doc.pages, costs, [1] * len(doc.pages)))
+        for layer in doc.layers:
+            pages, index, costs = distinct_pages(doc, layer)
+            indexes[(number, layer)] = index
+            if layer == doc.layers[-1]:
+                drawn = Counter(index)
+                work.append((number, layer, pages, costs, [drawn[i] for i in range(len(pages))]))
+            else:
+                work.append((number, layer, pages, costs, [0] * len(pages)))
+    share = -(-sum(sum(costs) for *_, costs, _ in work) // (jobs * 2))
+    units: list[tuple[int, str, int, list[dict[str, Any]], int, int]] = []  # ..., position, pages, cost, done
+    for number, layer, pages, costs, counts in work:
+        chunks = min(len(pages), -(-sum(costs) // share)) if share else 1
+        step = -(-len(pages) // chunks) if chunks else 1
+        units += [(number, layer, i // step, pages[i:i + step], sum(costs[i:i + step]), sum(counts[i:i + step]))
+                  for i in range(0, len(pages), step)]
     parts: dict[tuple[int, str], dict[int, bytes]] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {}
-        for number, layer, position, pages in sorted(units, key=lambda unit: -len(unit[3])):  # longest first
+        for number, layer, position, pages, _, count in sorted(units, key=lambda unit: -unit[4]):  # largest first
             doc = documents[number]
             future = pool.submit(render_pdf, doc.template, doc.common, pages, layer, True)
-            futures[future] = (number, layer, position, len(pages) if layer != "base" else 0)
+            futures[future] = (number, layer, position, count)
         for future in as_completed(futures):
             number, layer, position, count = futures[future]
             parts.setdefault((number, layer), {})[position] = future.result()
             if progress and count:
                 progress(count)
-    for number, doc in enumerate(documents):
-        layer = "top" if doc.layered else "all"
+
+    def merged(number: int, layer: str) -> bytes:
         found = parts.get((number, layer), {})
-        data = _merge([found[i] for i in sorted(found)]) if found else b""
-        if doc.layered and data:
-            data = compose(parts[(number, "base")][0], data, indexes[number])
+        return _merge([found[i] for i in sorted(found)]) if found else b""
+
+    for number, doc in enumerate(documents):
+        if not doc.pages:
+            data = b""
+        elif not doc.layers:
+            data = merged(number, "all")
+        else:
+            data = compose([(merged(number, layer), indexes[(number, layer)]) for layer in doc.layers])
         _write(doc, data)
         written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
     return written

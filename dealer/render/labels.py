@@ -72,11 +72,15 @@ class LabelLayout:
         """Where the template draws the label at ``position``: its box moved by the offsets, and
         the insets of its safe area (all in mm)."""
         left, top, _, _ = self.label_box(position)
-        inset = self.safe_insets(position)
-        return {"left": round(left + offset_x, 3), "top": round(top + offset_y, 3),
+        inset = [round(value, 3) for value in self.safe_insets(position)]
+        left, top = round(left + offset_x, 3), round(top + offset_y, 3)
+        return {"left": left, "top": top,
                 "width": self.label_width_mm, "height": self.label_height_mm,
-                "inset_left": round(inset[0], 3), "inset_top": round(inset[1], 3),
-                "inset_right": round(inset[2], 3), "inset_bottom": round(inset[3], 3),
+                "inset_left": inset[0], "inset_top": inset[1], "inset_right": inset[2], "inset_bottom": inset[3],
+                # the safe area's edges from the sheet's edges: a part placed on the page directly
+                "safe_left": round(left + inset[0], 3), "safe_top": round(top + inset[1], 3),
+                "safe_right": round(self.page_width_mm - (left + self.label_width_mm - inset[2]), 3),
+                "safe_bottom": round(self.page_height_mm - (top + self.label_height_mm - inset[3]), 3),
                 # a cut line under the label unless it is the sheet's edge
                 "cut": self.label_box(position)[3] < self.page_height_mm - self.sheet_edge_mm}
 

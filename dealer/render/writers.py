@@ -35,6 +35,8 @@ HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
 SECRET_KINDS = frozenset({"hand-records", "curtain-cards", "dealing-guide"})
+#: Layers of the papers printed once a copy or once a match (dealer/render/engine.py).
+TWO_LAYERS = ("base", "top")
 #: Most copies of a board set printed at once (a round of 50 matches on one set needs 50).
 MAX_COPIES = 200
 
@@ -217,7 +219,7 @@ def labels(source: Source, set_number: int) -> Document:
     pages = ctx.label_pages(cells, layout, options.start_at, options.offset_x, options.offset_y)
     return Document(source.path("labels", set_number), "labels", "labels.html", common, pages,
                     {"wallet labels": wallets, "pocket labels": wallets * len(ctx.pocket_places(source.event))},
-                    layered=True)
+                    layers=TWO_LAYERS)
 
 
 def alignment(source: Source, set_number: int | None = None) -> Document:
@@ -240,7 +242,7 @@ def curtain_cards(source: Source, set_number: int) -> Document:
     common["slip"] = page_layout("curtain-cards")
     pages = ctx.curtain_pages(boards, copies, t)
     return Document(source.path("curtain-cards", set_number), "curtain-cards", "curtain-cards.html",
-                    common, pages, {"slips": sum(len(page["slips"]) for page in pages)}, layered=True)
+                    common, pages, {"slips": sum(len(page["slips"]) for page in pages)}, layers=TWO_LAYERS)
 
 
 def dealing_guide(source: Source, set_number: int) -> Document:
@@ -262,7 +264,7 @@ def travellers(source: Source, set_number: int) -> Document:
     pages = ctx.traveller_pages(source.event, set_number, t, source.board_numbers())
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
-                    common, pages, {"travellers": count}, layered=True)
+                    common, pages, {"travellers": count}, layers=("base", "match", "top"))
 
 
 def conversion(source: Source) -> list[dict[str, str]]:
@@ -286,7 +288,7 @@ def score_sheets(source: Source, set_number: int) -> Document:
     common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
-                    common, pages, {"score sheets": len(pages)}, layered=True)
+                    common, pages, {"score sheets": len(pages)}, layers=TWO_LAYERS)
 
 
 def table_cards(source: Source, set_number: int) -> Document:
