@@ -81,11 +81,11 @@ def bare_jinja(site: Path) -> tuple[int, float]:
 
     from dealer.render.strings import strings
     from dealer.site import HTML_LANG, site_templates
+    from dealer.site.rows import FILTERS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(site_templates())), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
-    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    env.filters.update(FILTERS)  # the templates' own filters (num, signed, the big tables' rows)
     jobs = []
     for lang, prefix in (("zh", ""), ("en", "en/")):
         for html in sorted((site / prefix).glob("*.html")):

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from dealer.errors import UserError
 from dealer.event import Event
 from dealer.files import check_writable_folder, os_problem
@@ -89,12 +91,13 @@ def _environment() -> Any:
                     pass
             return super().getattr(obj, attribute)
 
-    env = DictFirst(
-        loader=jinja2.FileSystemLoader(str(site_templates())),
+    from dealer.site.rows import FILTERS
+
+    env = DictFirst(  # templates are read once per build (no check of the file at every page)
+        loader=jinja2.FileSystemLoader(str(site_templates())), auto_reload=False,
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )
-    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
-    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    env.filters.update(FILTERS)
     return env
 
 
@@ -299,7 +302,7 @@ def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, byte
     html = _environment().get_template(page.template).render(
         c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
         other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
-    data = json.dumps(context, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = orjson.dumps(context, option=orjson.OPT_NON_STR_KEYS)  # = json.dumps(ensure_ascii=False, compact)
     return prefix + page.name, html.encode("utf-8"), data
 
 

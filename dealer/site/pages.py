@@ -21,7 +21,7 @@ from typing import Any
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.event import Event, Match
-from dealer.render.context import hand_record_board
+from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.strings import Strings
 from dealer.report import ReportData, report_json
 from dealer.scoring import MatchScore
@@ -94,6 +94,7 @@ class SiteData:
         self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
+        self._board_parts: tuple[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] | None = None
         # A boards event's per-board results as plain lists (match, board, table), read once:
         # every match sheet and every board's field results come from them.
         scored = data.scored
@@ -133,6 +134,20 @@ class SiteData:
 
     def team_ref(self, team: str) -> dict[str, Any]:
         return {"id": team, "name": self.names.get(team, team), "page": self.team_page.get(team)}
+
+    @functools.cached_property
+    def team_refs(self) -> dict[str, dict[str, Any]]:
+        """One :meth:`team_ref` per team, shared by the rows that name it (never changed)."""
+        return {t.id: self.team_ref(t.id) for t in self.event.teams}
+
+    def board_parts(self, set_number: int, board: Board, matches: Sequence[tuple[int, Match]]
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A board's field results and hand analysis: the same in both languages, so made once
+        for its two pages (rendered one after the other)."""
+        key = (set_number, board.number)
+        if self._board_parts is None or self._board_parts[0] != key:
+            self._board_parts = (key, (board_field(self, board, matches), board_analysis(board)))
+        return self._board_parts[1]
 
     def board_page(self, set_number: int, board: int) -> str | None:
         return f"board-{set_number}-{board}" if set_number in self.released else None
@@ -361,21 +376,39 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
                ) -> dict[str, Any]:
     """A released board: its hands (as dealt, in the notation of docs/notation.md), the print
     pack's hand record, and every table's result of it across the field."""
+    field, analysis = site.board_parts(set_number, board, matches)
+    hands = {seat: [c.ascii for c in sort_cards(board.deal.hands[seat])] for seat in board.deal.hands}
+    boards = site.event.boards_per_set
+    return {
+        "set": set_number, "board": board.number, "declarer": board.declarer, "level": board.level,
+        "deal_code": board.deal.code, "released": site.released[set_number],
+        "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
+        "hand_record": hand_record_board(board, t, analysis=analysis),
+        "field": field,
+        "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
+        "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
+    }
+
+
+def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match]]) -> dict[str, Any]:
+    """Every table's result of ``board`` across the field, with the field's averages."""
     g = site.grids
     assert g is not None
     b = board.number - 1
+    present, points, ns_levels, ew_levels = g["present"], g["points"], g["ns_levels"], g["ew_levels"]
+    refs = site.team_refs
     tables: list[dict[str, Any]] = []
     for i, m in matches:
         if site.scores[(m.round, m.id)].forfeited_by:
             continue
         for index, table in enumerate(("A", "B")):
-            if not g["present"][i][b][index]:
+            if not present[i][b][index]:
                 continue
             seats = m.seats(table)
-            ns, ew = g["ns_levels"][i][b][index], g["ew_levels"][i][b][index]
+            ns, ew = ns_levels[i][b][index], ew_levels[i][b][index]
             tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
-                           "table": table, "ns": site.team_ref(seats["NS"]), "ew": site.team_ref(seats["EW"]),
-                           "points": g["points"][i][b][index], "ns_level_points": ns, "ew_level_points": ew,
+                           "table": table, "ns": refs[seats["NS"]], "ew": refs[seats["EW"]],
+                           "points": points[i][b][index], "ns_level_points": ns, "ew_level_points": ew,
                            "ns_net": ns - ew})
     average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
     average_points = sum(row["points"] for row in tables) / len(tables) if tables else None
@@ -383,18 +416,8 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
         vs = None if average is None else round(row["ns_net"] - average, 2)
         row["ns_vs_field"] = vs
         row["ew_vs_field"] = None if vs is None else -vs + 0.0
-    hands = {seat: [c.ascii for c in sort_cards(board.deal.hands[seat])] for seat in board.deal.hands}
-    boards = site.event.boards_per_set
-    return {
-        "set": set_number, "board": board.number, "declarer": board.declarer, "level": board.level,
-        "deal_code": board.deal.code, "released": site.released[set_number],
-        "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
-        "hand_record": hand_record_board(board, t),
-        "field": {"tables": tables, "average_ns_net": None if average is None else round(average, 2),
-                  "average_points": None if average_points is None else round(average_points, 2)},
-        "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
-        "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
-    }
+    return {"tables": tables, "average_ns_net": None if average is None else round(average, 2),
+            "average_points": None if average_points is None else round(average_points, 2)}
 
 
 def bracket(site: SiteData) -> dict[str, Any]:
