@@ -137,8 +137,18 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
             "index.html"} <= names
     assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
     assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
-    # Nothing is left beside the site: no half-built or old folder.
-    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
+    # Beside the site only its previous generation (the next rebuild's folder), holding what
+    # the site held before this result, with its manifest.
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == [".site-previous"]
+    previous = site.parent / ".site-previous"
+    assert json.loads((previous / "round-3.json").read_text(encoding="utf-8")) != \
+        json.loads((site / "round-3.json").read_text(encoding="utf-8"))
+    assert (previous / "match-1-1.html").read_bytes() == (site / "match-1-1.html").read_bytes()
+    assert (previous / ".site-manifest.json").exists()
+    # The next rebuild brings the previous generation up to date and swaps it in.
+    again = build_site(event, folder, pdf=False)
+    assert again.written == after.written and again.kept == again.files - again.written
+    assert (previous / "round-3.html").read_bytes() == (site / "round-3.html").read_bytes()
     assert os.stat(site / "index.html").st_mode & 0o777 == 0o644
 
 

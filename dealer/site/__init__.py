@@ -11,6 +11,7 @@ folder never shows half a site. Hands appear only for the sets the director rele
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -19,7 +20,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,26 +177,20 @@ def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, 
 # --- writing -----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Output:
-    """One file of the new site: its bytes (or how to make them) and its key."""
-
-    key: str
-    data: bytes | None = None
-
-
 class _Writer:
-    """Writes the new folder: a file whose key is the old manifest's is hard-linked from the old
-    folder; any other is written (world-readable: the site is public)."""
+    """Brings a folder that holds an earlier build (or nothing) up to date: a file whose key is
+    the one that folder's manifest gives is left as it is; any other is written (world-readable:
+    the site is public) as a new file, never in place (the folder's files may be hard links to
+    the live site's)."""
 
-    def __init__(self, new: Path, old: Path | None, manifest: Mapping[str, str]) -> None:
-        self.new, self.old, self.manifest = new, old, manifest
+    def __init__(self, target: Path, manifest: Mapping[str, str]) -> None:
+        self.target, self.manifest = target, manifest
         self.keys: dict[str, str] = {}
         self.written = self.kept = 0
         self._dirs: set[Path] = set()
 
     def reusable(self, name: str, key: str) -> bool:
-        return self.old is not None and self.manifest.get(name) == key and (self.old / name).is_file()
+        return self.manifest.get(name) == key
 
     def _parent(self, path: Path) -> None:
         if path.parent not in self._dirs:
@@ -203,19 +198,14 @@ class _Writer:
             self._dirs.add(path.parent)
 
     def keep(self, name: str, key: str) -> None:
-        assert self.old is not None
-        target = self.new / name
-        self._parent(target)
-        try:
-            os.link(self.old / name, target)
-        except OSError:
-            shutil.copy2(self.old / name, target)  # a file system without hard links
         self.keys[name] = key
         self.kept += 1
 
     def write(self, name: str, key: str, data: bytes) -> None:
-        target = self.new / name
+        target = self.target / name
         self._parent(target)
+        if self.manifest:  # a folder of an earlier build: its file may be a link to the live one's
+            _unlink(target)
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.fchmod(fd, 0o644)
@@ -235,6 +225,13 @@ class _Writer:
             self.write(name, key, make())
 
 
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 _RENAME_EXCHANGE = 2
 
 
@@ -250,27 +247,56 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(result == 0)
 
 
-def _swap(new: Path, out: Path) -> None:
-    """Put ``new`` in the place of ``out`` at once; the old folder is removed afterwards."""
+def _swap(target: Path, out: Path, spare: Path) -> None:
+    """Put ``target`` in the place of ``out`` at once; the site it replaces becomes ``spare``."""
     if not out.exists():
-        os.rename(new, out)
+        os.rename(target, out)
         return
-    if _exchange(new, out):
-        shutil.rmtree(new)  # now the old site
+    if _exchange(target, out):
+        if target != spare:
+            os.rename(target, spare)
         return
     old = out.with_name(f".{out.name}.old-{os.getpid()}")
     os.rename(out, old)  # elsewhere: a moment without the folder, never half of one
-    os.rename(new, out)
-    shutil.rmtree(old)
+    os.rename(target, out)
+    os.rename(old, spare)
 
 
-def _read_manifest(out: Path) -> dict[str, str]:
+def _clone(source: Path, target: Path) -> None:
+    """``target``: a copy of the folder ``source`` made of hard links (a file system without
+    them: copies), its manifest last, so that a clone cut short has none."""
+    partial = target.with_name(target.name + ".partial")
+    for folder in (target, partial):
+        if folder.exists():
+            shutil.rmtree(folder)
     try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        files = data.get("files", {})
-        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
-    except (OSError, ValueError, AttributeError):
-        return {}
+        shutil.copytree(source, partial, copy_function=_link_or_copy, ignore=lambda d, names: [MANIFEST]
+                        if Path(d) == source else [])
+        _link_or_copy(str(source / MANIFEST), str(partial / MANIFEST))
+        os.rename(partial, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    """A folder's manifest: ``files`` (name → key) and ``ranks`` (the rank after each round, by
+    its key); ``None`` when it has none (or one this version cannot read)."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return None
+    return {"files": {str(k): str(v) for k, v in data["files"].items()},
+            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
 
 
 def _key(*parts: object) -> str:
@@ -306,22 +332,14 @@ def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, byte
     return prefix + page.name, html.encode("utf-8"), data
 
 
-def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
-    """Render pages [start, stop) into the new folder (in a worker process, or here)."""
-    writer = _Writer(_JOB["new"], _JOB["old"], _JOB["manifest"])
-    start, stop = bounds
-    for index in range(start, stop):
+def _render_items(items: Sequence[tuple[int, tuple[str, ...]]]) -> tuple[dict[str, str], int]:
+    """Render each (page, languages) of ``items`` into the target folder (in a worker process,
+    or here); gives the files' keys and how many were written."""
+    writer = _Writer(_JOB["target"], _JOB["manifest"])
+    for index, langs in items:
         page = _JOB["pages"][index]
         shared: dict[str, Any] | None = None
-        for lang in LANGS:
-            name = _JOB["dirs"][lang] + page.name
-            key = _key(_JOB["global_key"], lang, page.template, page.key)
-            with_json = page.per_lang or not _JOB["dirs"][lang]
-            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
-                writer.keep(name + ".html", key)
-                if with_json:
-                    writer.keep(name + ".json", key)
-                continue
+        for lang in langs:
             if page.per_lang:
                 built = page.build(_JOB["strings"][lang])
             else:
@@ -329,27 +347,55 @@ def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
                     shared = page.build(_JOB["strings"][lang])
                 built = shared
             name, html, data = _page_files(index, lang, built)
+            key = _file_key(page, lang)
             writer.write(name + ".html", key, html)
-            if with_json:
+            if page.per_lang or not _JOB["dirs"][lang]:
                 writer.write(name + ".json", key, data)
-    return writer.keys, writer.written, writer.kept
+    return writer.keys, writer.written
 
 
-def _render_pages(count: int, jobs: int) -> tuple[dict[str, str], int, int]:
-    if jobs <= 1 or count < PARALLEL_PAGES or "fork" not in _start_methods():
-        return _render_range((0, count))
+def _file_key(page: Any, lang: str) -> str:
+    return _key(_JOB["global_key"], lang, page.template, page.key)
+
+
+def _render_pages(writer: _Writer, jobs: int) -> int:
+    """Every page whose files' keys are not the target's is rendered (in ``jobs`` processes
+    when many are), the others kept; gives the number of pages."""
+    pages, dirs = _JOB["pages"], _JOB["dirs"]
+    todo: list[tuple[int, tuple[str, ...]]] = []
+    for index, page in enumerate(pages):
+        langs = []
+        for lang in LANGS:
+            name = dirs[lang] + page.name
+            key = _file_key(page, lang)
+            with_json = page.per_lang or not dirs[lang]
+            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
+                writer.keep(name + ".html", key)
+                if with_json:
+                    writer.keep(name + ".json", key)
+            else:
+                langs.append(lang)
+        if langs:
+            todo.append((index, tuple(langs)))
+    if jobs <= 1 or len(todo) < PARALLEL_PAGES or "fork" not in _start_methods():
+        keys, written = _render_items(todo)
+        writer.keys.update(keys)
+        writer.written += written
+        return len(pages)
     import multiprocessing
 
-    size = -(-count // (jobs * 4))
-    ranges = [(i, min(count, i + size)) for i in range(0, count, size)]
-    keys: dict[str, str] = {}
-    written = kept = 0
+    # The heavy pages (a board's: its whole field) first and a few at a time, so that the
+    # processes finish together.
+    heavy = [item for item in todo if pages[item[0]].per_lang]
+    light = [item for item in todo if not pages[item[0]].per_lang]
+    chunks = [heavy[i:i + 4] for i in range(0, len(heavy), 4)]
+    size = max(50, -(-len(light) // (jobs * 12)))
+    chunks += [light[i:i + size] for i in range(0, len(light), size)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for part, w, k in pool.imap_unordered(_render_range, ranges):
-            keys.update(part)
-            written += w
-            kept += k
-    return keys, written, kept
+        for keys, written in pool.imap_unordered(_render_items, chunks):
+            writer.keys.update(keys)
+            writer.written += written
+    return len(pages)
 
 
 def _start_methods() -> list[str]:
@@ -372,7 +418,7 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
     def add(name: str, kind: str, lang: str | None, key_: str, make: Any) -> None:
         writer.put(name, key_, make)
         listed.append({"file": name, "kind": kind, "lang": lang,
-                       "size": (writer.new / name).stat().st_size})
+                       "size": (writer.target / name).stat().st_size})
 
     report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str))
     matches = len(data.scored.scores)
@@ -479,44 +525,84 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: not a folder", field="out")
     check_writable_folder(out.parent, field="out")
-    new = out.with_name(f".{out.name}.new-{os.getpid()}")
-    if new.exists():
-        shutil.rmtree(new)
-    old = out if out.is_dir() else None
-    manifest = _read_manifest(out) if old is not None else {}
-    try:
-        new.mkdir(mode=0o755)
-        os.chmod(new, 0o755)
-        writer = _Writer(new, old, manifest)
-        for name, content in _assets().items():
-            writer.put(name, _key("asset", content), lambda content=content: content)
-        listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, new / ".work", pdf)
-        shutil.rmtree(new / ".work", ignore_errors=True)
-        site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
-        pages = plan_pages(site)
-        _JOB.clear()
-        _JOB.update(pages=pages, new=new, dirs=lang_dirs(lang), old=old, manifest=manifest, schema=SCHEMA,
-                    global_key=site.global_key(),
-                    strings={code: strings(code) for code in LANGS},
-                    event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
-                                "profile": scheduled.profile.id, "format": scheduled.format.kind,
-                                "result": scheduled.result, "teams": len(scheduled.teams)},
-                    nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
-                         "rounds": [r.number for r in scheduled.rounds]},
-                    tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
-        keys, written, kept = _render_pages(len(pages), jobs if jobs is not None else default_jobs())
-        _JOB.clear()
-        keys.update(writer.keys)
-        (new / MANIFEST).write_text(json.dumps({"schema": SCHEMA, "files": keys}, sort_keys=True), encoding="utf-8")
-        _swap(new, out)
-    except OSError as error:
-        shutil.rmtree(new, ignore_errors=True)
-        raise os_problem(error, out, "write the site", field="out") from None
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
-        raise
-    return SiteSummary(out, len(pages) * len(LANGS), len(keys), written + writer.written, kept + writer.kept,
+    jobs = jobs if jobs is not None else default_jobs()
+    spare = spare_folder(out)
+    with _locked(out.parent):
+        live = _read_manifest(out) if out.is_dir() else None
+        if live is not None and _read_manifest(spare) is None:
+            _clone(out, spare)  # the first rebuild after an older version's build, or an interrupted one
+        before = _read_manifest(spare) if live is not None else None
+        if before is not None:
+            target = spare  # the generation before the live one: brought up to date
+            (target / MANIFEST).unlink()  # until the new one is written, it holds no trusted keys
+        else:
+            target = out.with_name(f".{out.name}.new-{os.getpid()}")
+            for stale in (target, spare):
+                if stale.exists():
+                    shutil.rmtree(stale)
+            target.mkdir(mode=0o755)
+        os.chmod(target, 0o755)
+        try:
+            writer = _Writer(target, before["files"] if before else {})
+            for name, content in _assets().items():
+                writer.put(name, _key("asset", content), lambda content=content: content)
+            listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
+            shutil.rmtree(target / ".work", ignore_errors=True)
+            site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
+            site.rank_cache = (live or {}).get("ranks", {})
+            pages = plan_pages(site, jobs)
+            _JOB.clear()
+            _JOB.update(pages=pages, target=target, dirs=lang_dirs(lang), manifest=writer.manifest, schema=SCHEMA,
+                        global_key=site.global_key(),
+                        strings={code: strings(code) for code in LANGS},
+                        event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
+                                    "profile": scheduled.profile.id, "format": scheduled.format.kind,
+                                    "result": scheduled.result, "teams": len(scheduled.teams)},
+                        nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
+                             "rounds": [r.number for r in scheduled.rounds]},
+                        tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
+            _render_pages(writer, jobs)
+            _JOB.clear()
+            for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
+                _unlink(target / name)
+            manifest = json.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache}, sort_keys=True)
+            (target / MANIFEST).write_text(manifest, encoding="utf-8")
+            _swap(target, out, spare)
+            if before is None:
+                _clone(out, spare)  # the next rebuild writes only what changed into it
+        except OSError as error:
+            if target != spare:
+                shutil.rmtree(target, ignore_errors=True)
+            raise os_problem(error, out, "write the site", field="out") from None
+        except BaseException:
+            if target != spare:
+                shutil.rmtree(target, ignore_errors=True)
+            raise
+    return SiteSummary(out, len(pages) * len(LANGS), len(writer.keys), writer.written, writer.kept,
                        sorted(released), site.provisional, time.perf_counter() - started)
+
+
+def spare_folder(out: Path) -> Path:
+    """The site's previous generation, kept beside it (hidden): the next build brings it up to
+    date and swaps it in."""
+    return out.with_name(f".{out.name}-previous")
+
+
+@contextlib.contextmanager
+def _locked(parent: Path) -> Iterator[None]:
+    """One build at a time beside the site (they share the spare folder): a lock on the parent
+    folder itself (no lock file left behind)."""
+    fd = os.open(parent, os.O_RDONLY)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: no lock
+            yield
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _tie_break_names(event: Event, lang: str) -> dict[str, str]:

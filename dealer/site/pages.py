@@ -95,21 +95,18 @@ class SiteData:
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
         self._board_parts: tuple[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] | None = None
-        # A boards event's per-board results as plain lists (match, board, table), read once:
-        # every match sheet and every board's field results come from them.
-        scored = data.scored
-        self.grids: dict[str, list[Any]] | None = None
-        if not self.event.levels:
-            self.grids = {name: getattr(scored, name).tolist() for name in
-                          ("present", "points", "ns_levels", "ew_levels", "counted", "home_board", "away_board")}
+        #: Rank after each round as the last build stored it (round key, ranks in team order):
+        #: only the rounds whose inputs changed are ranked again. Set by the caller.
+        self.rank_cache: dict[str, Any] = {}
 
     def sheet(self, i: int, m: Match) -> list[dict[str, Any]]:
         """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
-        from the grids: a league has tens of thousands of sheets)."""
-        g = self.grids
-        assert g is not None
-        present, points, ns, ew = g["present"][i], g["points"][i], g["ns_levels"][i], g["ew_levels"][i]
-        counted, home, away = g["counted"][i], g["home_board"][i], g["away_board"][i]
+        from the scoring's arrays: a league has tens of thousands of sheets)."""
+        sc = self.data.scored  # a boards event's arrays (match, board, table): this match's rows
+        present, points, ns, ew = (sc.present[i].tolist(), sc.points[i].tolist(),  # type: ignore[attr-defined]
+                                   sc.ns_levels[i].tolist(), sc.ew_levels[i].tolist())  # type: ignore[attr-defined]
+        counted, home, away = (sc.counted[i].tolist(), sc.home_board[i].tolist(),  # type: ignore[attr-defined]
+                               sc.away_board[i].tolist())  # type: ignore[attr-defined]
         rows = []
         home_running = away_running = 0
         for b, cond in enumerate(self.event.set_boards(m.set)):
@@ -188,30 +185,97 @@ class SiteData:
 
     # --- rank after each round -----------------------------------------------------------
 
-    def rank_history(self) -> dict[str, list[int | None]]:
-        """Each team's rank after each round, by the profile's whole chain (the standings as
-        they stood then)."""
-        history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
-        rounds = sorted(r.number for r in self.event.rounds)
+    @functools.cached_property
+    def score_digests(self) -> dict[tuple[int, str], bytes]:
+        """A digest of each match's score, made once: the keys of its match, its round and its
+        two teams' pages, and of the rank after its round, are made from them."""
+        return {key: _digest(score) for key, score in self.scores.items()}
+
+    def _round_keys(self) -> list[tuple[int, str]]:
+        """(round, key) of the standings after each round: a digest of everything ranked then
+        (the teams, the profile, the seed, and each round so far: its byes, scores and adjustments)."""
+        e, adjustments = self.event, self.data.adjustments
+        key = _digest(SCHEMA, e.teams, e.profile, e.format, self.lots_seed)
+        found = []
+        for rnd in sorted(e.rounds, key=lambda r: r.number):
+            number = rnd.number
+            key = _digest(key, number, rnd.byes,
+                          b"".join(self.score_digests[(number, m.id)] for m in rnd.matches),
+                          [f for f in adjustments.forfeits if f.round == number],
+                          [d for d in adjustments.deductions if d.round == number])
+            found.append((number, key.hex()))
+        return found
+
+    def rank_after(self, number: int) -> list[int | None]:
+        """Each team's rank (in the event's team order) after round ``number``, by the profile's
+        whole chain: the standings as they stood then."""
         scores = self.data.scored.scores
-        for number in rounds:
-            upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
-            adjustments = dataclasses.replace(
-                self.data.adjustments,
-                forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
-                deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
-            table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
-            played = {t for s in scores if s.round <= number and s.played for t in (s.home, s.away)}
-            for s in table:
-                history[s.team].append(s.rank if played else None)
+        upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
+        adjustments = dataclasses.replace(
+            self.data.adjustments,
+            forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
+            deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
+        table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
+        played = any(s.round <= number and s.played for s in scores)
+        ranks = {s.team: s.rank if played else None for s in table}
+        return [ranks[t.id] for t in self.event.teams]
+
+    def rank_history(self, jobs: int = 1) -> dict[str, list[int | None]]:
+        """Each team's rank after each round. A round whose key is in :attr:`rank_cache` is
+        taken from it; the others are ranked (in ``jobs`` processes when there are several);
+        :attr:`rank_cache` then holds this build's."""
+        keys = self._round_keys()
+        cached = self.rank_cache.get("rounds", {})
+        ranks: dict[str, list[int | None]] = {}
+        missing = []
+        for number, key in keys:
+            entry = cached.get(str(number))
+            if isinstance(entry, dict) and entry.get("key") == key and \
+                    len(entry.get("ranks", ())) == len(self.event.teams):
+                ranks[key] = entry["ranks"]
+            else:
+                missing.append(number)
+        made = _map_rounds(self, missing, jobs)
+        for number, key in keys:
+            if number in made:
+                ranks[key] = made[number]
+        self.rank_cache = {"rounds": {str(number): {"key": key, "ranks": ranks[key]} for number, key in keys}}
+        history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
+        for _number, key in keys:
+            for team, place in zip(self.event.teams, ranks[key], strict=True):
+                history[team.id].append(place)
         return history
+
+
+#: The site whose rounds :func:`_rank_one` ranks (set before the worker processes are forked).
+_RANKING: list[SiteData] = []
+
+
+def _rank_one(number: int) -> tuple[int, list[int | None]]:
+    return number, _RANKING[0].rank_after(number)
+
+
+def _map_rounds(site: SiteData, numbers: Sequence[int], jobs: int) -> dict[int, list[int | None]]:
+    """:meth:`SiteData.rank_after` for each round of ``numbers``, in ``jobs`` forked processes
+    when there are several rounds to rank (a league's 20 take seconds each way)."""
+    import multiprocessing
+
+    if jobs <= 1 or len(numbers) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return {n: site.rank_after(n) for n in numbers}
+    _RANKING[:] = [site]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(numbers))) as pool:
+            return dict(pool.imap_unordered(_rank_one, sorted(numbers, reverse=True)))
+    finally:
+        _RANKING.clear()
 
 
 # --- the pages ----------------------------------------------------------------------------------
 
 
-def plan_pages(site: SiteData) -> list[PlannedPage]:
-    """Every page of the site, each with its key and builder."""
+def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
+    """Every page of the site, each with its key and builder (``jobs``: processes that may rank
+    the rounds)."""
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
     report_key = _digest(site.report, site.provisional, site.last_update)
@@ -223,23 +287,23 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
         matches_by_round.setdefault(m.round, []).append(m)
+    digests = site.score_digests
     for rnd in event.rounds:
-        scores = [site.scores[(rnd.number, m.id)] for m in rnd.matches]
         pages.append(PlannedPage(f"round-{rnd.number}", "round.html",
-                                 _digest(scores, rnd.byes, [m.table for m in rnd.matches]),
+                                 _digest(b"".join(digests[(rnd.number, m.id)] for m in rnd.matches), rnd.byes,
+                                         [m.table for m in rnd.matches]),
                                  functools.partial(_ignore_lang, round_page, site, rnd.number)))
     scored = data.scored
     points = getattr(scored, "points", None)
     present = getattr(scored, "present", None)
     levels = getattr(scored, "lines", None)
     for i, m in enumerate(scored.matches):
-        score = site.scores[(m.round, m.id)]
         detail: object = (points[i].tobytes() + present[i].tobytes() if points is not None and present is not None
                           else levels[i] if levels is not None else None)
         pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
-                                 _digest(score, detail, m.table, m.slot, m.set in site.released),
+                                 _digest(digests[(m.round, m.id)], detail, m.table, m.slot, m.set in site.released),
                                  functools.partial(_ignore_lang, match_page, site, m)))
-    history = site.rank_history()
+    history = site.rank_history(jobs)
     by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
     for s in scored.scores:
         for team in (s.home, s.away):
@@ -247,8 +311,9 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
     byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
     for member in event.teams:
         standing = site.standing.get(member.id)
+        own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
         pages.append(PlannedPage(site.team_page[member.id], "team.html",
-                                 _digest(member, standing, by_team[member.id], history[member.id], byes[member.id]),
+                                 _digest(member, standing, own, history[member.id], byes[member.id]),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
@@ -392,23 +457,24 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
 
 def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match]]) -> dict[str, Any]:
     """Every table's result of ``board`` across the field, with the field's averages."""
-    g = site.grids
-    assert g is not None
+    sc = site.data.scored  # one column of the scoring's arrays: this board at every match
     b = board.number - 1
-    present, points, ns_levels, ew_levels = g["present"], g["points"], g["ns_levels"], g["ew_levels"]
+    rows = [i for i, _m in matches]
+    present, points = sc.present[rows, b].tolist(), sc.points[rows, b].tolist()  # type: ignore[attr-defined]
+    ns_levels, ew_levels = sc.ns_levels[rows, b].tolist(), sc.ew_levels[rows, b].tolist()  # type: ignore[attr-defined]
     refs = site.team_refs
     tables: list[dict[str, Any]] = []
-    for i, m in matches:
+    for k, (_i, m) in enumerate(matches):
         if site.scores[(m.round, m.id)].forfeited_by:
             continue
         for index, table in enumerate(("A", "B")):
-            if not present[i][b][index]:
+            if not present[k][index]:
                 continue
             seats = m.seats(table)
-            ns, ew = ns_levels[i][b][index], ew_levels[i][b][index]
+            ns, ew = ns_levels[k][index], ew_levels[k][index]
             tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
                            "table": table, "ns": refs[seats["NS"]], "ew": refs[seats["EW"]],
-                           "points": points[i][b][index], "ns_level_points": ns, "ew_level_points": ew,
+                           "points": points[k][index], "ns_level_points": ns, "ew_level_points": ew,
                            "ns_net": ns - ew})
     average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
     average_points = sum(row["points"] for row in tables) / len(tables) if tables else None
