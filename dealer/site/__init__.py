@@ -262,16 +262,25 @@ def _swap(target: Path, out: Path, spare: Path) -> None:
     os.rename(old, spare)
 
 
-def _clone(source: Path, target: Path) -> None:
+def _clone(source: Path, target: Path, names: Iterable[str] | None = None) -> None:
     """``target``: a copy of the folder ``source`` made of hard links (a file system without
-    them: copies), its manifest last, so that a clone cut short has none."""
+    them: copies), its manifest last, so that a clone cut short has none. ``names``: the files
+    (relative to the folder, the manifest aside), when known; else the folder is walked."""
     partial = target.with_name(target.name + ".partial")
     for folder in (target, partial):
         if folder.exists():
             shutil.rmtree(folder)
     try:
-        shutil.copytree(source, partial, copy_function=_link_or_copy, ignore=lambda d, names: [MANIFEST]
-                        if Path(d) == source else [])
+        if names is None:
+            names = [str(p.relative_to(source)) for p in source.rglob("*") if p.is_file() and p.name != MANIFEST]
+        partial.mkdir(mode=0o755)
+        made = {partial}
+        for name in names:
+            into = (partial / name).parent
+            if into not in made:
+                into.mkdir(mode=0o755, parents=True, exist_ok=True)
+                made.add(into)
+            _link_or_copy(str(source / name), str(partial / name))
         _link_or_copy(str(source / MANIFEST), str(partial / MANIFEST))
         os.rename(partial, target)
     except BaseException:
@@ -569,7 +578,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             (target / MANIFEST).write_text(manifest, encoding="utf-8")
             _swap(target, out, spare)
             if before is None:
-                _clone(out, spare)  # the next rebuild writes only what changed into it
+                _clone(out, spare, writer.keys)  # the next rebuild writes only what changed into it
         except OSError as error:
             if target != spare:
                 shutil.rmtree(target, ignore_errors=True)

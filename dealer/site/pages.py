@@ -94,6 +94,7 @@ class SiteData:
         self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
+        self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
         self._board_parts: tuple[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] | None = None
         #: Rank after each round as the last build stored it (round key, ranks in team order):
         #: only the rounds whose inputs changed are ranked again. Set by the caller.
@@ -136,6 +137,25 @@ class SiteData:
     def team_refs(self) -> dict[str, dict[str, Any]]:
         """One :meth:`team_ref` per team, shared by the rows that name it (never changed)."""
         return {t.id: self.team_ref(t.id) for t in self.event.teams}
+
+    def set_tables(self, matches: Sequence[tuple[int, Match]]) -> list[list[tuple[int, tuple[Any, ...]]]]:
+        """For each of ``matches`` (those of one set), its tables as (index, (round, match, page,
+        table, N-S team, E-W team)), none for a forfeited match: the same for the set's every
+        board, so made once."""
+        key = tuple(i for i, _m in matches)
+        if self._set_tables is None or self._set_tables[0] != key:
+            refs = self.team_refs
+            found = []
+            for _i, m in matches:
+                played = []
+                if not self.scores[(m.round, m.id)].forfeited_by:
+                    page = self.match_page.get((m.round, m.id))
+                    for index, table in enumerate(("A", "B")):
+                        seats = m.seats(table)
+                        played.append((index, (m.round, m.id, page, table, refs[seats["NS"]], refs[seats["EW"]])))
+                found.append(played)
+            self._set_tables = (key, found)
+        return self._set_tables[1]
 
     def board_parts(self, set_number: int, board: Board, matches: Sequence[tuple[int, Match]]
                     ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -462,19 +482,14 @@ def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match
     rows = [i for i, _m in matches]
     present, points = sc.present[rows, b].tolist(), sc.points[rows, b].tolist()  # type: ignore[attr-defined]
     ns_levels, ew_levels = sc.ns_levels[rows, b].tolist(), sc.ew_levels[rows, b].tolist()  # type: ignore[attr-defined]
-    refs = site.team_refs
     tables: list[dict[str, Any]] = []
-    for k, (_i, m) in enumerate(matches):
-        if site.scores[(m.round, m.id)].forfeited_by:
-            continue
-        for index, table in enumerate(("A", "B")):
+    for k, played in enumerate(site.set_tables(matches)):
+        for index, (round_, match, page, table, ns_ref, ew_ref) in played:
             if not present[k][index]:
                 continue
-            seats = m.seats(table)
             ns, ew = ns_levels[k][index], ew_levels[k][index]
-            tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
-                           "table": table, "ns": refs[seats["NS"]], "ew": refs[seats["EW"]],
-                           "points": points[k][index], "ns_level_points": ns, "ew_level_points": ew,
+            tables.append({"round": round_, "match": match, "page": page, "table": table, "ns": ns_ref,
+                           "ew": ew_ref, "points": points[k][index], "ns_level_points": ns, "ew_level_points": ew,
                            "ns_net": ns - ew})
     average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
     average_points = sum(row["points"] for row in tables) / len(tables) if tables else None

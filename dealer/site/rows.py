@@ -35,24 +35,42 @@ _UNCOUNTED = ' class="uncounted"'
 
 def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str]) -> Markup:
     """A match sheet's rows, one per board (the match page's ``boards``)."""
-    seats = {k: str(escape(v)) for k, v in seat_words.items()}
     out = []
+    cells = _CELLS
     for b in boards:
-        board = b["board"]
-        page = b["page"]
-        head = f'<a href="{escape(page)}.html">{board}</a>' if page else str(board)
+        # A board's head (its link, declarer, level) is the same on every match that plays it.
+        head_key = ("sheet", b["page"], b["board"], b["declarer"], b["level"], seat_words[b["declarer"]])
+        head = cells.get(head_key) or _sheet_head(head_key)
+        a, a_ns, a_ew = b["a_points"], b["a_ns_level_points"], b["a_ew_level_points"]
+        bp, b_ns, b_ew = b["b_points"], b["b_ns_level_points"], b["b_ew_level_points"]
+        home, away = b["home_level_points"], b["away_level_points"]
         out.append(
-            f'<tr{"" if b["counted"] else _UNCOUNTED}>\n'
-            f'<th scope="row">{head}</th>\n'
-            f'<td>{seats[b["declarer"]]}</td><td>{escape(b["level"])}</td>\n'
-            f'<td class="n">{_num(b["a_points"])}</td><td class="n">{_num(b["a_ns_level_points"])}</td>'
-            f'<td class="n">{_num(b["a_ew_level_points"])}</td>\n'
-            f'<td class="n">{_num(b["b_points"])}</td><td class="n">{_num(b["b_ns_level_points"])}</td>'
-            f'<td class="n">{_num(b["b_ew_level_points"])}</td>\n'
-            f'<td class="n">{_num(b["home_level_points"])}</td><td class="n">{_num(b["away_level_points"])}</td>'
+            f'<tr{"" if b["counted"] else _UNCOUNTED}>\n{head}'
+            f'<td class="n">{"" if a is None else _num(a)}</td>'
+            f'<td class="n">{"" if a_ns is None else _num(a_ns)}</td>'
+            f'<td class="n">{"" if a_ew is None else _num(a_ew)}</td>\n'
+            f'<td class="n">{"" if bp is None else _num(bp)}</td>'
+            f'<td class="n">{"" if b_ns is None else _num(b_ns)}</td>'
+            f'<td class="n">{"" if b_ew is None else _num(b_ew)}</td>\n'
+            f'<td class="n">{"" if home is None else _num(home)}</td>'
+            f'<td class="n">{"" if away is None else _num(away)}</td>'
             f'<td class="n">{b["home_running"]} : {b["away_running"]}</td>\n'
             f'</tr>\n')
     return Markup("".join(out))
+
+
+def _sheet_head(key: tuple[Any, ...]) -> str:
+    _kind, page, board, _declarer, level, seat = key
+    link = f'<a href="{escape(page)}.html">{escape(board)}</a>' if page else str(escape(board))
+    found = _CELLS[key] = f'<th scope="row">{link}</th>\n<td>{escape(seat)}</td><td>{escape(level)}</td>\n'
+    return found
+
+
+def team_link(ref: Mapping[str, Any]) -> Markup:
+    """A team by name, linked to its page (when it has one)."""
+    if ref["page"]:
+        return Markup(f'<a href="{escape(ref["page"])}.html" data-team="{escape(ref["id"])}">{escape(ref["name"])}</a>')
+    return escape(ref["name"])
 
 
 def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
@@ -100,4 +118,5 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
     return {item[key]: item[value] for item in items}
 
 
-FILTERS = {"num": _num, "signed": _signed, "sheet_rows": sheet_rows, "field_rows": field_rows, "index_by": index_by}
+FILTERS = {"num": _num, "signed": _signed, "sheet_rows": sheet_rows, "field_rows": field_rows, "index_by": index_by,
+           "team_link": team_link}
