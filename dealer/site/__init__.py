@@ -60,6 +60,8 @@ class SiteSummary:
     released_sets: list[int] = field(default_factory=list)
     provisional: bool = False
     seconds: float = 0.0
+    #: Where the time went: step → (seconds, CPU seconds of this process and its workers).
+    steps: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def text(self) -> str:
         sets = ", ".join(map(str, self.released_sets)) or "none"
@@ -177,14 +179,35 @@ def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, 
 # --- writing -----------------------------------------------------------------------------------
 
 
+class _Clock:
+    """Times the steps of a build: wall seconds and CPU seconds (this process and its workers)."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, tuple[float, float]] = {}
+        self._last = self._now()
+
+    @staticmethod
+    def _now() -> tuple[float, float]:
+        import resource
+
+        own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+        return time.perf_counter(), cpu
+
+    def step(self, name: str) -> None:
+        now = self._now()
+        self.steps[name] = (now[0] - self._last[0], now[1] - self._last[1])
+        self._last = now
+
+
 class _Writer:
     """Brings a folder that holds an earlier build (or nothing) up to date: a file whose key is
     the one that folder's manifest gives is left as it is; any other is written (world-readable:
     the site is public) as a new file, never in place (the folder's files may be hard links to
     the live site's)."""
 
-    def __init__(self, target: Path, manifest: Mapping[str, str]) -> None:
-        self.target, self.manifest = target, manifest
+    def __init__(self, target: Path, manifest: Mapping[str, str], mirror: Path | None = None) -> None:
+        self.target, self.manifest, self.mirror = target, manifest, mirror
         self.keys: dict[str, str] = {}
         self.written = self.kept = 0
         self._dirs: set[Path] = set()
@@ -208,12 +231,17 @@ class _Writer:
             _unlink(target)
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            os.fchmod(fd, 0o644)
+            if _umask_narrows():
+                os.fchmod(fd, 0o644)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
+        if self.mirror is not None:  # a first build: the spare folder made as it goes, of links
+            link = self.mirror / name
+            self._parent(link)
+            _link_or_copy(str(target), str(link))
         self.keys[name] = key
         self.written += 1
 
@@ -223,6 +251,14 @@ class _Writer:
             self.keep(name, key)
         else:
             self.write(name, key, make())
+
+
+@functools.cache
+def _umask_narrows() -> bool:
+    """Whether the process's umask takes a bit of 0644 away (then each file is chmod-ed)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return bool(mask & 0o644)
 
 
 def _unlink(path: Path) -> None:
@@ -344,7 +380,7 @@ def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, byte
 def _render_items(items: Sequence[tuple[int, tuple[str, ...]]]) -> tuple[dict[str, str], int]:
     """Render each (page, languages) of ``items`` into the target folder (in a worker process,
     or here); gives the files' keys and how many were written."""
-    writer = _Writer(_JOB["target"], _JOB["manifest"])
+    writer = _Writer(_JOB["target"], _JOB["manifest"], _JOB["mirror"])
     for index, langs in items:
         page = _JOB["pages"][index]
         shared: dict[str, Any] | None = None
@@ -516,8 +552,10 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
     started = time.perf_counter()
+    clock = _Clock()
     out = Path(out) if out is not None else default_site_folder(folder)
     data = build_report(event, folder)
+    clock.step("scoring")
     released, key_release, last_update = _released(event, folder)
     scheduled = data.event
     boardsets: dict[int, Any] = {}
@@ -530,6 +568,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             boards[n] = list(boardsets[n].boards)
     key = folder.read_key(scheduled, key_file) if key_release is not None else None
     verify = _verify(scheduled, folder, released, boardsets, key, key_release)
+    clock.step("boards")
 
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: not a folder", field="out")
@@ -544,24 +583,30 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
         if before is not None:
             target = spare  # the generation before the live one: brought up to date
             (target / MANIFEST).unlink()  # until the new one is written, it holds no trusted keys
-        else:
+        else:  # a first build: a new folder, and the spare made beside it as the files are written
             target = out.with_name(f".{out.name}.new-{os.getpid()}")
-            for stale in (target, spare):
+            mirror = spare.with_name(spare.name + ".partial")
+            for stale in (target, spare, mirror):
                 if stale.exists():
                     shutil.rmtree(stale)
             target.mkdir(mode=0o755)
+            mirror.mkdir(mode=0o755)
         os.chmod(target, 0o755)
+        clock.step("folder")
         try:
-            writer = _Writer(target, before["files"] if before else {})
+            writer = _Writer(target, before["files"] if before else {}, None if before else mirror)
             for name, content in _assets().items():
                 writer.put(name, _key("asset", content), lambda content=content: content)
             listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
             shutil.rmtree(target / ".work", ignore_errors=True)
             site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
             site.rank_cache = (live or {}).get("ranks", {})
+            clock.step("downloads")
             pages = plan_pages(site, jobs)
+            clock.step("plan")
             _JOB.clear()
-            _JOB.update(pages=pages, target=target, dirs=lang_dirs(lang), manifest=writer.manifest, schema=SCHEMA,
+            _JOB.update(pages=pages, target=target, mirror=writer.mirror, dirs=lang_dirs(lang),
+                        manifest=writer.manifest, schema=SCHEMA,
                         global_key=site.global_key(),
                         strings={code: strings(code) for code in LANGS},
                         event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
@@ -572,23 +617,32 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
                         tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
             _render_pages(writer, jobs)
             _JOB.clear()
+            clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
             manifest = json.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache}, sort_keys=True)
             (target / MANIFEST).write_text(manifest, encoding="utf-8")
             _swap(target, out, spare)
-            if before is None:
-                _clone(out, spare, writer.keys)  # the next rebuild writes only what changed into it
+            if writer.mirror is not None:  # the next rebuild writes only what changed into it
+                _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
+                os.rename(writer.mirror, spare)
+            clock.step("swap")
         except OSError as error:
-            if target != spare:
-                shutil.rmtree(target, ignore_errors=True)
+            _discard(target, spare)
             raise os_problem(error, out, "write the site", field="out") from None
         except BaseException:
-            if target != spare:
-                shutil.rmtree(target, ignore_errors=True)
+            _discard(target, spare)
             raise
     return SiteSummary(out, len(pages) * len(LANGS), len(writer.keys), writer.written, writer.kept,
-                       sorted(released), site.provisional, time.perf_counter() - started)
+                       sorted(released), site.provisional, time.perf_counter() - started, clock.steps)
+
+
+def _discard(target: Path, spare: Path) -> None:
+    """After a failed build: its new folder and half-made spare removed (a spare being brought
+    up to date stays: without its manifest, the next build makes it again)."""
+    if target != spare:
+        for folder in (target, spare.with_name(spare.name + ".partial")):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def spare_folder(out: Path) -> Path:
