@@ -46,14 +46,14 @@ def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str
         home, away = b["home_level_points"], b["away_level_points"]
         out.append(
             f'<tr{"" if b["counted"] else _UNCOUNTED}>\n{head}'
-            f'<td class="n">{"" if a is None else _num(a)}</td>'
-            f'<td class="n">{"" if a_ns is None else _num(a_ns)}</td>'
-            f'<td class="n">{"" if a_ew is None else _num(a_ew)}</td>\n'
-            f'<td class="n">{"" if bp is None else _num(bp)}</td>'
-            f'<td class="n">{"" if b_ns is None else _num(b_ns)}</td>'
-            f'<td class="n">{"" if b_ew is None else _num(b_ew)}</td>\n'
-            f'<td class="n">{"" if home is None else _num(home)}</td>'
-            f'<td class="n">{"" if away is None else _num(away)}</td>'
+            f'<td class="n">{a if type(a) is int else _num(a)}</td>'  # int: most cells (as str())
+            f'<td class="n">{a_ns if type(a_ns) is int else _num(a_ns)}</td>'
+            f'<td class="n">{a_ew if type(a_ew) is int else _num(a_ew)}</td>\n'
+            f'<td class="n">{bp if type(bp) is int else _num(bp)}</td>'
+            f'<td class="n">{b_ns if type(b_ns) is int else _num(b_ns)}</td>'
+            f'<td class="n">{b_ew if type(b_ew) is int else _num(b_ew)}</td>\n'
+            f'<td class="n">{home if type(home) is int else _num(home)}</td>'
+            f'<td class="n">{away if type(away) is int else _num(away)}</td>'
             f'<td class="n">{b["home_running"]} : {b["away_running"]}</td>\n'
             f'</tr>\n')
     return Markup("".join(out))
@@ -80,37 +80,31 @@ def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
     cells = _CELLS
     for r in tables:
         ns, ew = r["ns"], r["ew"]
-        # A match's cell, a table's name and a team's link recur on every board of a set: made once.
-        head = (match_label, r["round"], r["match"], r["page"], r["table"])
-        match_cells = cells.get(head) or _match_cells(head)
-        ns_key, ew_key = (ns["id"], ns["name"], ns["page"]), (ew["id"], ew["name"], ew["page"])
-        ns_id, ns_link = cells.get(ns_key) or _team_cells(ns_key)
-        ew_id, ew_link = cells.get(ew_key) or _team_cells(ew_key)
-        vs_ns, vs_ew = r["ns_vs_field"], r["ew_vs_field"]
+        # A table's head (its match, teams and links) is the same on every board of its set.
+        key = (match_label, r["page"], r["round"], r["match"], r["table"],
+               ns["id"], ns["name"], ns["page"], ew["id"], ew["name"], ew["page"])
+        head = cells.get(key) or _field_head(key)
+        points, ns_lp, ew_lp, vs_ns, vs_ew = (r["points"], r["ns_level_points"], r["ew_level_points"],
+                                              r["ns_vs_field"], r["ew_vs_field"])
         out.append(
-            f'<tr data-team="{ns_id} {ew_id}">{match_cells}\n'
-            f'<td>{ns_link}</td><td>{ew_link}</td><td class="n">{r["points"]}</td>'
-            f'<td class="n">{r["ns_level_points"]}</td><td class="n">{r["ew_level_points"]}</td>\n'
+            f'{head}<td class="n">{points}</td><td class="n">{ns_lp}</td><td class="n">{ew_lp}</td>\n'
             f'<td class="n">{"" if vs_ns is None else format(vs_ns, "+g")}</td>'
             f'<td class="n">{"" if vs_ew is None else format(vs_ew, "+g")}</td></tr>\n')
     return Markup("".join(out))
 
 
+def _field_head(key: tuple[Any, ...]) -> str:
+    label, page, round_, match, table, ns_id, ns_name, ns_page, ew_id, ew_name, ew_page = key
+    found = _CELLS[key] = (
+        f'<tr data-team="{escape(ns_id)} {escape(ew_id)}"><th scope="row"><a href="{escape(page)}.html">'
+        f'{escape(label.format(r=round_, m=match))}</a></th><td>{escape(table)}</td>\n'
+        f'<td><a href="{escape(ns_page)}.html">{escape(ns_name)}</a></td>'
+        f'<td><a href="{escape(ew_page)}.html">{escape(ew_name)}</a></td>')
+    return found
+
+
 #: Cells made by :func:`field_rows`, kept for the next board (one process renders many).
 _CELLS: dict[tuple[Any, ...], Any] = {}
-
-
-def _match_cells(head: tuple[Any, ...]) -> str:
-    label, round_, match, page, table = head
-    found = _CELLS[head] = (f'<th scope="row"><a href="{escape(page)}.html">{escape(label.format(r=round_, m=match))}'
-                            f'</a></th><td>{escape(table)}</td>')
-    return found
-
-
-def _team_cells(key: tuple[Any, ...]) -> tuple[str, str]:
-    team, name, page = key
-    found = _CELLS[key] = (str(escape(team)), f'<a href="{escape(page)}.html">{escape(name)}</a>')
-    return found
 
 
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
