@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.event import Event, Match
@@ -95,6 +97,7 @@ class SiteData:
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
         self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
+        self._field_json: bytes | None = None
         self._board_parts: tuple[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] | None = None
         #: Rank after each round as the last build stored it (round key, ranks in team order):
         #: only the rounds whose inputs changed are ranked again. Set by the caller.
@@ -164,7 +167,17 @@ class SiteData:
         key = (set_number, board.number)
         if self._board_parts is None or self._board_parts[0] != key:
             self._board_parts = (key, (board_field(self, board, matches), board_analysis(board)))
+            self._field_json = None
         return self._board_parts[1]
+
+    def twin_json(self, context: dict[str, Any]) -> bytes:
+        """A page's JSON twin; a board's field results (2,000 rows in a league) encoded once for
+        its two languages' twins."""
+        if self._board_parts is not None and context.get("field") is self._board_parts[1][0]:
+            if self._field_json is None:
+                self._field_json = orjson.dumps(context["field"], option=orjson.OPT_NON_STR_KEYS)
+            context = {**context, "field": orjson.Fragment(self._field_json)}
+        return orjson.dumps(context, option=orjson.OPT_NON_STR_KEYS)  # = json.dumps(ensure_ascii=False, compact)
 
     def board_page(self, set_number: int, board: int) -> str | None:
         return f"board-{set_number}-{board}" if set_number in self.released else None
