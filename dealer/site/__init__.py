@@ -463,9 +463,9 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
         listed.append({"file": name, "kind": kind, "lang": lang,
                        "size": (writer.target / name).stat().st_size})
 
-    report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str))
     matches = len(data.scored.scores)
     formats = ["csv", "xlsx", *(["pdf"] if pdf else [])] if matches <= FULL_DOWNLOADS_MATCHES else []
+    report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str)) if formats else ""
     for lang in LANGS:
         names = None
         target = work / f"reports-{lang}"

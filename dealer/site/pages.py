@@ -107,10 +107,10 @@ class SiteData:
         """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
         from the scoring's arrays: a league has tens of thousands of sheets)."""
         sc = self.data.scored  # a boards event's arrays (match, board, table): this match's rows
-        present, points, ns, ew = (sc.present[i].tolist(), sc.points[i].tolist(),  # type: ignore[attr-defined]
-                                   sc.ns_levels[i].tolist(), sc.ew_levels[i].tolist())  # type: ignore[attr-defined]
-        counted, home, away = (sc.counted[i].tolist(), sc.home_board[i].tolist(),  # type: ignore[attr-defined]
-                               sc.away_board[i].tolist())  # type: ignore[attr-defined]
+        present, points, ns, ew = (sc.present[i].tolist(), sc.points[i].tolist(),
+                                   sc.ns_levels[i].tolist(), sc.ew_levels[i].tolist())
+        counted, home, away = (sc.counted[i].tolist(), sc.home_board[i].tolist(),
+                               sc.away_board[i].tolist())
         rows = []
         home_running = away_running = 0
         for b, cond in enumerate(self.event.set_boards(m.set)):
@@ -493,8 +493,8 @@ def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match
     sc = site.data.scored  # one column of the scoring's arrays: this board at every match
     b = board.number - 1
     rows = [i for i, _m in matches]
-    present, points = sc.present[rows, b].tolist(), sc.points[rows, b].tolist()  # type: ignore[attr-defined]
-    ns_levels, ew_levels = sc.ns_levels[rows, b].tolist(), sc.ew_levels[rows, b].tolist()  # type: ignore[attr-defined]
+    present, points = sc.present[rows, b].tolist(), sc.points[rows, b].tolist()
+    ns_levels, ew_levels = sc.ns_levels[rows, b].tolist(), sc.ew_levels[rows, b].tolist()
     tables: list[dict[str, Any]] = []
     for k, played in enumerate(site.set_tables(matches)):
         for index, (round_, match, page, table, ns_ref, ew_ref) in played:
