@@ -2,10 +2,11 @@
 any web host, Chinese at its root and English under ``en/``; every page ``X.html`` has its JSON
 twin ``X.json`` beside it, holding the context the page was rendered from (docs/site.md).
 
-A (re)build writes a new folder next to the old one, taking every file whose inputs did not
-change from the old folder as a hard link (only what changed is rendered and written), then
-swaps the two folders in one step (``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the
-folder never shows half a site. Hands appear only for the sets the director released
+Two generations are kept: the live folder and, hidden beside it, the one before. A rebuild brings
+the previous generation up to date (only the files whose keys changed are rendered and written;
+the manifest holds every file's key), then swaps the two folders in one step
+(``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the folder never shows half a site, and
+the work is proportional to what changed (docs/site.md, "Rebuilding"). Hands appear only for the sets the director released
 (``dealer release``); a set that is not released is never read.
 """
 
