@@ -6,8 +6,8 @@ Two generations are kept: the live folder and, hidden beside it, the one before.
 the previous generation up to date (only the files whose keys changed are rendered and written;
 the manifest holds every file's key), then swaps the two folders in one step
 (``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the folder never shows half a site, and
-the work is proportional to what changed (docs/site.md, "Rebuilding"). Hands appear only for the sets the director released
-(``dealer release``); a set that is not released is never read.
+the work is proportional to what changed (docs/site.md, "Rebuilding"). Hands appear only for
+the sets the director released (``dealer release``); a set that is not released is never read.
 """
 
 from __future__ import annotations
@@ -340,7 +340,8 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return None
     return {"files": {str(k): str(v) for k, v in data["files"].items()},
-            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
+            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {},
+            "checked": data.get("checked")}
 
 
 def _key(*parts: object) -> str:
@@ -553,7 +554,9 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     started = time.perf_counter()
     clock = _Clock()
     out = Path(out) if out is not None else default_site_folder(folder)
-    data = build_report(event, folder)
+    live_manifest = _read_manifest(out) if out.is_dir() else None
+    checked = (live_manifest or {}).get("checked")
+    data = build_report(event, folder, tuple(checked) if isinstance(checked, list) and len(checked) == 3 else None)
     clock.step("scoring")
     released, key_release, last_update = _released(event, folder)
     scheduled = data.event
@@ -618,7 +621,8 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
-            manifest = json.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache}, sort_keys=True)
+            manifest = json.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache,
+                                   "checked": data.checked}, sort_keys=True)
             (target / MANIFEST).write_text(manifest, encoding="utf-8")
             _swap(target, out, spare)
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
