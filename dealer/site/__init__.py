@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from dealer.errors import UserError
 from dealer.event import Event
 from dealer.files import check_writable_folder, os_problem
@@ -334,7 +336,7 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     """A folder's manifest: ``files`` (name → key) and ``ranks`` (the rank after each round, by
     its key); ``None`` when it has none (or one this version cannot read)."""
     try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        data = orjson.loads((folder / MANIFEST).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
@@ -621,9 +623,9 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
-            manifest = json.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache,
-                                   "checked": data.checked}, sort_keys=True)
-            (target / MANIFEST).write_text(manifest, encoding="utf-8")
+            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache,
+                                     "checked": data.checked}, option=orjson.OPT_SORT_KEYS)
+            (target / MANIFEST).write_bytes(manifest)
             _swap(target, out, spare)
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
