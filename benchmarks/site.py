@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -74,18 +75,18 @@ def prepare(event: Any, folder: Any) -> int:
     return points
 
 
-def bare_jinja(site: Path) -> tuple[int, float]:
+def bare_jinja(site: Path) -> tuple[int, float, float]:
     """Render every page of ``site`` again with a bare Jinja2 environment (same templates, same
     contexts, read from the JSON twins beforehand); nothing is written."""
     import jinja2
 
     from dealer.render.strings import strings
     from dealer.site import HTML_LANG, site_templates
+    from dealer.site.rows import FILTERS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(site_templates())), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
-    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    env.filters.update(FILTERS)  # the templates' own filters (num, signed, the big tables' rows)
     jobs = []
     for lang, prefix in (("zh", ""), ("en", "en/")):
         for html in sorted((site / prefix).glob("*.html")):
@@ -96,14 +97,27 @@ def bare_jinja(site: Path) -> tuple[int, float]:
     words = {lang: strings(lang) for lang in ("zh", "en")}
     head = jobs[0][2]["event"]
     nav = {"bracket": False, "boards": True, "levels": False, "rounds": list(range(1, 21))}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for lang, prefix, context in jobs:
         env.get_template(context["kind"] + ".html").render(
             c={**context, "event": head}, t=words[lang]["site"], words=words[lang], lang=lang,
             html_lang=HTML_LANG[lang], root="../" if prefix else "", twin="x.json", other_href="x.html", nav=nav,
             tb={k: k for k in ("net_level_points", "opponents_match_points", "level_points_for", "head_to_head",
                                "mixed_club", "game_ratio", "lots")})
-    return len(jobs), time.perf_counter() - start
+    return len(jobs), time.perf_counter() - start, time.process_time() - cpu
+
+
+def _cpu(summary: Any) -> str:
+    return f"{sum(cpu for _wall, cpu in summary.steps.values()):.1f} CPU s in all processes"
+
+
+def _steps(summary: Any) -> str:
+    return "  steps: " + ", ".join(f"{name} {wall:.1f} s ({cpu:.1f} CPU s)"
+                                   for name, (wall, cpu) in summary.steps.items())
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -117,7 +131,7 @@ def main() -> None:
     from dealer.files import load_event
     from dealer.folder import EventFolder
     from dealer.results.entry import correct_result, open_results
-    from dealer.site import build_site
+    from dealer.site import build_site, spare_folder
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.league or Path(temporary)
@@ -133,18 +147,23 @@ def main() -> None:
               f"{event.sets} sets released (ready in {time.perf_counter() - t0:.1f} s)")
         out = folder / "output" / "site"
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(spare_folder(out), ignore_errors=True)
         full = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
         rate = full.pages / full.seconds
-        print(f"full build: {full.pages:,} pages ({full.files:,} files) in {full.seconds:.1f} s = {rate:,.0f} pages/s")
-        pages, bare_s = bare_jinja(out)
+        print(f"full build: {full.pages:,} pages ({full.files:,} files) in {full.seconds:.1f} s = {rate:,.0f} pages/s"
+              f" ({_cpu(full)}; load average {_load()})")
+        print(_steps(full))
+        pages, bare_s, bare_cpu = bare_jinja(out)
         bare_rate = pages / bare_s
         print(f"baseline: bare Jinja2, the same templates and contexts, {pages:,} pages in {bare_s:.1f} s "
-              f"(one process, nothing written) = {bare_rate:,.0f} pages/s; site / bare Jinja = {rate / bare_rate:.2f}")
+              f"({bare_cpu:.1f} CPU s, one process, nothing written; load average {_load()}) = {bare_rate:,.0f} "
+              f"pages/s; site / bare Jinja = {rate / bare_rate:.2f}")
         with open_results(event, event_folder) as store:
             correct_result(store, event, {**SLOT, "defenders_points": str(points)}, "benchmark: the result came in")
         again = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
         print(f"rebuild after one new result: {again.seconds:.2f} s ({again.written:,} files written, "
-              f"{again.kept:,} kept as they were)")
+              f"{again.kept:,} kept as they were; {_cpu(again)}; load average {_load()})")
+        print(_steps(again))
         # Leave the league ready for the next run: the result withdrawn again.
         with open_results(event, event_folder) as store:
             correct_result(store, event, SLOT, "benchmark: reset", withdraw=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import enum
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -272,8 +273,9 @@ class Deal:
             parts.append(f"{KITTY}: {format_cards(self.kitty)}")
         return " / ".join(parts)
 
-    @property
+    @functools.cached_property
     def code(self) -> str:
+        """The deal code (:func:`encode_deal`), made once: a site's pages and keys ask often."""
         return encode_deal(self)
 
     def holder_counts(self) -> dict[Card, dict[str, int]]:

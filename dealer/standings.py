@@ -10,6 +10,7 @@ chain share a rank.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -93,6 +94,15 @@ class Records:
     def net(self, team: str) -> int:
         return self.level_points_for[team] - self.level_points_against[team] + self.adjustment[team]
 
+    @functools.cached_property
+    def scores_by_team(self) -> dict[str, list[MatchScore]]:
+        """Each team's played scores, in order (a tie-break among a few teams reads only theirs)."""
+        found: dict[str, list[MatchScore]] = {}
+        for s in self.scores:
+            found.setdefault(s.home, []).append(s)
+            found.setdefault(s.away, []).append(s)
+        return found
+
 
 TieBreak = Callable[[Records, Sequence[str]], dict[str, float]]
 
@@ -105,10 +115,13 @@ def _head_to_head(records: Records, group: Sequence[str]) -> dict[str, float]:
     """Match points won in the meetings between the teams of ``group`` only."""
     members = set(group)
     own: dict[str, float] = dict.fromkeys(group, 0.0)
-    for s in records.scores:
-        if s.home in members and s.away in members:
-            own[s.home] += s.home_match_points
-            own[s.away] += s.away_match_points
+    by_team = records.scores_by_team
+    for team in members:  # each meeting is met from both sides; each side adds its own points
+        for s in by_team.get(team, ()):
+            if s.home == team and s.away in members:
+                own[team] += s.home_match_points
+            elif s.away == team and s.home in members:
+                own[team] += s.away_match_points
     return own
 
 

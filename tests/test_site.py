@@ -137,8 +137,18 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
             "index.html"} <= names
     assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
     assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
-    # Nothing is left beside the site: no half-built or old folder.
-    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
+    # Beside the site only its previous generation (the next rebuild's folder), holding what
+    # the site held before this result, with its manifest.
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == [".site-previous"]
+    previous = site.parent / ".site-previous"
+    assert json.loads((previous / "round-3.json").read_text(encoding="utf-8")) != \
+        json.loads((site / "round-3.json").read_text(encoding="utf-8"))
+    assert (previous / "match-1-1.html").read_bytes() == (site / "match-1-1.html").read_bytes()
+    assert (previous / ".site-manifest.json").exists()
+    # The next rebuild brings the previous generation up to date and swaps it in.
+    again = build_site(event, folder, pdf=False)
+    assert again.written == after.written and again.kept == again.files - again.written
+    assert (previous / "round-3.html").read_bytes() == (site / "round-3.html").read_bytes()
     assert os.stat(site / "index.html").st_mode & 0o777 == 0o644
 
 
@@ -192,3 +202,33 @@ def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path:
     assert sorted(f["file"].removeprefix("downloads/") for f in listed) == names
     again = build_site(event, folder)
     assert again.written == 0 and again.seconds < first.seconds
+
+
+def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed(tmp_path: Path) -> None:
+    """The site keeps the report's attribution checkpoint: the next build checks only newer rows,
+    and an edited event file (a played match's teams swapped) is checked in full and refused."""
+    import dataclasses
+
+    import pytest
+
+    from dealer.scoring import AttributionError
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    first = build_report(event, folder)
+    assert first.checked is not None and first.checked[1] > 0
+    assert build_report(event, folder, first.checked).checked == first.checked
+    with open_results(event, folder) as store:
+        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
+    assert build_report(event, folder, first.checked).checked[1] > first.checked[1]  # type: ignore[index]
+    rnd = event.rounds[0]
+    swapped = dataclasses.replace(rnd.matches[0], home=rnd.matches[0].away, away=rnd.matches[0].home)
+    edited = dataclasses.replace(event, rounds=(dataclasses.replace(rnd, matches=(swapped, *rnd.matches[1:])),
+                                                *event.rounds[1:]))
+    with pytest.raises(AttributionError):
+        build_report(edited, folder, first.checked)
+    # The site stores the checkpoint in its manifest.
+    build_site(event, folder, pdf=False)
+    manifest = json.loads((tmp_path / "output" / "demo" / "site" / ".site-manifest.json").read_text(encoding="utf-8"))
+    assert manifest["checked"][0] == first.checked[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dealer.analysis import CANDIDATES, analyse_hand, level_cards
+from dealer.analysis import CANDIDATES, TrumpAnalysis, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
@@ -98,9 +98,18 @@ def _candidate_label(trump: Suit | None, t: Strings) -> dict[str, str]:
     return {"text": trump.symbol, "cls": suit_class(trump)}
 
 
-def hand_record_board(board: Board, t: Strings, results: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def board_analysis(board: Board) -> dict[str, list[TrumpAnalysis]]:
+    """Each seat's hand under every candidate trump (the same in every language)."""
+    return {seat: analyse_hand(board.deal.hands[seat], board.level) for seat in SEATS}
+
+
+def hand_record_board(board: Board, t: Strings, results: Sequence[dict[str, Any]] = (),
+                      analysis: Mapping[str, Sequence[TrumpAnalysis]] | None = None) -> dict[str, Any]:
+    """A board's hand record; ``analysis``: :func:`board_analysis`, when already made (a
+    page in two languages)."""
     hands = {seat: board.deal.hands[seat] for seat in SEATS}
-    analysis = {seat: analyse_hand(hands[seat], board.level) for seat in SEATS}
+    if analysis is None:
+        analysis = board_analysis(board)
     rows = []
     tractor_lines = []
     for index, trump in enumerate(CANDIDATES):

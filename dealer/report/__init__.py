@@ -12,6 +12,7 @@ import codecs
 import csv
 import datetime as dt
 import functools
+import hashlib
 import html
 import io
 import json
@@ -75,6 +76,9 @@ class ReportData:
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
+    #: (the event's attribution key, the last result row checked, that row's mark): every stored
+    #: result up to that row is attributed as this event file says (``build_report(checked=…)``).
+    checked: tuple[str, int, str] | None = None
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
 
     @functools.cached_property
@@ -111,15 +115,18 @@ class ReportData:
         return notes
 
 
-def build_report(event: Event, folder: EventFolder) -> ReportData:
+def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str] | None = None) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
-    edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`)."""
+    edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`). ``checked``:
+    an earlier report's :attr:`ReportData.checked`; when the event's matches are the same, only
+    the results stored since are checked (a rebuilt site: a league has 640,000)."""
     from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
 
     store = open_existing_results(event, folder)
     sample = False
     head = None
+    checkpoint: tuple[str, int, str] | None = None
     adjustments = Adjustments()
     event = scheduled(event, store)
     if store is None:
@@ -127,9 +134,16 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
     else:
         with store:
             adjustments = stored_adjustments(store)
-            found = stored_attribution_problems(event, store)
+            key = None if event.levels else attribution_key(event)
+            upto = store.last_result_id()  # read first: a row stored meanwhile is checked again next time
+            after = None
+            if checked and key is not None and checked[0] == key and checked[1] <= upto and \
+                    checked[2] == store.result_mark(checked[1]):  # the same database, grown since
+                after = checked[1]
+            found = stored_attribution_problems(event, store, after)
             if found:
                 raise AttributionError(found)
+            checkpoint = (key, upto, store.result_mark(upto)) if key is not None else None
             scored = score_stored(event, store, adjustments)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
@@ -150,7 +164,13 @@ def build_report(event: Event, folder: EventFolder) -> ReportData:
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
-                      adjustments=adjustments, places=places, groups=groups)
+                      adjustments=adjustments, places=places, groups=groups, checked=checkpoint)
+
+
+def attribution_key(event: Event) -> str:
+    """A digest of what attributes a stored result: each match's round, id, set and teams."""
+    matches = tuple((r.number, tuple((m.id, m.set, m.home, m.away) for m in r.matches)) for r in event.rounds)
+    return hashlib.sha256(repr(matches).encode("utf-8")).hexdigest()
 
 
 def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:

@@ -1186,6 +1186,17 @@ class ResultsStore:
             out.append(row)
         return out
 
+    def last_result_id(self) -> int:
+        """The id of the last stored board result (0: none): rows after it are new."""
+        return int(self._query("SELECT COALESCE(MAX(id), 0) FROM results")[0][0])
+
+    def result_mark(self, row_id: int) -> str:
+        """What identifies stored row ``row_id`` (its slot, import and time; "" when there is
+        none): the same mark later says the rows up to it are the ones seen then."""
+        rows = self._query("SELECT round, match, tbl, board, import_id, entered_at FROM results WHERE id = ?",
+                           (row_id,))
+        return "|".join(map(str, tuple(rows[0]))) if rows else ""
+
     def scoring_rows_with_trump(self) -> list[tuple[int, str, str, int, int, str | None]]:
         """:meth:`scoring_rows` with the trump each table played (``None`` when not recorded)."""
         with _sqlite_errors(self.path):
@@ -1202,12 +1213,15 @@ class ResultsStore:
             return cursor.execute("SELECT round, match, tbl, board, defenders_points FROM current_results"
                                   " WHERE withdrawn = 0").fetchall()
 
-    def seatings(self, rounds: Sequence[int] | None = None) -> list[Seating]:
+    def seatings(self, rounds: Sequence[int] | None = None, after: int | None = None) -> list[Seating]:
         """Every distinct (round, match, table, set, N-S team, E-W team) of the current results
-        (of ``rounds`` only, when given)."""
+        (of ``rounds`` only, when given; of the rows stored after row ``after`` only, when given)."""
         where, args = "", list(rounds or ())
         if rounds is not None:
             where = f" AND round IN ({','.join('?' * len(args))})"
+        if after is not None:
+            where += " AND id > ?"
+            args.append(after)
         return [Seating(r["round"], r["match"], r["tbl"], r["played_set"], r["ns_team"], r["ew_team"])
                 for r in self._query(
                     "SELECT DISTINCT round, match, tbl, played_set, ns_team, ew_team FROM current_results"

@@ -62,14 +62,15 @@ def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustme
     return score_event(event, ResultColumns.from_rows(store.scoring_rows_with_trump() if store else []), adjustments)
 
 
-def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:
+def stored_attribution_problems(event: Event, store: ResultsStore, after: int | None = None) -> list[Misattributed]:
     """Matches whose stored results (boards or levels) the event file, as edited, would credit to
-    other teams or boards."""
+    other teams or boards; ``after``: only board results stored after that row (those before it
+    were found right for this very event, see :func:`dealer.report.build_report`)."""
     if event.levels:
         from dealer.results.levels import level_attribution_problems
 
         return level_attribution_problems(event, store)
-    return attribution_problems(event, store.seatings())
+    return attribution_problems(event, store.seatings(after=after))
 
 
 def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:

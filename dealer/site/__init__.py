@@ -2,15 +2,17 @@
 any web host, Chinese at its root and English under ``en/``; every page ``X.html`` has its JSON
 twin ``X.json`` beside it, holding the context the page was rendered from (docs/site.md).
 
-A (re)build writes a new folder next to the old one, taking every file whose inputs did not
-change from the old folder as a hard link (only what changed is rendered and written), then
-swaps the two folders in one step (``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the
-folder never shows half a site. Hands appear only for the sets the director released
-(``dealer release``); a set that is not released is never read.
+Two generations are kept: the live folder and, hidden beside it, the one before. A rebuild brings
+the previous generation up to date (only the files whose keys changed are rendered and written;
+the manifest holds every file's key), then swaps the two folders in one step
+(``renameat2(RENAME_EXCHANGE)`` on Linux): a host serving the folder never shows half a site, and
+the work is proportional to what changed (docs/site.md, "Rebuilding"). Hands appear only for
+the sets the director released (``dealer release``); a set that is not released is never read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -19,10 +21,12 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from dealer.errors import UserError
 from dealer.event import Event
@@ -57,6 +61,8 @@ class SiteSummary:
     released_sets: list[int] = field(default_factory=list)
     provisional: bool = False
     seconds: float = 0.0
+    #: Where the time went: step → (seconds, CPU seconds of this process and its workers).
+    steps: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def text(self) -> str:
         sets = ", ".join(map(str, self.released_sets)) or "none"
@@ -89,12 +95,13 @@ def _environment() -> Any:
                     pass
             return super().getattr(obj, attribute)
 
-    env = DictFirst(
-        loader=jinja2.FileSystemLoader(str(site_templates())),
+    from dealer.site.rows import FILTERS
+
+    env = DictFirst(  # templates are read once per build (no check of the file at every page)
+        loader=jinja2.FileSystemLoader(str(site_templates())), auto_reload=False,
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )
-    env.filters["signed"] = lambda v: "" if v is None else (f"{v:+g}" if isinstance(v, float) else f"{v:+d}")
-    env.filters["num"] = lambda v: "" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+    env.filters.update(FILTERS)
     return env
 
 
@@ -173,26 +180,41 @@ def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, 
 # --- writing -----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Output:
-    """One file of the new site: its bytes (or how to make them) and its key."""
+class _Clock:
+    """Times the steps of a build: wall seconds and CPU seconds (this process and its workers)."""
 
-    key: str
-    data: bytes | None = None
+    def __init__(self) -> None:
+        self.steps: dict[str, tuple[float, float]] = {}
+        self._last = self._now()
+
+    @staticmethod
+    def _now() -> tuple[float, float]:
+        import resource
+
+        own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+        return time.perf_counter(), cpu
+
+    def step(self, name: str) -> None:
+        now = self._now()
+        self.steps[name] = (now[0] - self._last[0], now[1] - self._last[1])
+        self._last = now
 
 
 class _Writer:
-    """Writes the new folder: a file whose key is the old manifest's is hard-linked from the old
-    folder; any other is written (world-readable: the site is public)."""
+    """Brings a folder that holds an earlier build (or nothing) up to date: a file whose key is
+    the one that folder's manifest gives is left as it is; any other is written (world-readable:
+    the site is public) as a new file, never in place (the folder's files may be hard links to
+    the live site's)."""
 
-    def __init__(self, new: Path, old: Path | None, manifest: Mapping[str, str]) -> None:
-        self.new, self.old, self.manifest = new, old, manifest
+    def __init__(self, target: Path, manifest: Mapping[str, str], mirror: Path | None = None) -> None:
+        self.target, self.manifest, self.mirror = target, manifest, mirror
         self.keys: dict[str, str] = {}
         self.written = self.kept = 0
         self._dirs: set[Path] = set()
 
     def reusable(self, name: str, key: str) -> bool:
-        return self.old is not None and self.manifest.get(name) == key and (self.old / name).is_file()
+        return self.manifest.get(name) == key
 
     def _parent(self, path: Path) -> None:
         if path.parent not in self._dirs:
@@ -200,27 +222,27 @@ class _Writer:
             self._dirs.add(path.parent)
 
     def keep(self, name: str, key: str) -> None:
-        assert self.old is not None
-        target = self.new / name
-        self._parent(target)
-        try:
-            os.link(self.old / name, target)
-        except OSError:
-            shutil.copy2(self.old / name, target)  # a file system without hard links
         self.keys[name] = key
         self.kept += 1
 
     def write(self, name: str, key: str, data: bytes) -> None:
-        target = self.new / name
+        target = self.target / name
         self._parent(target)
+        if self.manifest:  # a folder of an earlier build: its file may be a link to the live one's
+            _unlink(target)
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            os.fchmod(fd, 0o644)
+            if _umask_narrows():
+                os.fchmod(fd, 0o644)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
+        if self.mirror is not None:  # a first build: the spare folder made as it goes, of links
+            link = self.mirror / name
+            self._parent(link)
+            _link_or_copy(str(target), str(link))
         self.keys[name] = key
         self.written += 1
 
@@ -230,6 +252,21 @@ class _Writer:
             self.keep(name, key)
         else:
             self.write(name, key, make())
+
+
+@functools.cache
+def _umask_narrows() -> bool:
+    """Whether the process's umask takes a bit of 0644 away (then each file is chmod-ed)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return bool(mask & 0o644)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 _RENAME_EXCHANGE = 2
@@ -247,27 +284,66 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(result == 0)
 
 
-def _swap(new: Path, out: Path) -> None:
-    """Put ``new`` in the place of ``out`` at once; the old folder is removed afterwards."""
+def _swap(target: Path, out: Path, spare: Path) -> None:
+    """Put ``target`` in the place of ``out`` at once; the site it replaces becomes ``spare``."""
     if not out.exists():
-        os.rename(new, out)
+        os.rename(target, out)
         return
-    if _exchange(new, out):
-        shutil.rmtree(new)  # now the old site
+    if _exchange(target, out):
+        if target != spare:
+            os.rename(target, spare)
         return
     old = out.with_name(f".{out.name}.old-{os.getpid()}")
     os.rename(out, old)  # elsewhere: a moment without the folder, never half of one
-    os.rename(new, out)
-    shutil.rmtree(old)
+    os.rename(target, out)
+    os.rename(old, spare)
 
 
-def _read_manifest(out: Path) -> dict[str, str]:
+def _clone(source: Path, target: Path, names: Iterable[str] | None = None) -> None:
+    """``target``: a copy of the folder ``source`` made of hard links (a file system without
+    them: copies), its manifest last, so that a clone cut short has none. ``names``: the files
+    (relative to the folder, the manifest aside), when known; else the folder is walked."""
+    partial = target.with_name(target.name + ".partial")
+    for folder in (target, partial):
+        if folder.exists():
+            shutil.rmtree(folder)
     try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        files = data.get("files", {})
-        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
-    except (OSError, ValueError, AttributeError):
-        return {}
+        if names is None:
+            names = [str(p.relative_to(source)) for p in source.rglob("*") if p.is_file() and p.name != MANIFEST]
+        partial.mkdir(mode=0o755)
+        made = {partial}
+        for name in names:
+            into = (partial / name).parent
+            if into not in made:
+                into.mkdir(mode=0o755, parents=True, exist_ok=True)
+                made.add(into)
+            _link_or_copy(str(source / name), str(partial / name))
+        _link_or_copy(str(source / MANIFEST), str(partial / MANIFEST))
+        os.rename(partial, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    """A folder's manifest: ``files`` (name → key) and ``ranks`` (the rank after each round, by
+    its key); ``None`` when it has none (or one this version cannot read)."""
+    try:
+        data = orjson.loads((folder / MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return None
+    return {"files": {str(k): str(v) for k, v in data["files"].items()},
+            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {},
+            "checked": data.get("checked")}
 
 
 def _key(*parts: object) -> str:
@@ -299,26 +375,19 @@ def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, byte
     html = _environment().get_template(page.template).render(
         c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
         other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
-    data = json.dumps(context, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = _JOB["site"].twin_json(context)
     return prefix + page.name, html.encode("utf-8"), data
 
 
-def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
-    """Render pages [start, stop) into the new folder (in a worker process, or here)."""
-    writer = _Writer(_JOB["new"], _JOB["old"], _JOB["manifest"])
-    start, stop = bounds
-    for index in range(start, stop):
+def _render_files(items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[str, str, bytes]]:
+    """Render each (page, languages) of ``items`` (in a worker process, or here): its files as
+    (name, key, bytes). One process writes them all: on the 2-core machine two processes
+    creating files at once took 5 to 30 times as long per file as one."""
+    files = []
+    for index, langs in items:
         page = _JOB["pages"][index]
         shared: dict[str, Any] | None = None
-        for lang in LANGS:
-            name = _JOB["dirs"][lang] + page.name
-            key = _key(_JOB["global_key"], lang, page.template, page.key)
-            with_json = page.per_lang or not _JOB["dirs"][lang]
-            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
-                writer.keep(name + ".html", key)
-                if with_json:
-                    writer.keep(name + ".json", key)
-                continue
+        for lang in langs:
             if page.per_lang:
                 built = page.build(_JOB["strings"][lang])
             else:
@@ -326,27 +395,54 @@ def _render_range(bounds: tuple[int, int]) -> tuple[dict[str, str], int, int]:
                     shared = page.build(_JOB["strings"][lang])
                 built = shared
             name, html, data = _page_files(index, lang, built)
-            writer.write(name + ".html", key, html)
-            if with_json:
-                writer.write(name + ".json", key, data)
-    return writer.keys, writer.written, writer.kept
+            key = _file_key(page, lang)
+            files.append((name + ".html", key, html))
+            if page.per_lang or not _JOB["dirs"][lang]:
+                files.append((name + ".json", key, data))
+    return files
 
 
-def _render_pages(count: int, jobs: int) -> tuple[dict[str, str], int, int]:
-    if jobs <= 1 or count < PARALLEL_PAGES or "fork" not in _start_methods():
-        return _render_range((0, count))
+def _file_key(page: Any, lang: str) -> str:
+    return _key(_JOB["global_key"], lang, page.template, page.key)
+
+
+def _render_pages(writer: _Writer, jobs: int) -> int:
+    """Every page whose files' keys are not the target's is rendered (in ``jobs`` processes
+    when many are), the others kept; gives the number of pages."""
+    pages, dirs = _JOB["pages"], _JOB["dirs"]
+    todo: list[tuple[int, tuple[str, ...]]] = []
+    for index, page in enumerate(pages):
+        langs = []
+        for lang in LANGS:
+            name = dirs[lang] + page.name
+            key = _file_key(page, lang)
+            with_json = page.per_lang or not dirs[lang]
+            if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
+                writer.keep(name + ".html", key)
+                if with_json:
+                    writer.keep(name + ".json", key)
+            else:
+                langs.append(lang)
+        if langs:
+            todo.append((index, tuple(langs)))
+    if jobs <= 1 or len(todo) < PARALLEL_PAGES or "fork" not in _start_methods():
+        for name, key, data in _render_files(todo):
+            writer.write(name, key, data)
+        return len(pages)
     import multiprocessing
 
-    size = -(-count // (jobs * 4))
-    ranges = [(i, min(count, i + size)) for i in range(0, count, size)]
-    keys: dict[str, str] = {}
-    written = kept = 0
+    # The heavy pages (a board's: its whole field) first and a few at a time, so that the
+    # processes finish together.
+    heavy = [item for item in todo if pages[item[0]].per_lang]
+    light = [item for item in todo if not pages[item[0]].per_lang]
+    chunks = [heavy[i:i + 4] for i in range(0, len(heavy), 4)]
+    size = max(50, -(-len(light) // (jobs * 12)))
+    chunks += [light[i:i + size] for i in range(0, len(light), size)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for part, w, k in pool.imap_unordered(_render_range, ranges):
-            keys.update(part)
-            written += w
-            kept += k
-    return keys, written, kept
+        for files in pool.imap_unordered(_render_files, chunks):
+            for name, key, data in files:
+                writer.write(name, key, data)
+    return len(pages)
 
 
 def _start_methods() -> list[str]:
@@ -369,11 +465,11 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
     def add(name: str, kind: str, lang: str | None, key_: str, make: Any) -> None:
         writer.put(name, key_, make)
         listed.append({"file": name, "kind": kind, "lang": lang,
-                       "size": (writer.new / name).stat().st_size})
+                       "size": (writer.target / name).stat().st_size})
 
-    report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str))
     matches = len(data.scored.scores)
     formats = ["csv", "xlsx", *(["pdf"] if pdf else [])] if matches <= FULL_DOWNLOADS_MATCHES else []
+    report_key = _key("reports", json.dumps(report_json(data), sort_keys=True, default=str)) if formats else ""
     for lang in LANGS:
         names = None
         target = work / f"reports-{lang}"
@@ -458,8 +554,12 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
     started = time.perf_counter()
+    clock = _Clock()
     out = Path(out) if out is not None else default_site_folder(folder)
-    data = build_report(event, folder)
+    live_manifest = _read_manifest(out) if out.is_dir() else None
+    checked = (live_manifest or {}).get("checked")
+    data = build_report(event, folder, tuple(checked) if isinstance(checked, list) and len(checked) == 3 else None)
+    clock.step("scoring")
     released, key_release, last_update = _released(event, folder)
     scheduled = data.event
     boardsets: dict[int, Any] = {}
@@ -472,48 +572,104 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             boards[n] = list(boardsets[n].boards)
     key = folder.read_key(scheduled, key_file) if key_release is not None else None
     verify = _verify(scheduled, folder, released, boardsets, key, key_release)
+    clock.step("boards")
 
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: not a folder", field="out")
     check_writable_folder(out.parent, field="out")
-    new = out.with_name(f".{out.name}.new-{os.getpid()}")
-    if new.exists():
-        shutil.rmtree(new)
-    old = out if out.is_dir() else None
-    manifest = _read_manifest(out) if old is not None else {}
+    jobs = jobs if jobs is not None else default_jobs()
+    spare = spare_folder(out)
+    with _locked(out.parent):
+        live = _read_manifest(out) if out.is_dir() else None
+        if live is not None and _read_manifest(spare) is None:
+            _clone(out, spare)  # the first rebuild after an older version's build, or an interrupted one
+        before = _read_manifest(spare) if live is not None else None
+        if before is not None:
+            target = spare  # the generation before the live one: brought up to date
+            (target / MANIFEST).unlink()  # until the new one is written, it holds no trusted keys
+        else:  # a first build: a new folder, and the spare made beside it as the files are written
+            target = out.with_name(f".{out.name}.new-{os.getpid()}")
+            mirror = spare.with_name(spare.name + ".partial")
+            for stale in (target, spare, mirror):
+                if stale.exists():
+                    shutil.rmtree(stale)
+            target.mkdir(mode=0o755)
+            mirror.mkdir(mode=0o755)
+        os.chmod(target, 0o755)
+        clock.step("folder")
+        try:
+            writer = _Writer(target, before["files"] if before else {}, None if before else mirror)
+            for name, content in _assets().items():
+                writer.put(name, _key("asset", content), lambda content=content: content)
+            listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
+            shutil.rmtree(target / ".work", ignore_errors=True)
+            site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
+            site.rank_cache = (live or {}).get("ranks", {})
+            clock.step("downloads")
+            pages = plan_pages(site, jobs)
+            clock.step("plan")
+            _JOB.clear()
+            _JOB.update(pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
+                        global_key=site.global_key(),
+                        strings={code: strings(code) for code in LANGS},
+                        event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
+                                    "profile": scheduled.profile.id, "format": scheduled.format.kind,
+                                    "result": scheduled.result, "teams": len(scheduled.teams)},
+                        nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
+                             "rounds": [r.number for r in scheduled.rounds]},
+                        tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
+            _render_pages(writer, jobs)
+            _JOB.clear()
+            clock.step("pages")
+            for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
+                _unlink(target / name)
+            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache,
+                                     "checked": data.checked}, option=orjson.OPT_SORT_KEYS)
+            (target / MANIFEST).write_bytes(manifest)
+            _swap(target, out, spare)
+            if writer.mirror is not None:  # the next rebuild writes only what changed into it
+                _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
+                os.rename(writer.mirror, spare)
+            clock.step("swap")
+        except OSError as error:
+            _discard(target, spare)
+            raise os_problem(error, out, "write the site", field="out") from None
+        except BaseException:
+            _discard(target, spare)
+            raise
+    return SiteSummary(out, len(pages) * len(LANGS), len(writer.keys), writer.written, writer.kept,
+                       sorted(released), site.provisional, time.perf_counter() - started, clock.steps)
+
+
+def _discard(target: Path, spare: Path) -> None:
+    """After a failed build: its new folder and half-made spare removed (a spare being brought
+    up to date stays: without its manifest, the next build makes it again)."""
+    if target != spare:
+        for folder in (target, spare.with_name(spare.name + ".partial")):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def spare_folder(out: Path) -> Path:
+    """The site's previous generation, kept beside it (hidden): the next build brings it up to
+    date and swaps it in."""
+    return out.with_name(f".{out.name}-previous")
+
+
+@contextlib.contextmanager
+def _locked(parent: Path) -> Iterator[None]:
+    """One build at a time beside the site (they share the spare folder): a lock on the parent
+    folder itself (no lock file left behind)."""
+    fd = os.open(parent, os.O_RDONLY)
     try:
-        new.mkdir(mode=0o755)
-        os.chmod(new, 0o755)
-        writer = _Writer(new, old, manifest)
-        for name, content in _assets().items():
-            writer.put(name, _key("asset", content), lambda content=content: content)
-        listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, new / ".work", pdf)
-        shutil.rmtree(new / ".work", ignore_errors=True)
-        site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
-        pages = plan_pages(site)
-        _JOB.clear()
-        _JOB.update(pages=pages, new=new, dirs=lang_dirs(lang), old=old, manifest=manifest, schema=SCHEMA,
-                    global_key=site.global_key(),
-                    strings={code: strings(code) for code in LANGS},
-                    event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
-                                "profile": scheduled.profile.id, "format": scheduled.format.kind,
-                                "result": scheduled.result, "teams": len(scheduled.teams)},
-                    nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
-                         "rounds": [r.number for r in scheduled.rounds]},
-                    tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
-        keys, written, kept = _render_pages(len(pages), jobs if jobs is not None else default_jobs())
-        _JOB.clear()
-        keys.update(writer.keys)
-        (new / MANIFEST).write_text(json.dumps({"schema": SCHEMA, "files": keys}, sort_keys=True), encoding="utf-8")
-        _swap(new, out)
-    except OSError as error:
-        shutil.rmtree(new, ignore_errors=True)
-        raise os_problem(error, out, "write the site", field="out") from None
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
-        raise
-    return SiteSummary(out, len(pages) * len(LANGS), len(keys), written + writer.written, kept + writer.kept,
-                       sorted(released), site.provisional, time.perf_counter() - started)
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: no lock
+            yield
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _tie_break_names(event: Event, lang: str) -> dict[str, str]:

@@ -18,10 +18,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.event import Event, Match
-from dealer.render.context import hand_record_board
+from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.strings import Strings
 from dealer.report import ReportData, report_json
 from dealer.scoring import MatchScore
@@ -94,21 +96,21 @@ class SiteData:
         self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
-        # A boards event's per-board results as plain lists (match, board, table), read once:
-        # every match sheet and every board's field results come from them.
-        scored = data.scored
-        self.grids: dict[str, list[Any]] | None = None
-        if not self.event.levels:
-            self.grids = {name: getattr(scored, name).tolist() for name in
-                          ("present", "points", "ns_levels", "ew_levels", "counted", "home_board", "away_board")}
+        self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
+        self._field_json: bytes | None = None
+        self._board_parts: tuple[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] | None = None
+        #: Rank after each round as the last build stored it (round key, ranks in team order):
+        #: only the rounds whose inputs changed are ranked again. Set by the caller.
+        self.rank_cache: dict[str, Any] = {}
 
     def sheet(self, i: int, m: Match) -> list[dict[str, Any]]:
         """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
-        from the grids: a league has tens of thousands of sheets)."""
-        g = self.grids
-        assert g is not None
-        present, points, ns, ew = g["present"][i], g["points"][i], g["ns_levels"][i], g["ew_levels"][i]
-        counted, home, away = g["counted"][i], g["home_board"][i], g["away_board"][i]
+        from the scoring's arrays: a league has tens of thousands of sheets)."""
+        sc = self.data.scored  # a boards event's arrays (match, board, table): this match's rows
+        present, points, ns, ew = (sc.present[i].tolist(), sc.points[i].tolist(),
+                                   sc.ns_levels[i].tolist(), sc.ew_levels[i].tolist())
+        counted, home, away = (sc.counted[i].tolist(), sc.home_board[i].tolist(),
+                               sc.away_board[i].tolist())
         rows = []
         home_running = away_running = 0
         for b, cond in enumerate(self.event.set_boards(m.set)):
@@ -133,6 +135,49 @@ class SiteData:
 
     def team_ref(self, team: str) -> dict[str, Any]:
         return {"id": team, "name": self.names.get(team, team), "page": self.team_page.get(team)}
+
+    @functools.cached_property
+    def team_refs(self) -> dict[str, dict[str, Any]]:
+        """One :meth:`team_ref` per team, shared by the rows that name it (never changed)."""
+        return {t.id: self.team_ref(t.id) for t in self.event.teams}
+
+    def set_tables(self, matches: Sequence[tuple[int, Match]]) -> list[list[tuple[int, tuple[Any, ...]]]]:
+        """For each of ``matches`` (those of one set), its tables as (index, (round, match, page,
+        table, N-S team, E-W team)), none for a forfeited match: the same for the set's every
+        board, so made once."""
+        key = tuple(i for i, _m in matches)
+        if self._set_tables is None or self._set_tables[0] != key:
+            refs = self.team_refs
+            found = []
+            for _i, m in matches:
+                played = []
+                if not self.scores[(m.round, m.id)].forfeited_by:
+                    page = self.match_page.get((m.round, m.id))
+                    for index, table in enumerate(("A", "B")):
+                        seats = m.seats(table)
+                        played.append((index, (m.round, m.id, page, table, refs[seats["NS"]], refs[seats["EW"]])))
+                found.append(played)
+            self._set_tables = (key, found)
+        return self._set_tables[1]
+
+    def board_parts(self, set_number: int, board: Board, matches: Sequence[tuple[int, Match]]
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A board's field results and hand analysis: the same in both languages, so made once
+        for its two pages (rendered one after the other)."""
+        key = (set_number, board.number)
+        if self._board_parts is None or self._board_parts[0] != key:
+            self._board_parts = (key, (board_field(self, board, matches), board_analysis(board)))
+            self._field_json = None
+        return self._board_parts[1]
+
+    def twin_json(self, context: dict[str, Any]) -> bytes:
+        """A page's JSON twin; a board's field results (2,000 rows in a league) encoded once for
+        its two languages' twins."""
+        if self._board_parts is not None and context.get("field") is self._board_parts[1][0]:
+            if self._field_json is None:
+                self._field_json = orjson.dumps(context["field"], option=orjson.OPT_NON_STR_KEYS)
+            context = {**context, "field": orjson.Fragment(self._field_json)}
+        return orjson.dumps(context, option=orjson.OPT_NON_STR_KEYS)  # = json.dumps(ensure_ascii=False, compact)
 
     def board_page(self, set_number: int, board: int) -> str | None:
         return f"board-{set_number}-{board}" if set_number in self.released else None
@@ -173,30 +218,97 @@ class SiteData:
 
     # --- rank after each round -----------------------------------------------------------
 
-    def rank_history(self) -> dict[str, list[int | None]]:
-        """Each team's rank after each round, by the profile's whole chain (the standings as
-        they stood then)."""
-        history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
-        rounds = sorted(r.number for r in self.event.rounds)
+    @functools.cached_property
+    def score_digests(self) -> dict[tuple[int, str], bytes]:
+        """A digest of each match's score, made once: the keys of its match, its round and its
+        two teams' pages, and of the rank after its round, are made from them."""
+        return {key: _digest(score) for key, score in self.scores.items()}
+
+    def _round_keys(self) -> list[tuple[int, str]]:
+        """(round, key) of the standings after each round: a digest of everything ranked then
+        (the teams, the profile, the seed, and each round so far: its byes, scores and adjustments)."""
+        e, adjustments = self.event, self.data.adjustments
+        key = _digest(SCHEMA, e.teams, e.profile, e.format, self.lots_seed)
+        found = []
+        for rnd in sorted(e.rounds, key=lambda r: r.number):
+            number = rnd.number
+            key = _digest(key, number, rnd.byes,
+                          b"".join(self.score_digests[(number, m.id)] for m in rnd.matches),
+                          [f for f in adjustments.forfeits if f.round == number],
+                          [d for d in adjustments.deductions if d.round == number])
+            found.append((number, key.hex()))
+        return found
+
+    def rank_after(self, number: int) -> list[int | None]:
+        """Each team's rank (in the event's team order) after round ``number``, by the profile's
+        whole chain: the standings as they stood then."""
         scores = self.data.scored.scores
-        for number in rounds:
-            upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
-            adjustments = dataclasses.replace(
-                self.data.adjustments,
-                forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
-                deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
-            table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
-            played = {t for s in scores if s.round <= number and s.played for t in (s.home, s.away)}
-            for s in table:
-                history[s.team].append(s.rank if played else None)
+        upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
+        adjustments = dataclasses.replace(
+            self.data.adjustments,
+            forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
+            deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
+        table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
+        played = any(s.round <= number and s.played for s in scores)
+        ranks = {s.team: s.rank if played else None for s in table}
+        return [ranks[t.id] for t in self.event.teams]
+
+    def rank_history(self, jobs: int = 1) -> dict[str, list[int | None]]:
+        """Each team's rank after each round. A round whose key is in :attr:`rank_cache` is
+        taken from it; the others are ranked (in ``jobs`` processes when there are several);
+        :attr:`rank_cache` then holds this build's."""
+        keys = self._round_keys()
+        cached = self.rank_cache.get("rounds", {})
+        ranks: dict[str, list[int | None]] = {}
+        missing = []
+        for number, key in keys:
+            entry = cached.get(str(number))
+            if isinstance(entry, dict) and entry.get("key") == key and \
+                    len(entry.get("ranks", ())) == len(self.event.teams):
+                ranks[key] = entry["ranks"]
+            else:
+                missing.append(number)
+        made = _map_rounds(self, missing, jobs)
+        for number, key in keys:
+            if number in made:
+                ranks[key] = made[number]
+        self.rank_cache = {"rounds": {str(number): {"key": key, "ranks": ranks[key]} for number, key in keys}}
+        history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
+        for _number, key in keys:
+            for team, place in zip(self.event.teams, ranks[key], strict=True):
+                history[team.id].append(place)
         return history
+
+
+#: The site whose rounds :func:`_rank_one` ranks (set before the worker processes are forked).
+_RANKING: list[SiteData] = []
+
+
+def _rank_one(number: int) -> tuple[int, list[int | None]]:
+    return number, _RANKING[0].rank_after(number)
+
+
+def _map_rounds(site: SiteData, numbers: Sequence[int], jobs: int) -> dict[int, list[int | None]]:
+    """:meth:`SiteData.rank_after` for each round of ``numbers``, in ``jobs`` forked processes
+    when there are several rounds to rank (a league's 20 take seconds each way)."""
+    import multiprocessing
+
+    if jobs <= 1 or len(numbers) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return {n: site.rank_after(n) for n in numbers}
+    _RANKING[:] = [site]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(numbers))) as pool:
+            return dict(pool.imap_unordered(_rank_one, sorted(numbers, reverse=True)))
+    finally:
+        _RANKING.clear()
 
 
 # --- the pages ----------------------------------------------------------------------------------
 
 
-def plan_pages(site: SiteData) -> list[PlannedPage]:
-    """Every page of the site, each with its key and builder."""
+def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
+    """Every page of the site, each with its key and builder (``jobs``: processes that may rank
+    the rounds)."""
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
     report_key = _digest(site.report, site.provisional, site.last_update)
@@ -208,23 +320,23 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
         matches_by_round.setdefault(m.round, []).append(m)
+    digests = site.score_digests
     for rnd in event.rounds:
-        scores = [site.scores[(rnd.number, m.id)] for m in rnd.matches]
         pages.append(PlannedPage(f"round-{rnd.number}", "round.html",
-                                 _digest(scores, rnd.byes, [m.table for m in rnd.matches]),
+                                 _digest(b"".join(digests[(rnd.number, m.id)] for m in rnd.matches), rnd.byes,
+                                         [m.table for m in rnd.matches]),
                                  functools.partial(_ignore_lang, round_page, site, rnd.number)))
     scored = data.scored
     points = getattr(scored, "points", None)
     present = getattr(scored, "present", None)
     levels = getattr(scored, "lines", None)
     for i, m in enumerate(scored.matches):
-        score = site.scores[(m.round, m.id)]
         detail: object = (points[i].tobytes() + present[i].tobytes() if points is not None and present is not None
                           else levels[i] if levels is not None else None)
         pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
-                                 _digest(score, detail, m.table, m.slot, m.set in site.released),
+                                 _digest(digests[(m.round, m.id)], detail, m.table, m.slot, m.set in site.released),
                                  functools.partial(_ignore_lang, match_page, site, m)))
-    history = site.rank_history()
+    history = site.rank_history(jobs)
     by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
     for s in scored.scores:
         for team in (s.home, s.away):
@@ -232,8 +344,9 @@ def plan_pages(site: SiteData) -> list[PlannedPage]:
     byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
     for member in event.teams:
         standing = site.standing.get(member.id)
+        own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
         pages.append(PlannedPage(site.team_page[member.id], "team.html",
-                                 _digest(member, standing, by_team[member.id], history[member.id], byes[member.id]),
+                                 _digest(member, standing, own, history[member.id], byes[member.id]),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
@@ -361,21 +474,35 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
                ) -> dict[str, Any]:
     """A released board: its hands (as dealt, in the notation of docs/notation.md), the print
     pack's hand record, and every table's result of it across the field."""
-    g = site.grids
-    assert g is not None
+    field, analysis = site.board_parts(set_number, board, matches)
+    hands = {seat: [c.ascii for c in sort_cards(board.deal.hands[seat])] for seat in board.deal.hands}
+    boards = site.event.boards_per_set
+    return {
+        "set": set_number, "board": board.number, "declarer": board.declarer, "level": board.level,
+        "deal_code": board.deal.code, "released": site.released[set_number],
+        "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
+        "hand_record": hand_record_board(board, t, analysis=analysis),
+        "field": field,
+        "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
+        "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
+    }
+
+
+def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match]]) -> dict[str, Any]:
+    """Every table's result of ``board`` across the field, with the field's averages."""
+    sc = site.data.scored  # one column of the scoring's arrays: this board at every match
     b = board.number - 1
+    rows = [i for i, _m in matches]
+    present, points = sc.present[rows, b].tolist(), sc.points[rows, b].tolist()
+    ns_levels, ew_levels = sc.ns_levels[rows, b].tolist(), sc.ew_levels[rows, b].tolist()
     tables: list[dict[str, Any]] = []
-    for i, m in matches:
-        if site.scores[(m.round, m.id)].forfeited_by:
-            continue
-        for index, table in enumerate(("A", "B")):
-            if not g["present"][i][b][index]:
+    for k, played in enumerate(site.set_tables(matches)):
+        for index, (round_, match, page, table, ns_ref, ew_ref) in played:
+            if not present[k][index]:
                 continue
-            seats = m.seats(table)
-            ns, ew = g["ns_levels"][i][b][index], g["ew_levels"][i][b][index]
-            tables.append({"round": m.round, "match": m.id, "page": site.match_page.get((m.round, m.id)),
-                           "table": table, "ns": site.team_ref(seats["NS"]), "ew": site.team_ref(seats["EW"]),
-                           "points": g["points"][i][b][index], "ns_level_points": ns, "ew_level_points": ew,
+            ns, ew = ns_levels[k][index], ew_levels[k][index]
+            tables.append({"round": round_, "match": match, "page": page, "table": table, "ns": ns_ref,
+                           "ew": ew_ref, "points": points[k][index], "ns_level_points": ns, "ew_level_points": ew,
                            "ns_net": ns - ew})
     average = sum(row["ns_net"] for row in tables) / len(tables) if tables else None
     average_points = sum(row["points"] for row in tables) / len(tables) if tables else None
@@ -383,18 +510,8 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
         vs = None if average is None else round(row["ns_net"] - average, 2)
         row["ns_vs_field"] = vs
         row["ew_vs_field"] = None if vs is None else -vs + 0.0
-    hands = {seat: [c.ascii for c in sort_cards(board.deal.hands[seat])] for seat in board.deal.hands}
-    boards = site.event.boards_per_set
-    return {
-        "set": set_number, "board": board.number, "declarer": board.declarer, "level": board.level,
-        "deal_code": board.deal.code, "released": site.released[set_number],
-        "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
-        "hand_record": hand_record_board(board, t),
-        "field": {"tables": tables, "average_ns_net": None if average is None else round(average, 2),
-                  "average_points": None if average_points is None else round(average_points, 2)},
-        "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
-        "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
-    }
+    return {"tables": tables, "average_ns_net": None if average is None else round(average, 2),
+            "average_points": None if average_points is None else round(average_points, 2)}
 
 
 def bracket(site: SiteData) -> dict[str, Any]:
