@@ -268,13 +268,11 @@ class ScoredEvent:
     def _fill(self, results: ResultColumns) -> None:
         index = self._index
         try:
-            rows = np.fromiter(
-                (index[(r, m)] for r, m in zip(results.round, results.match, strict=True)),
-                dtype=np.int64, count=len(results),
-            )
+            rows = np.fromiter(map(index.__getitem__, zip(results.round, results.match, strict=True)),
+                               dtype=np.int64, count=len(results))
         except KeyError as error:
             raise ScoringError(f"result for round/match {error.args[0]} not in the event") from None
-        tables = np.fromiter((t == "B" for t in results.table), dtype=np.bool_, count=len(results))
+        tables = np.fromiter(map("B".__eq__, results.table), dtype=np.bool_, count=len(results))
         boards = np.asarray(results.board, dtype=np.int64) - 1
         points = np.asarray(results.points, dtype=np.int64)
         if boards.size and (boards.min() < 0 or boards.max() >= self.event.boards_per_set):
