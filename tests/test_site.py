@@ -99,6 +99,14 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
         expected = by_match[(3, m["match"])]
         assert (m["home"]["id"], m["home_level_points"], m["complete"]) == \
             (expected["home"], expected["home_level_points"], expected["complete"])
+    # A team's rank chart names the first and last rounds on its x axis.
+    team_page = sorted(site.glob("team-*.html"))[0]
+    team = team_page.read_text(encoding="utf-8")
+    twin = json.loads(team_page.with_suffix(".json").read_text(encoding="utf-8"))
+    chart = team.split("<svg", 1)[1].split("</svg>", 1)[0]
+    rounds = [p["round"] for p in twin["rank_history"]]
+    assert f'text-anchor="middle">{rounds[0]}</text>' in chart
+    assert f'text-anchor="middle">{rounds[-1]}</text>' in chart
 
 
 def test_match_sheets_read_from_the_grids_equal_the_scoring(tmp_path: Path) -> None:
