@@ -8,7 +8,7 @@ import io
 import math
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,26 +78,39 @@ _POCKET_LABEL = re.compile(r"^(东|北|西|南|底牌)\s*(\d+) 张\s*牌号 (\d+
 MM = 72 / 25.4
 
 
-def label_texts(path: Path, label_layout: str = "a4-3x8") -> Iterator[str]:
-    """The text inside each label of a label PDF, label by label (the places from the layout data;
-    the text of a label whatever order the page draws it in)."""
+def _grid_texts(path: Path, rows: int, columns: int,
+                box: Callable[[int, int, float], tuple[float, float, float, float]]) -> Iterator[str]:
+    """The text in each cell of a grid of a PDF's pages, page by page, row by row: ``box(row,
+    column, page height in mm)`` gives a cell's (left, bottom, right, top) in mm from the page's
+    bottom left; the text of a cell whatever order the page draws it in."""
     import pypdfium2
 
-    layout = read_data("labels", f"{label_layout}.toml")
-    width, height = float(layout["label_width_mm"]), float(layout["label_height_mm"])
     pdf = pypdfium2.PdfDocument(str(path))
     try:
         for index in range(len(pdf)):
             page = pdf[index]
             text = page.get_textpage()
-            for row in range(int(layout["rows"])):
-                for column in range(int(layout["columns"])):
-                    left = float(layout["margin_left_mm"]) + column * (width + float(layout["gap_x_mm"]))
-                    top = float(layout["margin_top_mm"]) + row * (height + float(layout["gap_y_mm"]))
-                    bottom = float(layout["page_height_mm"]) - top - height
-                    yield text.get_text_bounded(left * MM, bottom * MM, (left + width) * MM, (bottom + height) * MM)
+            page_height = page.get_height() / MM
+            for row in range(rows):
+                for column in range(columns):
+                    left, bottom, right, top = box(row, column, page_height)
+                    yield text.get_text_bounded(left * MM, bottom * MM, right * MM, top * MM)
     finally:
         pdf.close()
+
+
+def label_texts(path: Path, label_layout: str = "a4-3x8") -> Iterator[str]:
+    """The text inside each label of a label PDF, label by label (the places from the layout data)."""
+    layout = read_data("labels", f"{label_layout}.toml")
+    width, height = float(layout["label_width_mm"]), float(layout["label_height_mm"])
+
+    def box(row: int, column: int, _page_height: float) -> tuple[float, float, float, float]:
+        left = float(layout["margin_left_mm"]) + column * (width + float(layout["gap_x_mm"]))
+        top = float(layout["margin_top_mm"]) + row * (height + float(layout["gap_y_mm"]))
+        bottom = float(layout["page_height_mm"]) - top - height
+        return left, bottom, left + width, bottom + height
+
+    return _grid_texts(path, int(layout["rows"]), int(layout["columns"]), box)
 
 
 #: How far down a curtain card's head reaches from the slip's top edge (padding, head and its rule).
@@ -105,25 +118,16 @@ CURTAIN_HEAD_MM = 17
 
 
 def curtain_heads(path: Path) -> Iterator[str]:
-    """The head of each curtain card of a PDF, slip by slip (the places from pages.toml): its text
-    whatever order the page draws it in (a layered page draws the copy number apart)."""
-    import pypdfium2
-
+    """The head of each curtain card of a PDF, slip by slip (the places from pages.toml; a layered
+    page draws the copy number apart)."""
     layout = read_data("pages.toml")["curtain-cards"]
     width, height = float(layout["slip_width_mm"]), float(layout["slip_height_mm"])
-    pdf = pypdfium2.PdfDocument(str(path))
-    try:
-        for index in range(len(pdf)):
-            page = pdf[index]
-            text = page.get_textpage()
-            page_height = page.get_height() / MM
-            for row in range(int(layout["rows"])):
-                for column in range(int(layout["columns"])):
-                    left, top = column * width, row * height
-                    yield text.get_text_bounded(left * MM, (page_height - top - CURTAIN_HEAD_MM) * MM,
-                                                (left + width) * MM, (page_height - top) * MM)
-    finally:
-        pdf.close()
+
+    def box(row: int, column: int, page_height: float) -> tuple[float, float, float, float]:
+        left, top = column * width, row * height
+        return left, page_height - top - CURTAIN_HEAD_MM, left + width, page_height - top
+
+    return _grid_texts(path, int(layout["rows"]), int(layout["columns"]), box)
 
 
 def pocket_labels(path: Path) -> dict[tuple[int, int, int], dict[str, int]]:
