@@ -1,6 +1,7 @@
 """Events for the site's tests: the demo as `make demo` leaves it (every played set and the key
-released) and a generated 16-team knockout played to its final, whose set 4 is not released
-(the final is still being played: two results missing)."""
+released), a generated 16-team knockout played to its final, whose set 4 is not released
+(the final is still being played: two results missing), and an 8-team Swiss of 3 rounds, all
+played, sets 1 and 2 released."""
 
 from __future__ import annotations
 
@@ -25,6 +26,15 @@ SIXTEEN_TEAMS = "\n".join([
     *(line for n in range(1, 17) for line in (
         "[[teams]]", f'id = "K{n}"', f'name = "{"队" * (n % 3 + 1)}{n} Team {n}"', f"seed = {n}",
         f'players = ["P{n}a", "P{n}b", "P{n}c", "P{n}d"]', "")),
+])
+
+EIGHT_TEAM_SWISS = "\n".join([
+    "[event]", 'id = "swiss8"', 'name = "八队积分编排赛 Swiss of eight"', 'date = "2026-12-14"',
+    'profile = "official-2002"', "decks = 2", "boards_per_set = 4", "",
+    "[format]", 'kind = "swiss"', "rounds = 3", 'first_round = "split"', "",
+    *(line for n in range(1, 9) for line in (
+        "[[teams]]", f'id = "S{n}"', f'name = "{"瑞" * (n % 2 + 1)}{n} Swiss {n}"', f"seed = {n}",
+        f'club = "Club {n % 3}"', f'players = ["Q{n}a", "Q{n}b", "Q{n}c", "Q{n}d"]', "")),
 ])
 
 
@@ -61,6 +71,27 @@ def sixteen_team_site(root: Path) -> tuple[Event, EventFolder, Path]:
         with open_results(scheduled, folder) as store:
             import_file(store, scheduled, path)
         if number < 4:
+            release(event, folder, number, f"round {number} played")
+    build_site(event, folder, pdf=False)
+    return event, folder, folder.output_path / "site"
+
+
+def swiss_site(root: Path) -> tuple[Event, EventFolder, Path]:
+    """The 8-team Swiss: each round paired from the standings after the one before, all three
+    played; sets 1 and 2 released, set 3 not yet."""
+    from dealer.site import build_site
+
+    event = load_event_text(EIGHT_TEAM_SWISS, str(root / "swiss8.toml"))
+    folder = EventFolder(event.id, root / "boards", root / "output")
+    deal_event(event, folder)
+    for number in range(1, 4):
+        pair_round(event, folder, number, entered_by="test")
+        scheduled = load_scheduled(event, folder)
+        path = root / f"round-{number}.csv"
+        path.write_text(sample_round_csv(scheduled, number), encoding="utf-8")
+        with open_results(scheduled, folder) as store:
+            import_file(store, scheduled, path)
+        if number < 3:
             release(event, folder, number, f"round {number} played")
     build_site(event, folder, pdf=False)
     return event, folder, folder.output_path / "site"

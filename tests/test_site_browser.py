@@ -1,6 +1,6 @@
 """The players' site in a real browser: Debian's Chromium driven by Playwright for Python (never a
 downloaded browser), over every page of the demo site (as `make demo` builds it) and of a
-generated 16-team knockout, served by Python's http.server on localhost and opened from file://.
+generated 16-team knockout and of a generated 8-team Swiss, served by Python's http.server on localhost and opened from file://.
 
 One browser for the module, pages visited in a loop, each event built once."""
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import run_dealer
 from playwright.sync_api import sync_playwright
-from site_support import demo_site, sixteen_team_site
+from site_support import demo_site, sixteen_team_site, swiss_site
 
 from dealer.event import Event
 from dealer.folder import EventFolder
@@ -54,7 +54,8 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Site]]:
     root = tmp_path_factory.mktemp("sites")
-    built = [("demo", *demo_site(root / "demo")), ("cup16", *sixteen_team_site(root / "cup16"))]
+    built = [("demo", *demo_site(root / "demo")), ("cup16", *sixteen_team_site(root / "cup16")),
+             ("swiss8", *swiss_site(root / "swiss8"))]
     served = root / "www"
     served.mkdir()
     for label, _event, _folder, path in built:
@@ -194,13 +195,14 @@ def test_standings_shown_equal_report_json(sites: list[Site], browser: Any) -> N
 
 def _event_file(site: Site) -> Path:
     """The event file as the director has it (the demo's and the generated one, written out)."""
-    from site_support import SIXTEEN_TEAMS
+    from site_support import EIGHT_TEAM_SWISS, SIXTEEN_TEAMS
 
     from dealer.resources import demo_event_text
 
     path = site.path.parent.parent.parent / f"{site.label}-event.toml"
     if not path.exists():
-        path.write_text(demo_event_text() if site.label == "demo" else SIXTEEN_TEAMS, encoding="utf-8")
+        text = {"demo": demo_event_text(), "cup16": SIXTEEN_TEAMS, "swiss8": EIGHT_TEAM_SWISS}[site.label]
+        path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -234,7 +236,7 @@ def test_every_released_board_shows_the_dealt_hands(sites: list[Site], browser: 
                         {s: sorted(c.ascii for c in board.deal.hands[s]) for s in "NESW"}
                     assert twin["deal_code"] == board.deal.code
                     checked += 1
-    assert checked == 2 * (3 * 16 + 3 * 4)
+    assert checked == 2 * (3 * 16 + 3 * 4 + 2 * 4)  # the demo's 3 sets, the cup's 3, the Swiss's 2
     page.close()
 
 
