@@ -52,46 +52,39 @@ def demo_site(root: Path, pdf: bool = False) -> tuple[Event, EventFolder, Path]:
     return event, folder, folder.output_path / "site"
 
 
-def sixteen_team_site(root: Path) -> tuple[Event, EventFolder, Path]:
-    """The 16-team knockout: rounds 1-3 complete and released, the final paired with two results
-    missing and its set not released."""
+def _played_site(text: str, root: Path, rounds: int, released: int,
+                 missing: int = 0) -> tuple[Event, EventFolder, Path]:
+    """An event from ``text`` dealt into ``root``, each round paired (from the results before it)
+    and its sample results imported, the last one less its last ``missing`` rows; the sets of
+    the first ``released`` rounds released; its site built."""
     from dealer.site import build_site
 
-    event = load_event_text(SIXTEEN_TEAMS, str(root / "cup16.toml"))
+    event = load_event_text(text, str(root / "event.toml"))
     folder = EventFolder(event.id, root / "boards", root / "output")
     deal_event(event, folder)
-    for number in range(1, 5):
+    for number in range(1, rounds + 1):
         pair_round(event, folder, number, entered_by="test")
         scheduled = load_scheduled(event, folder)
         lines = sample_round_csv(scheduled, number).splitlines()
-        if number == 4:
-            lines = lines[:-2]  # the final's last two slips are still to come
+        if number == rounds and missing:
+            lines = lines[:-missing]
         path = root / f"round-{number}.csv"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         with open_results(scheduled, folder) as store:
             import_file(store, scheduled, path)
-        if number < 4:
+        if number <= released:
             release(event, folder, number, f"round {number} played")
     build_site(event, folder, pdf=False)
     return event, folder, folder.output_path / "site"
+
+
+def sixteen_team_site(root: Path) -> tuple[Event, EventFolder, Path]:
+    """The 16-team knockout: rounds 1-3 complete and released, the final paired with two results
+    missing (its last two slips are still to come) and its set not released."""
+    return _played_site(SIXTEEN_TEAMS, root, rounds=4, released=3, missing=2)
 
 
 def swiss_site(root: Path) -> tuple[Event, EventFolder, Path]:
     """The 8-team Swiss: each round paired from the standings after the one before, all three
     played; sets 1 and 2 released, set 3 not yet."""
-    from dealer.site import build_site
-
-    event = load_event_text(EIGHT_TEAM_SWISS, str(root / "swiss8.toml"))
-    folder = EventFolder(event.id, root / "boards", root / "output")
-    deal_event(event, folder)
-    for number in range(1, 4):
-        pair_round(event, folder, number, entered_by="test")
-        scheduled = load_scheduled(event, folder)
-        path = root / f"round-{number}.csv"
-        path.write_text(sample_round_csv(scheduled, number), encoding="utf-8")
-        with open_results(scheduled, folder) as store:
-            import_file(store, scheduled, path)
-        if number < 3:
-            release(event, folder, number, f"round {number} played")
-    build_site(event, folder, pdf=False)
-    return event, folder, folder.output_path / "site"
+    return _played_site(EIGHT_TEAM_SWISS, root, rounds=3, released=2)
