@@ -955,8 +955,6 @@ class ResultsStore:
         with _sqlite_errors(self.path):
             next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
             links = list(supersedes) if supersedes is not None else [None] * n
-            if len(links) != n:
-                raise ValueError("one supersedes value per entry")  # pragma: no cover - a bug
             columns: dict[str, Sequence[object]] = {
                 "id": range(next_id, next_id + n), "round": batch.round, "match": batch.match,
                 "tbl": batch.table, "board": batch.board, "defenders_points": batch.defenders_points,
@@ -974,6 +972,8 @@ class ResultsStore:
         """Insert the rows of ``columns`` (every column of ``CHAINED[table]``) into ``table`` as the
         links after ``seq`` (whose chain value is ``previous``): linked in bulk, stored staged."""
         n = len(columns["id"])
+        if any(len(column) != n for column in columns.values()):
+            raise ValueError("one value per row in every column")  # pragma: no cover - a bug
         chain = _bulk_links(previous, seq + 1, table, [columns[c] for c in CHAINED[table]])
         self._insert_staged(table, {**columns, "seq": range(seq + 1, seq + 1 + n), "chain": chain})
 
@@ -1035,8 +1035,6 @@ class ResultsStore:
         with _sqlite_errors(self.path):
             next_id = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM level_results").fetchone()[0])
             links = list(supersedes) if supersedes is not None else [None] * n
-            if len(links) != n:
-                raise ValueError("one supersedes value per entry")  # pragma: no cover - a bug
             columns: dict[str, Sequence[object]] = {
                 "id": range(next_id, next_id + n), "round": [e.round for e in entries],
                 "match": [e.match for e in entries], "tbl": [e.table for e in entries],
