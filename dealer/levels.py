@@ -103,6 +103,7 @@ class ScoredLevelEvent(ScoredEvent):
         self.profile = event.profile
         self.matches: list[Match] = event.matches()
         self._index = {(m.round, m.id): i for i, m in enumerate(self.matches)}
+        self.grid = None  # tables, not boards
         start = self.profile.level_race.start
         self.lines: list[dict[int, TableLine]] = [{} for _ in self.matches]
         for round_number, match_id, table, home, away, last in results.rows:

@@ -245,53 +245,119 @@ class ResultColumns:
         return len(self.points)
 
 
+@dataclass
+class ResultGrid:
+    """Every match's current results as arrays ``[match, board, table]`` (matches in
+    :meth:`Event.matches` order, table A then B): whether a result is there, its defenders' points
+    and the trump played (codes of :data:`TRUMPS`, 0: not recorded). What scoring reads; kept
+    between builds of the site and brought up to date with the rows stored since
+    (:meth:`update`)."""
+
+    present: BoolArray
+    points: IntArray
+    trumps: npt.NDArray[np.int8]
+
+    @classmethod
+    def empty(cls, event: Event) -> ResultGrid:
+        shape = (len(event.matches()), event.boards_per_set, 2)
+        return cls(np.zeros(shape, dtype=np.bool_), np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int8))
+
+    @classmethod
+    def of(cls, event: Event, results: ResultColumns) -> ResultGrid:
+        """The grid of ``results`` (every current, non-withdrawn result of the event)."""
+        grid = cls.empty(event)
+        grid._place(event, results)
+        return grid
+
+    def fits(self, event: Event) -> bool:
+        """Whether the grid has the shape of ``event``'s matches and boards."""
+        return self.present.shape == (len(event.matches()), event.boards_per_set, 2) \
+            and self.points.shape == self.present.shape and self.trumps.shape == self.present.shape
+
+    def update(self, event: Event, changed: ChangedResults) -> None:
+        """Bring the grid up to date: each slot of ``changed`` holds its current result now, or
+        none (a withdrawn result)."""
+        if changed.slots:
+            columns = [list(map(itemgetter(i), changed.slots)) for i in range(4)]
+            cells = self._cells(event, *columns)
+            self.present[cells] = False
+            self.points[cells] = 0
+            self.trumps[cells] = 0
+        self._place(event, changed.current)
+
+    @staticmethod
+    def _cells(event: Event, rounds: Sequence[int], matches: Sequence[str], tables: Sequence[str],
+               boards: Sequence[int]) -> tuple[IntArray, IntArray, IntArray]:
+        """The (match, board, table) indexes of result rows, given as columns."""
+        index = {(m.round, m.id): i for i, m in enumerate(event.matches())}
+        try:
+            rows = np.fromiter(map(index.__getitem__, zip(rounds, matches, strict=True)),
+                               dtype=np.int64, count=len(rounds))
+        except KeyError as error:
+            raise ScoringError(f"result for round/match {error.args[0]} not in the event") from None
+        board_index = np.asarray(boards, dtype=np.int64) - 1
+        if board_index.size and (board_index.min() < 0 or board_index.max() >= event.boards_per_set):
+            raise ScoringError("a result names a board outside the set")
+        table_index = np.fromiter(map("B".__eq__, tables), dtype=np.bool_, count=len(tables)).astype(np.int64)
+        return rows, board_index, table_index
+
+    def _place(self, event: Event, results: ResultColumns) -> None:
+        if not len(results):
+            return
+        cells = self._cells(event, results.round, results.match, results.table, results.board)
+        self.present[cells] = True
+        self.points[cells] = np.asarray(results.points, dtype=np.int64)
+        if len(results.trump):
+            self.trumps[cells] = np.fromiter(
+                (_TRUMP_CODE.get(t, 0) if t else 0 for t in results.trump), dtype=np.int8, count=len(results))
+
+
+@dataclass(frozen=True)
+class ChangedResults:
+    """The result slots written since a point in the store, as (round, match, table, board), and
+    the current result of those that still have one."""
+
+    slots: Sequence[tuple[int, str, str, int]]
+    current: ResultColumns
+
+
 class ScoredEvent:
     """Every match of an event scored from its current results (see module docstring)."""
 
-    def __init__(self, event: Event, results: ResultColumns, adjustments: Adjustments | None = None) -> None:
+    def __init__(self, event: Event, results: ResultColumns | ResultGrid,
+                 adjustments: Adjustments | None = None) -> None:
         self.event = event
         self.adjustments = adjustments or Adjustments()
         self.profile = event.profile
         matches = event.matches()
         self.matches: list[Match] = matches
         self._index = {(m.round, m.id): i for i, m in enumerate(matches)}
-        n, boards = len(matches), event.boards_per_set
-        self.present: BoolArray = np.zeros((n, boards, 2), dtype=np.bool_)
-        self.points: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
-        self.ns_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
-        self.ew_levels: IntArray = np.zeros((n, boards, 2), dtype=np.int64)
-        self.trumps: npt.NDArray[np.int8] = np.zeros((n, boards, 2), dtype=np.int8)  # codes of TRUMPS
-        if len(results):
-            self._fill(results)
+        grid = results if isinstance(results, ResultGrid) else ResultGrid.of(event, results)
+        if not grid.fits(event):
+            raise ScoringError("the results grid does not have the event's matches and boards")
+        #: The results scored (a level race's: ``None``).
+        self.grid: ResultGrid | None = grid
+        self.present: BoolArray = grid.present
+        self.points: IntArray = grid.points
+        self.trumps: npt.NDArray[np.int8] = grid.trumps
+        self.ns_levels: IntArray = np.zeros(grid.points.shape, dtype=np.int64)
+        self.ew_levels: IntArray = np.zeros(grid.points.shape, dtype=np.int64)
+        self._levels()
         self._score()
 
-    def _fill(self, results: ResultColumns) -> None:
-        index = self._index
-        try:
-            rows = np.fromiter(map(index.__getitem__, zip(results.round, results.match, strict=True)),
-                               dtype=np.int64, count=len(results))
-        except KeyError as error:
-            raise ScoringError(f"result for round/match {error.args[0]} not in the event") from None
-        tables = np.fromiter(map("B".__eq__, results.table), dtype=np.bool_, count=len(results))
-        boards = np.asarray(results.board, dtype=np.int64) - 1
-        points = np.asarray(results.points, dtype=np.int64)
-        if boards.size and (boards.min() < 0 or boards.max() >= self.event.boards_per_set):
-            raise ScoringError("a result names a board outside the set")
-        column = tables.astype(np.int64)
-        self.present[rows, boards, column] = True
-        self.points[rows, boards, column] = points
-        if len(results.trump):
-            self.trumps[rows, boards, column] = np.fromiter(
-                (_TRUMP_CODE.get(t, 0) if t else 0 for t in results.trump), dtype=np.int8, count=len(results))
-        declarer_lv, defenders_lv = self._level_lookup(points)
-        # Declarer side of each row's board.
-        sets = np.array([m.set for m in self.matches], dtype=np.int64)[rows]
+    def _levels(self) -> None:
+        """Level points of each side at every table with a result, by the board's declarer side."""
+        present = self.present
+        if not present.any():
+            return
+        declarer_lv, defenders_lv = self._level_lookup(self.points[present])
         ns_table = np.zeros((self.event.sets + 1, self.event.boards_per_set), dtype=np.bool_)
         for (set_number, number), cond in self.event.schedule.items():
             ns_table[set_number, number - 1] = side_of(cond.declarer) == "NS"
-        ns_decl = ns_table[sets, boards]
-        self.ns_levels[rows, boards, column] = np.where(ns_decl, declarer_lv, defenders_lv)
-        self.ew_levels[rows, boards, column] = np.where(ns_decl, defenders_lv, declarer_lv)
+        sets = np.array([m.set for m in self.matches], dtype=np.int64)
+        ns_decl = np.broadcast_to(ns_table[sets][:, :, None], present.shape)[present]
+        self.ns_levels[present] = np.where(ns_decl, declarer_lv, defenders_lv)
+        self.ew_levels[present] = np.where(ns_decl, defenders_lv, declarer_lv)
 
     def _level_lookup(self, points: IntArray) -> tuple[IntArray, IntArray]:
         values, inverse = np.unique(points, return_inverse=True)
@@ -441,6 +507,8 @@ class ScoredEvent:
         return min((score.home, score.away), key=lambda t: seed_rank.get(t, 1 << 30))
 
 
-def score_event(event: Event, results: ResultColumns, adjustments: Adjustments | None = None) -> ScoredEvent:
-    """Score every match of ``event`` from its current result rows and the director's adjustments."""
+def score_event(event: Event, results: ResultColumns | ResultGrid, adjustments: Adjustments | None = None
+                ) -> ScoredEvent:
+    """Score every match of ``event`` from its current result rows (or their grid) and the
+    director's adjustments."""
     return ScoredEvent(event, results, adjustments)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+import pytest
 from conftest import demo_event, run_dealer
 from site_support import demo_site
 
@@ -17,7 +19,7 @@ from dealer.folder import EventFolder
 from dealer.report import build_report, report_json
 from dealer.results.entry import add_result, open_results
 from dealer.results.importer import import_file
-from dealer.site import build_site
+from dealer.site import _read_scores, _write_scores, build_site, scores_file
 from dealer.site.pages import SiteData
 
 
@@ -146,8 +148,9 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
     assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
     # Beside the site only its previous generation (the next rebuild's folder), holding what
-    # the site held before this result, with its manifest.
-    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == [".site-previous"]
+    # the site held before this result, with its manifest, and the scored results.
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == \
+        [".site-previous", ".site-scores.npz"]
     previous = site.parent / ".site-previous"
     assert json.loads((previous / "round-3.json").read_text(encoding="utf-8")) != \
         json.loads((site / "round-3.json").read_text(encoding="utf-8"))
@@ -217,8 +220,6 @@ def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed
     and an edited event file (a played match's teams swapped) is checked in full and refused."""
     import dataclasses
 
-    import pytest
-
     from dealer.scoring import AttributionError
 
     _event_file, boards = _dealt_with_results(tmp_path)
@@ -236,7 +237,67 @@ def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed
                                                 *event.rounds[1:]))
     with pytest.raises(AttributionError):
         build_report(edited, folder, first.checked)
-    # The site stores the checkpoint in its manifest.
+    # The site keeps the checkpoint beside it, with the results grid it scored.
+    site = build_site(event, folder, pdf=False).folder
+    kept = _read_scores(scores_file(site))
+    assert kept is not None and kept[0] == build_report(event, folder).checked
+
+
+def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_build_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scored results of the last build, kept beside the site (owner-only), are brought up
+    to date with the rows stored since: after a new result, a correction, a withdrawn result, a
+    whole match withdrawn and then forfeited, every file of the site equals a fresh build's. A
+    scores file that does not fit the database or the event, or is damaged, is not used."""
+    from dealer.results.db import ResultsStore
+    from dealer.results.entry import correct_result, withdraw_match
+    from dealer.results.rounds import record_forfeit
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    site = build_site(event, folder, pdf=False).folder
+    assert os.stat(scores_file(site)).st_mode & 0o777 == 0o600
+    full_read = ResultsStore.scoring_rows_with_trump
+
+    def refused(store: ResultsStore) -> object:
+        raise AssertionError("every result read again")
+
+    def store(change: Callable[[ResultsStore], object]) -> None:
+        with open_results(event, folder) as results:
+            change(results)
+
+    changes: list[Callable[[], object]] = [
+        lambda: store(lambda r: add_result(r, event, {"round": "3", "match": "2", "table": "B", "board": "16",
+                                                      "defenders_points": "85"})),
+        lambda: store(lambda r: correct_result(r, event, {"round": "1", "match": "1", "table": "A", "board": "1",
+                                                          "defenders_points": "205"}, "slip misread")),
+        lambda: store(lambda r: correct_result(r, event, {"round": "2", "match": "1", "table": "B", "board": "5"},
+                                               "not played", withdraw=True)),
+        lambda: store(lambda r: withdraw_match(r, {"round": "3", "match": "1"}, "T4 did not come")),
+        lambda: record_forfeit(event, folder, 3, "1", "T4", "did not come"),
+    ]
+    for number, change in enumerate(changes):
+        change()
+        monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", refused)
+        build_site(event, folder, pdf=False)
+        monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", full_read)
+        fresh = build_site(event, folder, tmp_path / f"fresh-{number}", pdf=False).folder
+        assert _files(site) == _files(fresh), number
+    # Not used: a damaged file, or one of another database (its checkpoint's row differs).
+    store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
+                                              "defenders_points": "40"}, "slip misread"))
+    scores_file(site).write_bytes(b"not a scores file")
     build_site(event, folder, pdf=False)
-    manifest = json.loads((tmp_path / "output" / "demo" / "site" / ".site-manifest.json").read_text(encoding="utf-8"))
-    assert manifest["checked"][0] == first.checked[0]
+    assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-damaged", pdf=False).folder)
+    kept = _read_scores(scores_file(site))
+    assert kept is not None
+    (key, row, _mark), grid = kept
+    grid.points[:] = 999
+    _write_scores(scores_file(site), (key, row, "another database"), grid)
+    assert build_report(event, folder, *(_read_scores(scores_file(site)) or (None, None))).scored.scores == \
+        build_report(event, folder).scored.scores
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*") if p.is_file()}

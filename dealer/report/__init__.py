@@ -34,7 +34,7 @@ from dealer.folder import EventFolder
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
 from dealer.results.entry import open_existing_results, score_stored, stored_attribution_problems
-from dealer.scoring import TRUMPS, Adjustments, AttributionError, BoardLine, MatchScore, ScoredEvent
+from dealer.scoring import TRUMPS, Adjustments, AttributionError, BoardLine, MatchScore, ResultGrid, ScoredEvent
 from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
@@ -115,12 +115,15 @@ class ReportData:
         return notes
 
 
-def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str] | None = None) -> ReportData:
+def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str] | None = None,
+                 grid: ResultGrid | None = None) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
     edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`). ``checked``:
-    an earlier report's :attr:`ReportData.checked`; when the event's matches are the same, only
-    the results stored since are checked (a rebuilt site: a league has 640,000)."""
+    an earlier report's :attr:`ReportData.checked`; when the event's matches are the same and the
+    database has only grown since, only the results stored since are checked, and ``grid`` (that
+    report's ``scored.grid``, as it was then; it is updated in place) is brought up to date with
+    them instead of reading every result (a rebuilt site: a league has 640,000)."""
     from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
 
     store = open_existing_results(event, folder)
@@ -135,7 +138,7 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
         with store:
             adjustments = stored_adjustments(store)
             key = None if event.levels else attribution_key(event)
-            upto = store.last_result_id()  # read first: a row stored meanwhile is checked again next time
+            upto = store.last_result_id()  # read first: a row stored meanwhile is read again next time
             after = None
             if checked and key is not None and checked[0] == key and checked[1] <= upto and \
                     checked[2] == store.result_mark(checked[1]):  # the same database, grown since
@@ -144,7 +147,10 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
             if found:
                 raise AttributionError(found)
             checkpoint = (key, upto, store.result_mark(upto)) if key is not None else None
-            scored = score_stored(event, store, adjustments)
+            # The rows since are read alone while they are fewer than those before.
+            since = (after, grid) if after is not None and grid is not None and grid.fits(event) \
+                and upto - after <= after else None
+            scored = score_stored(event, store, adjustments, since)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
     places = None

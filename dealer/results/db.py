@@ -1189,11 +1189,34 @@ class ResultsStore:
         return int(self._query("SELECT COALESCE(MAX(id), 0) FROM results")[0][0])
 
     def result_mark(self, row_id: int) -> str:
-        """What identifies stored row ``row_id`` (its slot, import and time; "" when there is
-        none): the same mark later says the rows up to it are the ones seen then."""
-        rows = self._query("SELECT round, match, tbl, board, import_id, entered_at FROM results WHERE id = ?",
-                           (row_id,))
-        return "|".join(map(str, tuple(rows[0]))) if rows else ""
+        """What identifies stored row ``row_id`` ("" when there is none): its chain link, which
+        covers every row stored before it, so the same mark later says the rows up to it are the
+        very ones seen then."""
+        rows = self._query("SELECT chain FROM results WHERE id = ?", (row_id,))
+        return str(rows[0][0]) if rows else ""
+
+    def changed_results(self, after: int) -> tuple[list[tuple[int, str, str, int]],
+                                                   list[tuple[int, str, str, int, int, str | None]]]:
+        """The result slots (round, match, table, board) written after row ``after`` (a new
+        result, a correction, a withdrawal: any row stored since, and the slot of any row it
+        supersedes), and the current, non-withdrawn result of those that have one now, as
+        :meth:`scoring_rows_with_trump` gives it (by row order)."""
+        with _sqlite_errors(self.path):
+            cursor = self.conn.cursor()
+            cursor.row_factory = None
+            slots = cursor.execute(
+                "SELECT round, match, tbl, board FROM results WHERE id > ?1 UNION "
+                "SELECT s.round, s.match, s.tbl, s.board FROM results r JOIN results s ON s.id = r.supersedes "
+                "WHERE r.id > ?1", (after,)).fetchall()
+            current = cursor.execute(
+                "WITH touched AS (SELECT round, match, tbl, board FROM results WHERE id > ?1 UNION "
+                "SELECT s.round, s.match, s.tbl, s.board FROM results r JOIN results s ON s.id = r.supersedes "
+                "WHERE r.id > ?1) "
+                # CROSS JOIN: the few touched slots drive the loop (else SQLite may scan results).
+                "SELECT c.round, c.match, c.tbl, c.board, c.defenders_points, c.trump FROM touched t "
+                "CROSS JOIN current_results c ON c.round = t.round AND c.match = t.match AND c.tbl = t.tbl "
+                "AND c.board = t.board WHERE c.withdrawn = 0 ORDER BY c.id", (after,)).fetchall()
+        return slots, current
 
     def scoring_rows_with_trump(self) -> list[tuple[int, str, str, int, int, str | None]]:
         """:meth:`scoring_rows` with the trump each table played (``None`` when not recorded)."""

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -34,6 +34,9 @@ from dealer.files import check_writable_folder, os_problem
 from dealer.folder import EventFolder, set_file_name
 from dealer.render.strings import LANGS, strings
 from dealer.resources import templates_dir
+
+if TYPE_CHECKING:
+    from dealer.scoring import ResultGrid
 
 SITE_FOLDER = "site"
 MANIFEST = ".site-manifest.json"  # the key of every file, for the next rebuild
@@ -49,6 +52,8 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 FULL_DOWNLOADS_MATCHES = 400
 #: Below this many pages the site is rendered in this process (a pool costs more than it saves).
 PARALLEL_PAGES = 2000
+#: The format of :func:`scores_file`: another is not read.
+SCORES_VERSION = 1
 
 
 @dataclass
@@ -332,6 +337,56 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
+def scores_file(out: Path) -> Path:
+    """The scored results the last build read (owner-only, hidden beside the site, never in
+    it): the next build reads only the rows stored since (docs/site.md, "Rebuilding")."""
+    return out.with_name(f".{out.name}-scores.npz")
+
+
+def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
+    """The checkpoint (:attr:`dealer.report.ReportData.checked`) and results grid of the last
+    build, or ``None`` when there are none (or none this version can read)."""
+    import numpy as np
+
+    from dealer.scoring import ResultGrid
+
+    try:
+        with np.load(path, allow_pickle=False) as found:
+            head = orjson.loads(str(found["checked"]))
+            grid = ResultGrid(found["present"].astype(np.bool_), found["points"].astype(np.int64),
+                              found["trumps"].astype(np.int8))
+    except (OSError, ValueError, KeyError):
+        return None
+    if not (isinstance(head, dict) and head.get("version") == SCORES_VERSION and isinstance(head.get("checked"), list)
+            and [type(x) for x in head["checked"]] == [str, int, str]):
+        return None
+    if grid.points.shape != grid.present.shape or grid.trumps.shape != grid.present.shape:
+        return None
+    key, row, mark = head["checked"]
+    return (key, row, mark), grid
+
+
+def _write_scores(path: Path, checked: tuple[str, int, str] | None, grid: ResultGrid | None) -> None:
+    """Keep this build's grid for the next (written whole or not at all); none to keep: the
+    file is removed."""
+    import numpy as np
+
+    if checked is None or grid is None:
+        _unlink(path)
+        return
+    partial = path.with_name(path.name + ".partial")
+    _unlink(partial)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            np.savez(file, checked=np.array(orjson.dumps({"version": SCORES_VERSION, "checked": checked}).decode()),
+                     present=grid.present, points=grid.points.astype(np.int32), trumps=grid.trumps)
+        os.replace(partial, path)
+    except BaseException:
+        _unlink(partial)
+        raise
+
+
 def _read_manifest(folder: Path) -> dict[str, Any] | None:
     """A folder's manifest: ``files`` (name → key) and ``ranks`` (the rank after each round, by
     its key); ``None`` when it has none (or one this version cannot read)."""
@@ -342,8 +397,7 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return None
     return {"files": {str(k): str(v) for k, v in data["files"].items()},
-            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {},
-            "checked": data.get("checked")}
+            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
 
 
 def _key(*parts: object) -> str:
@@ -556,34 +610,33 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     started = time.perf_counter()
     clock = _Clock()
     out = Path(out) if out is not None else default_site_folder(folder)
-    live_manifest = _read_manifest(out) if out.is_dir() else None
-    checked = (live_manifest or {}).get("checked")
-    data = build_report(event, folder, tuple(checked) if isinstance(checked, list) and len(checked) == 3 else None)
-    clock.step("scoring")
-    released, key_release, last_update = _released(event, folder)
-    scheduled = data.event
-    boardsets: dict[int, Any] = {}
-    boards: dict[int, list[Any]] = {}
-    if released:
-        source = Source(scheduled, PrintOptions(boards_root=folder.boards_root))
-        source.deal = folder.check_deal(scheduled)
-        for n in sorted(released):
-            boardsets[n] = source.boardset(n)
-            boards[n] = list(boardsets[n].boards)
-    key = folder.read_key(scheduled, key_file) if key_release is not None else None
-    verify = _verify(scheduled, folder, released, boardsets, key, key_release)
-    clock.step("boards")
-
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: not a folder", field="out")
     check_writable_folder(out.parent, field="out")
     jobs = jobs if jobs is not None else default_jobs()
     spare = spare_folder(out)
-    with _locked(out.parent):
+    with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
+        data = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)))
+        clock.step("scoring")
+        released, key_release, last_update = _released(event, folder)
+        scheduled = data.event
+        boardsets: dict[int, Any] = {}
+        boards: dict[int, list[Any]] = {}
+        if released:
+            source = Source(scheduled, PrintOptions(boards_root=folder.boards_root))
+            source.deal = folder.check_deal(scheduled)
+            for n in sorted(released):
+                boardsets[n] = source.boardset(n)
+                boards[n] = list(boardsets[n].boards)
+        key = folder.read_key(scheduled, key_file) if key_release is not None else None
+        verify = _verify(scheduled, folder, released, boardsets, key, key_release)
+        clock.step("boards")
+
         live = _read_manifest(out) if out.is_dir() else None
-        if live is not None and _read_manifest(spare) is None:
-            _clone(out, spare)  # the first rebuild after an older version's build, or an interrupted one
         before = _read_manifest(spare) if live is not None else None
+        if live is not None and before is None:
+            _clone(out, spare)  # the first rebuild after an older version's build, or an interrupted one
+            before = live
         if before is not None:
             target = spare  # the generation before the live one: brought up to date
             (target / MANIFEST).unlink()  # until the new one is written, it holds no trusted keys
@@ -623,13 +676,14 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
-            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache,
-                                     "checked": data.checked}, option=orjson.OPT_SORT_KEYS)
+            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache},
+                                    option=orjson.OPT_SORT_KEYS)
             (target / MANIFEST).write_bytes(manifest)
             _swap(target, out, spare)
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
                 os.rename(writer.mirror, spare)
+            _write_scores(scores_file(out), data.checked, data.scored.grid)
             clock.step("swap")
         except OSError as error:
             _discard(target, spare)
