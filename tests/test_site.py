@@ -4,6 +4,7 @@ English root, a level race, and the match sheets read from the grids equal the s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -126,6 +127,29 @@ def test_match_sheets_read_from_the_grids_equal_the_scoring(tmp_path: Path) -> N
               b.home_running, b.away_running, b.counted) for b in slow]
 
 
+def test_the_rank_after_the_last_round_is_the_standings_and_after_an_earlier_one_is_ranked_anew(
+        tmp_path: Path) -> None:
+    """The rank after the last round is taken from the report's standings (a league's ranking
+    takes a third of a second); it equals ranking every match again, as earlier rounds are."""
+    from dealer.results.rounds import folder_seed
+    from dealer.standings import rank
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    with open_results(event, folder) as store:
+        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
+    data = build_report(event, folder)
+    assert data.lots_seed == folder_seed(folder)
+    site = SiteData(data, {}, {}, {}, None, [], data.lots_seed)
+    for number in (1, 2, 3):
+        scores = [s for s in data.scored.scores if s.round <= number]
+        upto = dataclasses.replace(event, rounds=event.rounds[:number])
+        table = {s.team: s.rank for s in rank(upto, scores, data.adjustments, data.lots_seed)}
+        assert site.rank_after(number) == [table[t.id] for t in event.teams], number
+    assert site.rank_after(3) == [next(s.rank for s in data.standings if s.team == t.id) for t in event.teams]
+
+
 def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Path) -> None:
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
@@ -218,7 +242,6 @@ def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path:
 def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed(tmp_path: Path) -> None:
     """The site keeps the report's attribution checkpoint: the next build checks only newer rows,
     and an edited event file (a played match's teams swapped) is checked in full and refused."""
-    import dataclasses
 
     from dealer.scoring import AttributionError
 
@@ -299,5 +322,14 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
         build_report(event, folder).scored.scores
 
 
-def _files(site: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+def _files(site: Path) -> dict[str, object]:
+    """Every file of a site by name: its bytes, a workbook its cells (it holds the time it was made)."""
+    from openpyxl import load_workbook
+
+    def content(path: Path) -> object:
+        if path.suffix != ".xlsx":
+            return path.read_bytes()
+        book = load_workbook(path, read_only=True)
+        return {sheet.title: list(sheet.iter_rows(values_only=True)) for sheet in book.worksheets}
+
+    return {str(p.relative_to(site)): content(p) for p in site.rglob("*") if p.is_file()}

@@ -79,6 +79,7 @@ class ReportData:
     #: (the event's attribution key, the last result row checked, that row's mark): every stored
     #: result up to that row is attributed as this event file says (``build_report(checked=…)``).
     checked: tuple[str, int, str] | None = None
+    lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.results.rounds.folder_seed`)
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
 
     @functools.cached_property
@@ -170,7 +171,7 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
-                      adjustments=adjustments, places=places, groups=groups, checked=checkpoint)
+                      adjustments=adjustments, places=places, groups=groups, checked=checkpoint, lots_seed=seed)
 
 
 def attribution_key(event: Event) -> str:

@@ -102,8 +102,12 @@ def _environment() -> Any:
 
     from dealer.site.rows import FILTERS
 
+    try:  # compiled templates kept in the user's own temporary folder: a rebuild is a new process
+        cache: jinja2.BytecodeCache | None = jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):  # no safe folder for it: compiled at every build
+        cache = None
     env = DictFirst(  # templates are read once per build (no check of the file at every page)
-        loader=jinja2.FileSystemLoader(str(site_templates())), auto_reload=False,
+        loader=jinja2.FileSystemLoader(str(site_templates())), auto_reload=False, bytecode_cache=cache,
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )
     env.filters.update(FILTERS)
@@ -440,6 +444,7 @@ def _render_files(items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[st
     files = []
     for index, langs in items:
         page = _JOB["pages"][index]
+        page_key = _page_key(page)
         shared: dict[str, Any] | None = None
         for lang in langs:
             if page.per_lang:
@@ -449,15 +454,19 @@ def _render_files(items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[st
                     shared = page.build(_JOB["strings"][lang])
                 built = shared
             name, html, data = _page_files(index, lang, built)
-            key = _file_key(page, lang)
+            key = f"{page_key}-{lang}"
             files.append((name + ".html", key, html))
             if page.per_lang or not _JOB["dirs"][lang]:
                 files.append((name + ".json", key, data))
     return files
 
 
-def _file_key(page: Any, lang: str) -> str:
-    return _key(_JOB["global_key"], lang, page.template, page.key)
+def _page_key(page: Any) -> str:
+    """A digest of what a page's files are made from: the templates and code, the header and
+    links every page shows, its template and its own key (its files' keys add their language)."""
+    h = _JOB["key_base"].copy()
+    h.update(page.template.encode("utf-8") + b"\x00" + page.key)
+    return str(h.hexdigest()[:32])
 
 
 def _render_pages(writer: _Writer, jobs: int) -> int:
@@ -467,9 +476,10 @@ def _render_pages(writer: _Writer, jobs: int) -> int:
     todo: list[tuple[int, tuple[str, ...]]] = []
     for index, page in enumerate(pages):
         langs = []
+        page_key = _page_key(page)
         for lang in LANGS:
             name = dirs[lang] + page.name
-            key = _file_key(page, lang)
+            key = f"{page_key}-{lang}"
             with_json = page.per_lang or not dirs[lang]
             if writer.reusable(name + ".html", key) and (not with_json or writer.reusable(name + ".json", key)):
                 writer.keep(name + ".html", key)
@@ -663,7 +673,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("plan")
             _JOB.clear()
             _JOB.update(pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
-                        global_key=site.global_key(),
+                        key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
                         strings={code: strings(code) for code in LANGS},
                         event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
                                     "profile": scheduled.profile.id, "format": scheduled.format.kind,

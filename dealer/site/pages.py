@@ -63,6 +63,12 @@ def slugs(ids: Sequence[str], prefix: str) -> dict[str, str]:
             for n, i in enumerate(ids, start=1)}
 
 
+def _json(value: Any) -> bytes:
+    """A big JSON-ready value as bytes, to digest (``repr`` of a league's report takes a tenth
+    of a second)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
 def _digest(*parts: object) -> bytes:
     h = hashlib.sha256()
     for part in parts:
@@ -220,9 +226,10 @@ class SiteData:
 
     @functools.cached_property
     def score_digests(self) -> dict[tuple[int, str], bytes]:
-        """A digest of each match's score, made once: the keys of its match, its round and its
-        two teams' pages, and of the rank after its round, are made from them."""
-        return {key: _digest(score) for key, score in self.scores.items()}
+        """Each match's score as bytes (its JSON, self-delimiting), made once: the keys of its
+        match, its round and its two teams' pages, and of the rank after its round, are made
+        from them."""
+        return {key: orjson.dumps(score) for key, score in self.scores.items()}
 
     def _round_keys(self) -> list[tuple[int, str]]:
         """(round, key) of the standings after each round: a digest of everything ranked then
@@ -243,6 +250,13 @@ class SiteData:
         """Each team's rank (in the event's team order) after round ``number``, by the profile's
         whole chain: the standings as they stood then."""
         scores = self.data.scored.scores
+        adjustments = self.data.adjustments
+        adjusted = [f.round for f in adjustments.forfeits] + [d.round for d in adjustments.deductions]
+        if all(r.number <= number for r in self.event.rounds) and all(r <= number for r in adjusted) \
+                and self.lots_seed == self.data.lots_seed:
+            table = self.data.standings  # after the last round: the standings as they are
+            played = any(s.played for s in scores)
+            return [table_rank if played else None for table_rank in _ranks_in_team_order(self.event, table)]
         upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
         adjustments = dataclasses.replace(
             self.data.adjustments,
@@ -280,6 +294,11 @@ class SiteData:
         return history
 
 
+def _ranks_in_team_order(event: Event, table: Sequence[Standing]) -> list[int]:
+    ranks = {s.team: s.rank for s in table}
+    return [ranks[t.id] for t in event.teams]
+
+
 #: The site whose rounds :func:`_rank_one` ranks (set before the worker processes are forked).
 _RANKING: list[SiteData] = []
 
@@ -311,11 +330,11 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     the rounds)."""
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
-    report_key = _digest(site.report, site.provisional, site.last_update)
+    report_key = _digest(_json(site.report), site.provisional, site.last_update)
     pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released), lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
     if not site.knockout:  # a knockout shows its bracket instead
-        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(site.report["matches"]),
+        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(_json(site.report["matches"])),
                                  lambda t: cross(site)))
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
@@ -330,11 +349,15 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     points = getattr(scored, "points", None)
     present = getattr(scored, "present", None)
     levels = getattr(scored, "lines", None)
+    by_set: dict[int, list[tuple[int, Match]]] = {}
     for i, m in enumerate(scored.matches):
-        detail: object = (points[i].tobytes() + present[i].tobytes() if points is not None and present is not None
-                          else levels[i] if levels is not None else None)
+        by_set.setdefault(m.set, []).append((i, m))
+        # Its key is its inputs' bytes as they are (20,000 pages: no digest of a digest).
+        detail = (points[i].tobytes() + present[i].tobytes() if points is not None and present is not None
+                  else repr(levels[i]).encode() if levels is not None else b"")
         pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
-                                 _digest(digests[(m.round, m.id)], detail, m.table, m.slot, m.set in site.released),
+                                 b"%b\x00%b\x00%r" % (digests[(m.round, m.id)], detail,
+                                                        (m.table, m.slot, m.set in site.released)),
                                  functools.partial(_ignore_lang, match_page, site, m)))
     history = site.rank_history(jobs)
     by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
@@ -350,14 +373,15 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
-        playing = [(i, m) for i, m in enumerate(scored.matches) if m.set == set_number]
+        playing = by_set.get(set_number, [])
         rows = [i for i, _m in playing]
+        who = _digest([(m.round, m.id) for _i, m in playing])  # the same for the set's every board
         for b, board in enumerate(boards):
             column = (points[rows, b].tobytes() + present[rows, b].tobytes()
                       if points is not None and present is not None else b"")
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
-                _digest(set_number, board.number, board.deal.code, column, [(m.round, m.id) for _i, m in playing]),
+                _digest(set_number, board.number, board.deal.code, column, who),
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
