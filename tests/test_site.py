@@ -310,7 +310,10 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     # Not used: a damaged file, or one of another database (its checkpoint's row differs).
     store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
                                               "defenders_points": "40"}, "slip misread"))
-    scores_file(site).write_bytes(b"not a scores file")
+    whole = scores_file(site).read_bytes()
+    for damaged in (b"not a scores file", whole[:len(whole) // 2], whole[:-10]):
+        scores_file(site).write_bytes(damaged)
+        assert _read_scores(scores_file(site)) is None
     build_site(event, folder, pdf=False)
     assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-damaged", pdf=False).folder)
     kept = _read_scores(scores_file(site))

@@ -350,6 +350,8 @@ def scores_file(out: Path) -> Path:
 def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
     """The checkpoint (:attr:`dealer.report.ReportData.checked`) and results grid of the last
     build, or ``None`` when there are none (or none this version can read)."""
+    import zipfile
+
     import numpy as np
 
     from dealer.scoring import ResultGrid
@@ -359,7 +361,7 @@ def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
             head = orjson.loads(str(found["checked"]))
             grid = ResultGrid(found["present"].astype(np.bool_), found["points"].astype(np.int64),
                               found["trumps"].astype(np.int8))
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # none, or damaged: every result read
         return None
     if not (isinstance(head, dict) and head.get("version") == SCORES_VERSION and isinstance(head.get("checked"), list)
             and [type(x) for x in head["checked"]] == [str, int, str]):
