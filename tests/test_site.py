@@ -271,7 +271,8 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     """The scored results of the last build, kept beside the site (owner-only), are brought up
     to date with the rows stored since: after a new result, a correction, a withdrawn result, a
     whole match withdrawn and then forfeited, every file of the site equals a fresh build's. A
-    scores file that does not fit the database or the event, or is damaged, is not used."""
+    scores file that does not fit the database or the event, or is damaged, is not used; one
+    that cannot be written does not fail the build."""
     from dealer.results.db import ResultsStore
     from dealer.results.entry import correct_result, withdraw_match
     from dealer.results.rounds import record_forfeit
@@ -323,6 +324,15 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     _write_scores(scores_file(site), (key, row, "another database"), grid)
     assert build_report(event, folder, *(_read_scores(scores_file(site)) or (None, None))).scored.scores == \
         build_report(event, folder).scored.scores
+    # One that cannot be written (here a folder in its place) costs the next build its speed, not
+    # this build its site.
+    scores_file(site).unlink()
+    scores_file(site).mkdir()
+    store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
+                                              "defenders_points": "45"}, "slip misread again"))
+    build_site(event, folder, pdf=False)
+    assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-unwritable", pdf=False).folder)
+    assert scores_file(site).is_dir() and not scores_file(site).with_name(".site-scores.npz.partial").exists()
 
 
 def _files(site: Path) -> dict[str, object]:

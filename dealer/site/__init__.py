@@ -374,23 +374,25 @@ def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
 
 def _write_scores(path: Path, checked: tuple[str, int, str] | None, grid: ResultGrid | None) -> None:
     """Keep this build's grid for the next (written whole or not at all); none to keep: the
-    file is removed."""
+    file is removed. The site is already in place: a file that cannot be written only makes the
+    next build read every result (a file left from before still holds a grid and the checkpoint
+    it was true at), so it does not fail the build."""
     import numpy as np
 
-    if checked is None or grid is None:
-        _unlink(path)
-        return
     partial = path.with_name(path.name + ".partial")
-    _unlink(partial)
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
+        if checked is None or grid is None:
+            _unlink(path)
+            return
+        _unlink(partial)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as file:
             np.savez(file, checked=np.array(orjson.dumps({"version": SCORES_VERSION, "checked": checked}).decode()),
                      present=grid.present, points=grid.points.astype(np.int32), trumps=grid.trumps)
         os.replace(partial, path)
-    except BaseException:
-        _unlink(partial)
-        raise
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
 
 
 def _read_manifest(folder: Path) -> dict[str, Any] | None:
