@@ -311,8 +311,17 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     # Not used: a damaged file, or one of another database (its checkpoint's row differs).
     store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
                                               "defenders_points": "40"}, "slip misread"))
+    import io
+
+    import numpy as np
+
     whole = scores_file(site).read_bytes()
-    for damaged in (b"not a scores file", whole[:len(whole) // 2], whole[:-10]):
+    npy, compressed = io.BytesIO(), io.BytesIO()
+    np.save(npy, np.zeros(3))
+    np.savez_compressed(compressed, checked=np.array("x"), present=np.zeros((400, 16, 2), dtype=bool))
+    deflated = bytearray(compressed.getvalue())
+    deflated[len(deflated) // 3] ^= 0xFF  # inside a deflated member
+    for damaged in (b"not a scores file", whole[:len(whole) // 2], whole[:-10], npy.getvalue(), bytes(deflated)):
         scores_file(site).write_bytes(damaged)
         assert _read_scores(scores_file(site)) is None
     build_site(event, folder, pdf=False)
@@ -333,6 +342,29 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     build_site(event, folder, pdf=False)
     assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-unwritable", pdf=False).folder)
     assert scores_file(site).is_dir() and not scores_file(site).with_name(".site-scores.npz.partial").exists()
+
+
+def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
+    """A result stored while a report reads (another scorer at work) is in neither its results
+    nor its checkpoint: the next build reads it, and a grid never holds rows its checkpoint does
+    not name (which a restored backup could leave there for good)."""
+    from dealer.results.entry import open_existing_results
+
+    _event_file, boards = _dealt_with_results(tmp_path)
+    event = demo_event()
+    folder = EventFolder(event.id, boards, tmp_path / "output")
+    reader = open_existing_results(event, folder)
+    assert reader is not None
+    with reader, reader.snapshot():
+        upto = reader.last_result_id()
+        rows = reader.scoring_rows_with_trump()
+        with open_results(event, folder) as writer:
+            add_result(writer, event, {"round": "3", "match": "2", "table": "B", "board": "16",
+                                       "defenders_points": "85"})
+        assert reader.last_result_id() == upto and reader.scoring_rows_with_trump() == rows
+        assert reader.changed_results(upto) == ([], [])
+    with open_existing_results(event, folder) as later:  # type: ignore[union-attr]
+        assert later.last_result_id() == upto + 1 and len(later.changed_results(upto)[1]) == 1
 
 
 def _files(site: Path) -> dict[str, object]:

@@ -136,7 +136,7 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
     if store is None:
         scored = score_stored(event, None)
     else:
-        with store:
+        with store, store.snapshot():  # the checkpoint names the last row the results read hold
             adjustments = stored_adjustments(store)
             key = None if event.levels else attribution_key(event)
             upto = store.last_result_id()  # read first: a row stored meanwhile is read again next time

@@ -861,6 +861,23 @@ class ResultsStore:
             yield
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees the database as it was at its first read (one read
+        transaction), whatever is stored meanwhile: a report's checkpoint and its results agree."""
+        conn = self.conn
+        if conn.in_transaction:  # already inside one
+            yield
+            return
+        with _sqlite_errors(self.path):
+            conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                with _sqlite_errors(self.path):
+                    conn.execute("COMMIT")
+
+    @contextmanager
     def _transaction(self, check: bool) -> Iterator[None]:
         if self.readonly:
             raise FileProblem(f"{self.path}: opened read-only")  # pragma: no cover - a bug

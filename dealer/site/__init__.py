@@ -102,8 +102,19 @@ def _environment() -> Any:
 
     from dealer.site.rows import FILTERS
 
-    try:  # compiled templates kept in the user's own temporary folder: a rebuild is a new process
-        cache: jinja2.BytecodeCache | None = jinja2.FileSystemBytecodeCache()
+    class KeptCompiled(jinja2.FileSystemBytecodeCache):
+        """Compiled templates kept in Jinja's own folder for the user (a rebuild is a new
+        process), under the digest of the templates and this code (Jinja's own key is the
+        template's source alone, not the environment's options); one that cannot be kept is
+        compiled again next time."""
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
+    try:
+        cache: jinja2.BytecodeCache | None = KeptCompiled(
+            pattern=f"__shengji_dealer_site_{_templates_digest().hex()[:16]}_%s.cache")
     except (OSError, RuntimeError):  # no safe folder for it: compiled at every build
         cache = None
     env = DictFirst(  # templates are read once per build (no check of the file at every page)
@@ -116,11 +127,12 @@ def _environment() -> Any:
 
 @functools.cache
 def _templates_digest() -> bytes:
-    """Templates, assets and this package's code: a change renders every page again."""
+    """Templates, assets, the tool's code and data (scoring and standings decide what pages
+    show): a change renders every page again."""
     h = hashlib.sha256()
-    for root in (site_templates(), Path(__file__).parent):
+    for root in (site_templates(), Path(__file__).parent.parent):
         for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in (".html", ".css", ".js", ".py", ".svg"):
+            if path.is_file() and path.suffix in (".html", ".css", ".js", ".py", ".svg", ".toml", ".json"):
                 h.update(path.name.encode() + b"\x00" + path.read_bytes())
     h.update(json.dumps({lang: strings(lang) for lang in LANGS}, sort_keys=True, ensure_ascii=False).encode())
     return h.digest()
@@ -350,18 +362,19 @@ def scores_file(out: Path) -> Path:
 def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
     """The checkpoint (:attr:`dealer.report.ReportData.checked`) and results grid of the last
     build, or ``None`` when there are none (or none this version can read)."""
-    import zipfile
-
     import numpy as np
 
     from dealer.scoring import ResultGrid
 
     try:
-        with np.load(path, allow_pickle=False) as found:
+        found = np.load(path, allow_pickle=False)
+        if not isinstance(found, np.lib.npyio.NpzFile):  # another kind of NumPy file
+            return None
+        with found:
             head = orjson.loads(str(found["checked"]))
             grid = ResultGrid(found["present"].astype(np.bool_), found["points"].astype(np.int64),
                               found["trumps"].astype(np.int8))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # none, or damaged: every result read
+    except Exception:  # none, or damaged in any way (zip, zlib, npy): every result is read
         return None
     if not (isinstance(head, dict) and head.get("version") == SCORES_VERSION and isinstance(head.get("checked"), list)
             and [type(x) for x in head["checked"]] == [str, int, str]):

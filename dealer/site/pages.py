@@ -220,7 +220,8 @@ class SiteData:
         e = self.event
         return _digest(SCHEMA, e.id, e.name, e.date, e.profile.id, e.format.kind, e.result, e.sets,
                        tuple((t.id, t.name) for t in e.teams), sorted(self.released),
-                       tuple((r.number, len(r.matches)) for r in e.rounds), self.data.sample)
+                       tuple((r.number, len(r.matches)) for r in e.rounds), self.data.sample,
+                       sorted((k, c.declarer, c.level) for k, c in e.schedule.items()))
 
     # --- rank after each round -----------------------------------------------------------
 
@@ -334,7 +335,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released), lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
     if not site.knockout:  # a knockout shows its bracket instead
-        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(_json(site.report["matches"])),
+        order = [s.team for s in data.standings]  # its rows and columns
+        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(_json(site.report["matches"]), order),
                                  lambda t: cross(site)))
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
