@@ -7,9 +7,10 @@
    about two minutes at full size), or reuses one kept with `--league DIR` (made by
    `benchmarks/score.py --keep DIR` or by an earlier run of this script), withdraws one result
    (so one is still to come) and releases every set;
-2. full build: `build_site` into an empty folder, without the PDF downloads (a hand-record PDF
-   is rendered once per released set and language and kept across rebuilds: it is no part of
-   a rebuild); prints pages, files, seconds and pages per second;
+2. full build: `build_site` into an empty folder (an earlier run's site moved aside, deleted at
+   the end), without the PDF downloads (a hand-record PDF is rendered once per released set and
+   language and kept across rebuilds: it is no part of a rebuild); prints pages, files, seconds
+   and pages per second;
 3. baseline in the same run: the same templates rendered by a bare Jinja2 environment from the
    same contexts (read back from the JSON twins, not timed), nothing written; prints pages per
    second and the ratio site / bare Jinja;
@@ -151,9 +152,14 @@ def main() -> None:
         print(f"league: {len(event.teams)} teams, {len(event.rounds)} rounds, {len(event.matches())} matches, "
               f"{event.sets} sets released (ready in {time.perf_counter() - t0:.1f} s)")
         out = folder / "output" / "site"
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.rmtree(spare_folder(out), ignore_errors=True)
-        scores_file(out).unlink(missing_ok=True)  # a full build reads every result
+        # An earlier run's site is moved aside now and deleted after the measurements: on this
+        # machine's disk (mounted with discard) deleting its 1.2 GB slows the creation of files for
+        # a minute after (a full build then took up to twice as long, in kernel time).
+        old = folder / f".old-site-{os.getpid()}"
+        old.mkdir()
+        for earlier in (out, spare_folder(out), scores_file(out)):  # a full build reads every result
+            if earlier.exists():
+                earlier.rename(old / earlier.name)
         full = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
         rate = full.pages / full.seconds
         print(f"full build: {full.pages:,} pages ({full.files:,} files) in {full.seconds:.1f} s = {rate:,.0f} pages/s"
@@ -183,10 +189,12 @@ def main() -> None:
         subprocess.run([sys.executable, "-c", "import dealer.cli, dealer.site, dealer.report"], check=True,
                        env=environment)  # bytecode written once, as an installed tool has it
         start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True, env=environment)
+        said = subprocess.run(command, check=True, capture_output=True, text=True, env=environment).stdout
         process = time.perf_counter() - start
+        files = said.split("files: ", 1)[1].split(")", 1)[0] if "files: " in said else "?"
         print(f"rebuild after another result, as a whole `dealer site --no-pdf` process: {process:.2f} s "
-              f"(load average {_load()})")
+              f"({files}; load average {_load()})")
+        shutil.rmtree(old)
         # Leave the league ready for the next run: the result withdrawn again, the other restored.
         with open_results(event, event_folder) as store:
             correct_result(store, event, SLOT, "benchmark: reset", withdraw=True)
