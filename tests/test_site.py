@@ -362,9 +362,9 @@ def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
             add_result(writer, event, {"round": "3", "match": "2", "table": "B", "board": "16",
                                        "defenders_points": "85"})
         assert reader.last_result_id() == upto and reader.scoring_rows_with_trump() == rows
-        assert reader.changed_results(upto) == ([], [])
+        assert reader.changed_results(upto) == []
     with open_existing_results(event, folder) as later:  # type: ignore[union-attr]
-        assert later.last_result_id() == upto + 1 and len(later.changed_results(upto)[1]) == 1
+        assert later.last_result_id() == upto + 1 and later.changed_results(upto) == [(3, "2", "B", 16, 85, None)]
 
 
 def _files(site: Path) -> dict[str, object]:

@@ -1212,28 +1212,23 @@ class ResultsStore:
         rows = self._query("SELECT chain FROM results WHERE id = ?", (row_id,))
         return str(rows[0][0]) if rows else ""
 
-    def changed_results(self, after: int) -> tuple[list[tuple[int, str, str, int]],
-                                                   list[tuple[int, str, str, int, int, str | None]]]:
-        """The result slots (round, match, table, board) written after row ``after`` (a new
-        result, a correction, a withdrawal: any row stored since, and the slot of any row it
-        supersedes), and the current, non-withdrawn result of those that have one now, as
-        :meth:`scoring_rows_with_trump` gives it (by row order)."""
+    def changed_results(self, after: int) -> list[tuple[int, str, str, int, int | None, str | None]]:
+        """Each result slot written after row ``after`` (a new result, a correction, a withdrawal:
+        any row stored since, and the slot of any row it supersedes) as (round, match, table,
+        board, defenders' points, trump), the points and trump of its current, non-withdrawn
+        result, ``None`` when it has none now; by row order, as :meth:`scoring_rows_with_trump`."""
         with _sqlite_errors(self.path):
             cursor = self.conn.cursor()
             cursor.row_factory = None
-            slots = cursor.execute(
-                "SELECT round, match, tbl, board FROM results WHERE id > ?1 UNION "
-                "SELECT s.round, s.match, s.tbl, s.board FROM results r JOIN results s ON s.id = r.supersedes "
-                "WHERE r.id > ?1", (after,)).fetchall()
-            current = cursor.execute(
+            # A LEFT JOIN keeps the few touched slots as the outer loop (an inner join let SQLite
+            # scan every result instead).
+            return cursor.execute(
                 "WITH touched AS (SELECT round, match, tbl, board FROM results WHERE id > ?1 UNION "
                 "SELECT s.round, s.match, s.tbl, s.board FROM results r JOIN results s ON s.id = r.supersedes "
                 "WHERE r.id > ?1) "
-                # CROSS JOIN: the few touched slots drive the loop (else SQLite may scan results).
-                "SELECT c.round, c.match, c.tbl, c.board, c.defenders_points, c.trump FROM touched t "
-                "CROSS JOIN current_results c ON c.round = t.round AND c.match = t.match AND c.tbl = t.tbl "
-                "AND c.board = t.board WHERE c.withdrawn = 0 ORDER BY c.id", (after,)).fetchall()
-        return slots, current
+                "SELECT t.round, t.match, t.tbl, t.board, c.defenders_points, c.trump FROM touched t "
+                "LEFT JOIN current_results c ON c.round = t.round AND c.match = t.match AND c.tbl = t.tbl "
+                "AND c.board = t.board AND c.withdrawn = 0 ORDER BY c.id", (after,)).fetchall()
 
     def scoring_rows_with_trump(self) -> list[tuple[int, str, str, int, int, str | None]]:
         """:meth:`scoring_rows` with the trump each table played (``None`` when not recorded)."""

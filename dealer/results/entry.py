@@ -67,8 +67,9 @@ def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustme
         return score_levels(event, LevelColumns.from_rows(store.level_scoring_rows() if store else []), adjustments)
     if since is not None and store is not None:
         after, grid = since
-        slots, current = store.changed_results(after)
-        grid.update(event, ChangedResults(slots, ResultColumns.from_rows(current)))
+        changed = store.changed_results(after)
+        current = [(r, m, t, b, points, trump) for r, m, t, b, points, trump in changed if points is not None]
+        grid.update(event, ChangedResults([row[:4] for row in changed], ResultColumns.from_rows(current)))
         return score_event(event, grid, adjustments)
     return score_event(event, ResultColumns.from_rows(store.scoring_rows_with_trump() if store else []), adjustments)
 

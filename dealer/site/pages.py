@@ -250,20 +250,17 @@ class SiteData:
     def rank_after(self, number: int) -> list[int | None]:
         """Each team's rank (in the event's team order) after round ``number``, by the profile's
         whole chain: the standings as they stood then."""
-        scores = self.data.scored.scores
-        adjustments = self.data.adjustments
-        adjusted = [f.round for f in adjustments.forfeits] + [d.round for d in adjustments.deductions]
-        if all(r.number <= number for r in self.event.rounds) and all(r <= number for r in adjusted) \
+        scores, adjustments = self.data.scored.scores, self.data.adjustments
+        forfeits = tuple(f for f in adjustments.forfeits if f.round <= number)
+        deductions = tuple(d for d in adjustments.deductions if d.round <= number)
+        rounds = tuple(r for r in self.event.rounds if r.number <= number)
+        if (len(rounds), len(forfeits), len(deductions)) == \
+                (len(self.event.rounds), len(adjustments.forfeits), len(adjustments.deductions)) \
                 and self.lots_seed == self.data.lots_seed:
             table = self.data.standings  # after the last round: the standings as they are
-            played = any(s.played for s in scores)
-            return [table_rank if played else None for table_rank in _ranks_in_team_order(self.event, table)]
-        upto = dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number))
-        adjustments = dataclasses.replace(
-            self.data.adjustments,
-            forfeits=tuple(f for f in self.data.adjustments.forfeits if f.round <= number),
-            deductions=tuple(d for d in self.data.adjustments.deductions if d.round <= number))
-        table = rank(upto, [s for s in scores if s.round <= number], adjustments, self.lots_seed)
+        else:
+            table = rank(dataclasses.replace(self.event, rounds=rounds), [s for s in scores if s.round <= number],
+                         dataclasses.replace(adjustments, forfeits=forfeits, deductions=deductions), self.lots_seed)
         played = any(s.round <= number and s.played for s in scores)
         ranks = {s.team: s.rank if played else None for s in table}
         return [ranks[t.id] for t in self.event.teams]
@@ -293,11 +290,6 @@ class SiteData:
             for team, place in zip(self.event.teams, ranks[key], strict=True):
                 history[team.id].append(place)
         return history
-
-
-def _ranks_in_team_order(event: Event, table: Sequence[Standing]) -> list[int]:
-    ranks = {s.team: s.rank for s in table}
-    return [ranks[t.id] for t in event.teams]
 
 
 #: The site whose rounds :func:`_rank_one` ranks (set before the worker processes are forked).
