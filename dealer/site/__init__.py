@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 SITE_FOLDER = "site"
 MANIFEST = ".site-manifest.json"  # the key of every file, for the next rebuild
+#: Written first into every folder a build makes (the site, its previous generation, their
+#: half-made copies): only a folder holding it (or a manifest) is ever replaced or removed.
+MARKER = ".shengji-dealer-site"
+MARKER_TEXT = b"a folder of the players' site made by shengji-dealer (dealer site)\n"
+FOLDER_MODE, FILE_MODE = 0o755, 0o644  # whatever the umask: the site is public, and only its owner writes it
 
 def lang_dirs(lang: str) -> dict[str, str]:
     """Where each language's pages go: ``lang`` at the root, every other in its own folder."""
@@ -228,22 +233,36 @@ class _Writer:
     the site is public) as a new file, never in place (the folder's files may be hard links to
     the live site's)."""
 
-    def __init__(self, target: Path, manifest: Mapping[str, str], mirror: Path | None = None) -> None:
+    def __init__(self, target: Path, manifest: Mapping[str, str], mirror: Path | None = None,
+                 digests: Mapping[str, str] | None = None) -> None:
         self.target, self.manifest, self.mirror = target, manifest, mirror
+        #: name → the digest of the file's bytes as the build that made the manifest wrote them:
+        #: a file kept by its key must still hold them (not replaced or edited since).
+        self.digests_before = digests or {}
         self.keys: dict[str, str] = {}
+        self.digests: dict[str, str] = {}
         self.written = self.kept = 0
-        self._dirs: set[Path] = set()
+        self._dirs: set[Path] = {target}
+        if mirror is not None:
+            self._dirs.add(mirror)
 
     def reusable(self, name: str, key: str) -> bool:
-        return self.manifest.get(name) == key
+        if self.manifest.get(name) != key or name not in self.digests_before:
+            return False
+        try:
+            with open(self.target / name, "rb") as file:
+                found = _digest_file(file)
+        except OSError:
+            return False
+        return found == self.digests_before[name]
 
     def _parent(self, path: Path) -> None:
         if path.parent not in self._dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(path.parent)
+            _make_folders(path.parent, self._dirs)
 
     def keep(self, name: str, key: str) -> None:
         self.keys[name] = key
+        self.digests[name] = self.digests_before[name]
         self.kept += 1
 
     def write(self, name: str, key: str, data: bytes) -> None:
@@ -251,10 +270,9 @@ class _Writer:
         self._parent(target)
         if self.manifest:  # a folder of an earlier build: its file may be a link to the live one's
             _unlink(target)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
         try:
-            if _umask_narrows():
-                os.fchmod(fd, 0o644)
+            os.fchmod(fd, FILE_MODE)  # whatever the umask (a cached look at it would miss a change)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
@@ -265,6 +283,7 @@ class _Writer:
             self._parent(link)
             _link_or_copy(str(target), str(link))
         self.keys[name] = key
+        self.digests[name] = _digest_bytes(data)
         self.written += 1
 
     def put(self, name: str, key: str, make: Any) -> None:
@@ -275,12 +294,69 @@ class _Writer:
             self.write(name, key, make())
 
 
-@functools.cache
-def _umask_narrows() -> bool:
-    """Whether the process's umask takes a bit of 0644 away (then each file is chmod-ed)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return bool(mask & 0o644)
+def _digest_bytes(data: bytes) -> str:
+    """A file's digest in the manifest (SHA-256, 128 bits: the manifest is deterministic)."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _digest_file(file: Any) -> str:
+    return hashlib.file_digest(file, "sha256").hexdigest()[:32]
+
+
+def _make_folders(path: Path, made: set[Path]) -> None:
+    """``path`` and its missing parents, each 0755 whatever the umask (``made``: known to exist)."""
+    if path in made:
+        return
+    if path.parent not in made and not path.parent.is_dir():
+        _make_folders(path.parent, made)
+    try:
+        os.mkdir(path, FOLDER_MODE)
+        os.chmod(path, FOLDER_MODE)
+    except FileExistsError:
+        pass
+    made.add(path)
+
+
+def _new_folder(path: Path) -> None:
+    """A folder the build owns: made 0755 and marked as the tool's before anything goes in."""
+    os.mkdir(path, FOLDER_MODE)
+    os.chmod(path, FOLDER_MODE)
+    _write_public(path / MARKER, MARKER_TEXT)
+
+
+def _write_public(path: Path, data: bytes) -> None:
+    """A new world-readable file (0644 whatever the umask), replacing none."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _owned(folder: Path) -> bool:
+    """Whether ``folder`` (not a link) is one a build made: it holds the marker, or a manifest
+    (a site of a version before the marker)."""
+    return not folder.is_symlink() and folder.is_dir() and \
+        ((folder / MARKER).is_file() or (folder / MANIFEST).is_file())
+
+
+def _remove_owned(folder: Path) -> None:
+    """Remove a folder a build made (an older build's leftover); refuse any other."""
+    if not os.path.lexists(folder):
+        return
+    if not _owned(folder):
+        raise _not_ours(folder)
+    shutil.rmtree(folder)
+
+
+def _not_ours(folder: Path) -> UserError:
+    what = "a link" if folder.is_symlink() else "a folder" if folder.is_dir() else "a file"
+    return UserError(f"{folder} is {what} this tool did not make (no {MARKER} or {MANIFEST} in it): "
+                     "the site never replaces or deletes what it did not write; move it away, or name "
+                     "another folder with --out", field="out")
 
 
 def _unlink(path: Path) -> None:
@@ -326,18 +402,15 @@ def _clone(source: Path, target: Path, names: Iterable[str] | None = None) -> No
     (relative to the folder, the manifest aside), when known; else the folder is walked."""
     partial = target.with_name(target.name + ".partial")
     for folder in (target, partial):
-        if folder.exists():
-            shutil.rmtree(folder)
+        _remove_owned(folder)
     try:
         if names is None:
-            names = [str(p.relative_to(source)) for p in source.rglob("*") if p.is_file() and p.name != MANIFEST]
-        partial.mkdir(mode=0o755)
+            names = [str(p.relative_to(source)) for p in source.rglob("*")
+                     if p.is_file() and p.name not in (MANIFEST, MARKER)]
+        _new_folder(partial)
         made = {partial}
         for name in names:
-            into = (partial / name).parent
-            if into not in made:
-                into.mkdir(mode=0o755, parents=True, exist_ok=True)
-                made.add(into)
+            _make_folders((partial / name).parent, made)
             _link_or_copy(str(source / name), str(partial / name))
         _link_or_copy(str(source / MANIFEST), str(partial / MANIFEST))
         os.rename(partial, target)
@@ -409,15 +482,18 @@ def _write_scores(path: Path, checked: tuple[str, int, str] | None, grid: Result
 
 
 def _read_manifest(folder: Path) -> dict[str, Any] | None:
-    """A folder's manifest: ``files`` (name → key) and ``ranks`` (the rank after each round, by
-    its key); ``None`` when it has none (or one this version cannot read)."""
+    """A folder's manifest: ``files`` (name → key), ``sha256`` (name → the digest of the bytes
+    written, :func:`_digest_bytes`) and ``ranks`` (the rank after each round, by its key);
+    ``None`` when it has none (or one this version cannot read)."""
     try:
         data = orjson.loads((folder / MANIFEST).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return None
+    digests = data.get("sha256") if isinstance(data.get("sha256"), dict) else {}
     return {"files": {str(k): str(v) for k, v in data["files"].items()},
+            "sha256": {str(k): v for k, v in digests.items() if isinstance(v, str)},
             "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
 
 
@@ -636,13 +712,13 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
 
     started = time.perf_counter()
     clock = _Clock()
-    out = Path(out) if out is not None else default_site_folder(folder)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: not a folder", field="out")
+    out = site_folder(Path(out) if out is not None else default_site_folder(folder))
     check_writable_folder(out.parent, field="out")
     jobs = jobs if jobs is not None else default_jobs()
     spare = spare_folder(out)
+    new_folder = out.with_name(f".{out.name}.new")  # one name: builds take turns (the lock)
     with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
+        live = _check_site_folders(out, spare, new_folder)
         data = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)))
         clock.step("scoring")
         released, key_release, last_update = _released(event, folder)
@@ -659,26 +735,27 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
         verify = _verify(scheduled, folder, released, boardsets, key, key_release)
         clock.step("boards")
 
-        live = _read_manifest(out) if out.is_dir() else None
         before = _read_manifest(spare) if live is not None else None
         if live is not None and before is None:
             _clone(out, spare)  # the first rebuild after an older version's build, or an interrupted one
             before = live
         if before is not None:
             target = spare  # the generation before the live one: brought up to date
+            if not (target / MARKER).is_file():  # a spare of a version before the marker
+                _write_public(target / MARKER, MARKER_TEXT)
             (target / MANIFEST).unlink()  # until the new one is written, it holds no trusted keys
         else:  # a first build: a new folder, and the spare made beside it as the files are written
-            target = out.with_name(f".{out.name}.new-{os.getpid()}")
+            target = new_folder
             mirror = spare.with_name(spare.name + ".partial")
             for stale in (target, spare, mirror):
-                if stale.exists():
-                    shutil.rmtree(stale)
-            target.mkdir(mode=0o755)
-            mirror.mkdir(mode=0o755)
-        os.chmod(target, 0o755)
+                _remove_owned(stale)
+            _new_folder(target)
+            _new_folder(mirror)
+        os.chmod(target, FOLDER_MODE)
         clock.step("folder")
         try:
-            writer = _Writer(target, before["files"] if before else {}, None if before else mirror)
+            writer = _Writer(target, before["files"] if before else {}, None if before else mirror,
+                             before["sha256"] if before else None)
             for name, content in _assets().items():
                 writer.put(name, _key("asset", content), lambda content=content: content)
             listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
@@ -703,9 +780,11 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
-            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "ranks": site.rank_cache},
-                                    option=orjson.OPT_SORT_KEYS)
-            (target / MANIFEST).write_bytes(manifest)
+            manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "sha256": writer.digests,
+                                     "ranks": site.rank_cache}, option=orjson.OPT_SORT_KEYS)
+            _write_public(target / MANIFEST, manifest)
+            if live is None and out.is_dir():
+                out.rmdir()  # an empty folder named by --out (checked above): the site takes its place
             _swap(target, out, spare)
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
@@ -728,6 +807,45 @@ def _discard(target: Path, spare: Path) -> None:
     if target != spare:
         for folder in (target, spare.with_name(spare.name + ".partial")):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def site_folder(out: Path) -> Path:
+    """The folder ``--out`` names, as the build will swap it: absolute, and a link to a folder
+    (say into a web root) followed, so that the folder it points to is the one swapped in one
+    step and the link goes on pointing at the live site."""
+    named = Path(os.path.abspath(out))
+    if named == named.parent or not named.name:
+        raise UserError(f"{out}: name a folder for the site (not the root of the file system)", field="out")
+    if named.is_symlink():
+        resolved = Path(os.path.realpath(named))
+        if not resolved.is_dir():
+            raise UserError(f"{out}: a link to {resolved}, which is not a folder", field="out")
+        named = resolved
+    elif named.exists() and not named.is_dir():
+        raise UserError(f"{out}: not a folder", field="out")
+    return named
+
+
+def _check_site_folders(out: Path, spare: Path, new: Path) -> dict[str, Any] | None:
+    """Refuse (before any work, nothing changed) a site folder that is not one a build made:
+    ``out`` must be missing, empty, or a site; the hidden folders beside it missing or the
+    tool's. Gives the live site's manifest (``None``: a first build)."""
+    live = None
+    if out.is_dir():
+        live = _read_manifest(out)
+        if live is None:
+            try:
+                holds = next(iter(os.scandir(out)), None) is not None
+            except OSError as error:
+                raise os_problem(error, out, "read the folder", field="out") from None
+            if holds:
+                raise UserError(f"{out} holds files and is not a site this tool made (no {MANIFEST} in it): "
+                                "the site never replaces or deletes what it did not write; name a new or empty "
+                                "folder with --out", field="out")
+    for hidden in (spare, spare.with_name(spare.name + ".partial"), new):
+        if os.path.lexists(hidden) and not _owned(hidden):
+            raise _not_ours(hidden)
+    return live
 
 
 def spare_folder(out: Path) -> Path:

@@ -1,0 +1,210 @@
+"""The players' site under attack (reliability review 3, ../shared/reviews/reliability-3.md): the
+folders it may replace, modes whatever the umask, page names no two ids share, the results of a
+board still being played, release rows checked against the chain, the verify command quoted."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import run_dealer
+
+from dealer.site import MANIFEST, MARKER
+
+
+def _demo(tmp_path: Path, travellers: bool = True) -> tuple[Path, Path]:
+    """The demo event file dealt into tmp_path/b, the sample travellers imported (round 3 match
+    2, table B, board 16 still to come)."""
+    event_file = tmp_path / "e.toml"
+    event_file.write_text((resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8"),
+                          encoding="utf-8")
+    boards = tmp_path / "b"
+    assert run_dealer("deal", event_file, "--boards-dir", boards).exit_code == 0
+    if travellers:
+        with resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
+            assert run_dealer("results", "import", event_file, sample, "--boards-dir", boards).exit_code == 0
+    return event_file, boards
+
+
+def _site(event_file: Path, boards: Path, out: Path | str, *more: object) -> Any:
+    return run_dealer("site", event_file, "--no-pdf", "--boards-dir", boards, "--out", out, *more)
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+
+# --- defect 1: --out onto a folder that is not a site ------------------------------------------
+
+
+def test_defect_01_site_out_onto_a_users_folder_is_refused_and_the_folder_survives(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    mine = tmp_path / "mydocs"
+    mine.mkdir()
+    (mine / "thesis.txt").write_text("precious", encoding="utf-8")
+    for _ in range(2):
+        refused = _site(event_file, boards, mine)
+        assert refused.exit_code == 2, refused.output
+        assert "not a site this tool made" in refused.stderr and "--out" in refused.stderr
+    assert _tree(mine) == {"thesis.txt": b"precious"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b", "e.toml", "mydocs"]  # nothing beside it either
+
+
+def test_defect_01_site_out_onto_the_events_boards_folder_loses_nothing(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    before = _tree(boards / "demo")
+    for _ in range(2):
+        assert _site(event_file, boards, boards / "demo").exit_code == 2
+    assert _tree(boards / "demo") == before
+    assert run_dealer("results", "audit", event_file, "--boards-dir", boards).exit_code == 0
+
+
+def test_defect_01_hidden_folders_beside_the_site_that_the_tool_did_not_make_are_refused(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "www" / "site"
+    out.parent.mkdir()
+    for name in (".site-previous", ".site.new", ".site-previous.partial"):
+        mine = out.parent / name
+        mine.mkdir()
+        (mine / "keep.txt").write_text("mine", encoding="utf-8")
+        refused = _site(event_file, boards, out)
+        assert refused.exit_code == 2 and name in refused.stderr, refused.output
+        assert (mine / "keep.txt").read_text(encoding="utf-8") == "mine"
+        assert not out.exists()
+        (mine / "keep.txt").unlink()
+        mine.rmdir()
+    assert _site(event_file, boards, out).exit_code == 0  # then a first build goes ahead
+
+
+def test_defect_01_an_empty_folder_and_a_site_folder_are_built_into(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _site(event_file, boards, empty).exit_code == 0
+    assert (empty / "index.html").is_file() and (empty / MANIFEST).is_file() and (empty / MARKER).is_file()
+    assert (tmp_path / ".empty-previous" / MARKER).is_file()
+    assert _site(event_file, boards, empty).exit_code == 0  # a rebuild
+    # A site whose marker is gone (a build of a version before it) is still the tool's, by its manifest.
+    (empty / MARKER).unlink()
+    assert _site(event_file, boards, empty).exit_code == 0
+
+
+@pytest.mark.parametrize("out", [".", "/"])
+def test_defect_10_site_out_dot_or_root_is_one_error(tmp_path: Path, out: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    event_file, boards = _demo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    refused = _site(event_file, boards.resolve(), out)
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: --out"), refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b", "e.toml"]
+
+
+# --- defect 5: a symlinked site folder ----------------------------------------------------------
+
+
+def test_defect_05_a_site_folder_that_is_a_link_is_swapped_at_its_target(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    www = tmp_path / "www"
+    www.mkdir()
+    assert _site(event_file, boards, www / "shengji").exit_code == 0
+    (tmp_path / "live").symlink_to("www/shengji")
+    (tmp_path / "m.csv").write_text("round,match,table,board,defenders_points\n3,2,B,16,45\n", encoding="utf-8")
+    assert run_dealer("results", "import", event_file, tmp_path / "m.csv", "--boards-dir", boards).exit_code == 0
+    for _ in range(2):  # two rebuilds through the link: each a swap in the web root
+        assert _site(event_file, boards, tmp_path / "live").exit_code == 0
+        assert (tmp_path / "live").is_symlink() and os.readlink(tmp_path / "live") == "www/shengji"
+        assert not (tmp_path / ".live-previous").exists()
+        assert sorted(p.name for p in www.iterdir()) == [".shengji-previous", ".shengji-scores.npz", "shengji"]
+        assert json.loads((www / "shengji" / "index.json").read_text(encoding="utf-8"))["provisional"] is False
+    # A link to something that is not a folder is refused.
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "bad").symlink_to("file")
+    assert _site(event_file, boards, tmp_path / "bad").exit_code == 2
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "x"
+
+
+# --- defect 7: modes whatever the umask; a kept file is the one the build wrote -----------------
+
+
+@pytest.fixture(params=[0o077, 0o000])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    old = os.umask(request.param)
+    try:
+        yield request.param
+    finally:
+        os.umask(old)
+
+
+def test_defect_07_every_folder_0755_and_file_0644_whatever_the_umask(tmp_path: Path, umask: int) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    for _ in range(2):  # the first build, then a rebuild into the previous generation
+        assert _site(event_file, boards, out).exit_code == 0
+        for root in (out, tmp_path / ".s-previous"):
+            for path in [root, *root.rglob("*")]:
+                want = 0o755 if path.is_dir() else 0o644
+                assert path.stat().st_mode & 0o777 == want, (oct(umask), path, oct(path.stat().st_mode))
+        assert (tmp_path / ".s-scores.npz").stat().st_mode & 0o777 == 0o600
+
+
+def test_defect_07_a_file_replaced_in_a_kept_generation_is_written_again(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    clean = _tree(out)
+    spare = tmp_path / ".s-previous"
+    # Another user replaces a file in each generation (as one could at umask 000), one of them
+    # by a file of the same size; the next two rebuilds swap both generations in.
+    (spare / "assets" / "site.js").unlink()
+    (spare / "assets" / "site.js").write_bytes(b"alert(1)")
+    js = (out / "assets" / "site.js").read_bytes()
+    (out / "assets" / "site.js").unlink()
+    (out / "assets" / "site.js").write_bytes(b"x" * len(js))
+    for _ in range(2):
+        assert _site(event_file, boards, out).exit_code == 0
+        assert _tree(out) == clean
+    assert _tree(spare) == clean
+
+
+# --- defect 12: a killed first build's folder ---------------------------------------------------
+
+
+def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    code = ("import os, sys\n"
+            "import dealer.site as site\n"
+            "real = site._swap\n"
+            "def killed(*args):\n"
+            "    os._exit(9)\n"  # the moment before the swap: every file written
+            "site._swap = killed\n"
+            "from dealer.cli import main\n"
+            "main(sys.argv[1:])\n")
+    done = subprocess.run([os.sys.executable, "-c", code, "site", str(event_file), "--no-pdf", "--boards-dir",
+                           str(boards), "--out", str(out)], capture_output=True, text=True, check=False)
+    assert done.returncode == 9, done.stderr
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s"))
+    assert left == [".s-previous.partial", ".s.new"]
+    assert _site(event_file, boards, out).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-previous", ".s-scores.npz"]
+
+
+def _shell_words(command: str) -> list[str]:
+    return shlex.split(command)
+
+
+def _sql(database: Path, statement: str) -> None:
+    conn = sqlite3.connect(database)
+    try:
+        conn.execute(statement)
+        conn.commit()
+    finally:
+        conn.close()
