@@ -208,3 +208,59 @@ def _sql(database: Path, statement: str) -> None:
         conn.commit()
     finally:
         conn.close()
+
+
+# --- defect 4: page names ------------------------------------------------------------------------
+
+_SLUG_EVENT = """[event]
+id = "slug"
+name = "Slug"
+profile = "official-2002"
+decks = 2
+boards_per_set = 2
+sets = 1
+[[teams]]
+id = "东风"
+[[teams]]
+id = "n1"
+[[teams]]
+id = "九队"
+[[teams]]
+id = "N9"
+[[teams]]
+id = "n2"
+[[teams]]
+id = "N10"
+[[rounds]]
+number = 1
+matches = [{ id = "a", home = "东风", away = "n1", set = 1 }, { id = "A", home = "九队", away = "N9", set = 1 },
+           { id = "n1", home = "n2", away = "N10", set = 1 }]
+"""
+
+
+def test_defect_04_no_two_ids_give_one_page_name(tmp_path: Path) -> None:
+    event_file = tmp_path / "s.toml"
+    event_file.write_text(_SLUG_EVENT, encoding="utf-8")
+    boards = tmp_path / "b"
+    assert run_dealer("deal", event_file, "--boards-dir", boards).exit_code == 0
+    out = tmp_path / "s"
+    for _ in range(2):
+        done = _site(event_file, boards, out)
+        assert done.exit_code == 0, done.output
+        standings = json.loads((out / "standings.json").read_text(encoding="utf-8"))["standings"]
+        pages = {row["team"]: row["page"] for row in standings}
+        assert len(set(pages.values())) == 6, pages
+        for team, page in pages.items():
+            assert json.loads((out / f"{page}.json").read_text(encoding="utf-8"))["team"]["id"] == team
+        matches = json.loads((out / "round-1.json").read_text(encoding="utf-8"))["matches"]
+        assert len({m["page"] for m in matches}) == 3
+        for m in matches:
+            assert json.loads((out / f"{m['page']}.json").read_text(encoding="utf-8"))["match"] == m["match"]
+
+
+def test_defect_04_a_clash_of_page_names_is_refused_before_writing() -> None:
+    from dealer.site.pages import PageNameClash, PlannedPage, check_page_names
+
+    pages = [PlannedPage("team-a", "team.html", b"", lambda t: {}), PlannedPage("Team-A", "team.html", b"", dict)]
+    with pytest.raises(PageNameClash, match="team-a"):
+        check_page_names(pages)

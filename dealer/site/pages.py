@@ -22,6 +22,7 @@ import orjson
 
 from dealer.cards import sort_cards
 from dealer.deal import Board
+from dealer.errors import UserError
 from dealer.event import Event, Match
 from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.strings import Strings
@@ -55,12 +56,30 @@ class PlannedPage:
 
 def slugs(ids: Sequence[str], prefix: str) -> dict[str, str]:
     """A file-name-safe, case-insensitively unique name for each id (shared drives and USB
-    sticks fold case): the id itself when it is plain ASCII and unique folded, else its position."""
+    sticks fold case): the id itself in lower case when it is plain ASCII and unique folded,
+    else ``~`` and its position, which no id can give (``~`` is not in a plain id)."""
     folded: dict[str, int] = {}
     for i in ids:
         folded[i.lower()] = folded.get(i.lower(), 0) + 1
-    return {i: f"{prefix}{i.lower()}" if _SAFE_NAME.fullmatch(i) and folded[i.lower()] == 1 else f"{prefix}n{n}"
+    return {i: f"{prefix}{i.lower()}" if _SAFE_NAME.fullmatch(i) and folded[i.lower()] == 1 else f"{prefix}~{n}"
             for n, i in enumerate(ids, start=1)}
+
+
+class PageNameClash(UserError):
+    """Two pages of a site would have the same file name (never written)."""
+
+
+def check_page_names(pages: Sequence[PlannedPage]) -> None:
+    """Refuse a site two of whose pages share a name, folded as shared drives fold it, before a
+    file is written: one would silently replace the other."""
+    seen: dict[str, PlannedPage] = {}
+    for page in pages:
+        folded = page.name.lower()
+        if folded in seen:
+            first = seen[folded]
+            raise PageNameClash(f"two pages of the site would have one file name: {first.name!r} "
+                                f"({first.template}) and {page.name!r} ({page.template}); nothing was written")
+        seen[folded] = page
 
 
 def _json(value: Any) -> bytes:
@@ -382,6 +401,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     pages.append(PlannedPage("verify", "verify.html", _digest(site.verify), lambda t: dict(site.verify)))
     pages.append(PlannedPage("downloads", "downloads.html", _digest(site.downloads),
                              lambda t: {"files": list(site.downloads)}))
+    check_page_names(pages)
     return pages
 
 
