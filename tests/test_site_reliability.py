@@ -197,10 +197,6 @@ def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(t
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-previous", ".s-scores.npz"]
 
 
-def _shell_words(command: str) -> list[str]:
-    return shlex.split(command)
-
-
 def _sql(database: Path, statement: str) -> None:
     conn = sqlite3.connect(database)
     try:
@@ -264,3 +260,31 @@ def test_defect_04_a_clash_of_page_names_is_refused_before_writing() -> None:
     pages = [PlannedPage("team-a", "team.html", b"", lambda t: {}), PlannedPage("Team-A", "team.html", b"", dict)]
     with pytest.raises(PageNameClash, match="team-a"):
         check_page_names(pages)
+
+
+# --- defect 9: the verify command quoted for the shell ------------------------------------------
+
+CRAFTED = "x'; touch PWNED; echo '"
+
+
+def test_defect_09_the_verify_command_quotes_the_public_value(tmp_path: Path) -> None:
+    event_file = tmp_path / "p.toml"
+    text = (resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8")
+    event_file.write_text(text.replace("# public_value_source", "public_value_source"), encoding="utf-8")
+    boards = tmp_path / "b"
+    assert run_dealer("deal", event_file, "--boards-dir", boards, "--public-value", CRAFTED).exit_code == 0
+    with resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
+        assert run_dealer("results", "import", event_file, sample, "--boards-dir", boards).exit_code == 0
+    assert run_dealer("results", "add", event_file, "--round", 3, "--match", 2, "--table", "B", "--board", 16,
+                      "--points", 45, "--boards-dir", boards).exit_code == 0
+    for n in (1, 2, 3):
+        assert run_dealer("release", event_file, "--set", n, "--reason", "played", "--boards-dir", boards).exit_code == 0
+    assert run_dealer("release", event_file, "--key", "--reason", "over", "--boards-dir", boards).exit_code == 0
+    assert _site(event_file, boards, tmp_path / "s").exit_code == 0
+    command = json.loads((tmp_path / "s" / "verify.json").read_text(encoding="utf-8"))["verify_command"]
+    assert shlex.split(command)[-2:] == ["--public-value", CRAFTED]
+    # Pasted into a shell (with printf standing in for dealer): one word, and nothing run.
+    shown = subprocess.run(["sh", "-c", command.replace("dealer verify", "printf '%s\\n'", 1)], cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines()[-1] == CRAFTED
+    assert not (tmp_path / "PWNED").exists()

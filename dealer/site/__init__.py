@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -188,7 +189,8 @@ def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, 
     files = " ".join(f"downloads/boards/{set_file_name(n)}" for n in sorted(released))
     command = None
     if key is not None and committed is not None:
-        public = f" --public-value '{public_value}'" if public_value is not None else ""
+        # Quoted for the shell: a player pastes it, and the value is the director's text.
+        public = f" --public-value {shlex.quote(public_value)}" if public_value is not None else ""
         command = (f"dealer verify {files} --key-file downloads/boards/deal.key "
                    f"--commitment downloads/boards/commitment.json{public}")
     return {
