@@ -20,7 +20,7 @@ Rules applied (DESIGN §2, §8):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Protocol
@@ -310,6 +310,40 @@ class ResultGrid:
         if len(results.trump):
             self.trumps[cells] = np.fromiter(
                 (_TRUMP_CODE.get(t, 0) if t else 0 for t in results.trump), dtype=np.int8, count=len(results))
+
+
+def withheld_boards(event: Event, grid: ResultGrid, adjustments: Adjustments, released: Collection[int]
+                    ) -> dict[int, list[int]]:
+    """The boards whose results are not public yet: set → board numbers of each set not
+    released of which a table that plays it (a table of a match of the set, not forfeited) has
+    no result yet. Until then a table's points, trump and levels tell a table still to play the
+    board how it went, as the hands would."""
+    matches = event.matches()
+    if not matches or not event.boards_per_set:
+        return {}
+    sets = np.fromiter((m.set for m in matches), dtype=np.int64, count=len(matches))
+    playing = np.fromiter((not adjustments.forfeiters(m.round, m.id) for m in matches), dtype=np.bool_,
+                          count=len(matches))
+    waiting = ~(grid.present[:, :, 0] & grid.present[:, :, 1]) & playing[:, None]  # [match, board]
+    found: dict[int, list[int]] = {}
+    for set_number in sorted(set(sets.tolist()) - set(released)):
+        boards = np.flatnonzero(waiting[sets == set_number].any(axis=0))
+        if boards.size:
+            found[set_number] = [int(b) + 1 for b in boards]
+    return found
+
+
+def without_boards(event: Event, grid: ResultGrid, boards: Mapping[int, Sequence[int]]) -> ResultGrid:
+    """A copy of ``grid`` with no result of ``boards`` (set → board numbers) at any table."""
+    public = ResultGrid(grid.present.copy(), grid.points.copy(), grid.trumps.copy())
+    sets = np.fromiter((m.set for m in event.matches()), dtype=np.int64, count=len(event.matches()))
+    for set_number, numbers in boards.items():
+        rows = np.flatnonzero(sets == set_number)
+        cells = np.ix_(rows, np.asarray(numbers, dtype=np.int64) - 1)
+        public.present[cells] = False
+        public.points[cells] = 0
+        public.trumps[cells] = 0
+    return public
 
 
 @dataclass(frozen=True)

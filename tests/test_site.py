@@ -208,6 +208,7 @@ def test_a_level_race_site_has_no_boards(tmp_path: Path) -> None:
     site = tmp_path / "site"
     assert (site / "match-1-1.html").exists() and not list(site.glob("board-*"))
     assert 'href="verify.html"' not in (site / "index.html").read_text(encoding="utf-8")
+    assert not (site / "verify.html").exists() and not (site / "verify.json").exists()  # nothing dealt
     tables = json.loads((site / "match-1-1.json").read_text(encoding="utf-8"))["tables"]
     assert tables and {"home_level", "away_level", "net"} <= set(tables[0])
 

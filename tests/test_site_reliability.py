@@ -278,7 +278,8 @@ def test_defect_09_the_verify_command_quotes_the_public_value(tmp_path: Path) ->
     assert run_dealer("results", "add", event_file, "--round", 3, "--match", 2, "--table", "B", "--board", 16,
                       "--points", 45, "--boards-dir", boards).exit_code == 0
     for n in (1, 2, 3):
-        assert run_dealer("release", event_file, "--set", n, "--reason", "played", "--boards-dir", boards).exit_code == 0
+        released = run_dealer("release", event_file, "--set", n, "--reason", "played", "--boards-dir", boards)
+        assert released.exit_code == 0
     assert run_dealer("release", event_file, "--key", "--reason", "over", "--boards-dir", boards).exit_code == 0
     assert _site(event_file, boards, tmp_path / "s").exit_code == 0
     command = json.loads((tmp_path / "s" / "verify.json").read_text(encoding="utf-8"))["verify_command"]
@@ -288,3 +289,107 @@ def test_defect_09_the_verify_command_quotes_the_public_value(tmp_path: Path) ->
                            capture_output=True, text=True, check=True).stdout
     assert shown.splitlines()[-1] == CRAFTED
     assert not (tmp_path / "PWNED").exists()
+
+
+# --- defect 3: a board's results public only once the field has played it ------------------------
+
+RESULT_COLUMNS = ("A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels", "B_ew_levels",
+                  "home_levels", "away_levels", "A_trump", "B_trump")
+
+
+def _board_16_everywhere(site: Path) -> list[object]:
+    """Every value the site shows of set 3 board 16 (rounds 3: matches 1 and 2) at a table:
+    the match pages' JSON, the downloads' CSV and XLSX in both languages."""
+    import csv
+
+    import openpyxl
+
+    found: list[object] = []
+    for match in (1, 2):
+        row = json.loads((site / f"match-3-{match}.json").read_text(encoding="utf-8"))["boards"][15]
+        found += [row[k] for k in ("a_points", "a_ns_level_points", "a_ew_level_points", "b_points",
+                                   "b_ns_level_points", "b_ew_level_points", "home_level_points", "away_level_points")]
+    for lang in ("zh", "en"):
+        with open(site / "downloads" / lang / "boards.csv", encoding="utf-8-sig", newline="") as file:
+            for row in csv.DictReader(file):
+                if (row["round"], row["board"]) == ("3", "16"):
+                    found += [row[k] or None for k in RESULT_COLUMNS]
+        book = openpyxl.load_workbook(site / "downloads" / lang / "demo-results.xlsx", read_only=True)
+        for sheet in ("boards", "R3-M1", "R3-M2"):
+            rows = list(book[sheet].iter_rows(values_only=True))
+            head = rows[0]
+            for row in rows[1:]:
+                values = dict(zip(head, row, strict=True))
+                if (str(values["round"]), str(values["board"])) == ("3", "16"):
+                    found += [values[k] for k in RESULT_COLUMNS]
+        book.close()
+    return found
+
+
+def test_defect_03_a_board_still_to_be_played_at_one_table_shows_no_result_anywhere(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)  # round 3 match 2 table B has still to play board 16
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    shown = _board_16_everywhere(out)
+    assert shown and all(value is None for value in shown), shown
+    home = json.loads((out / "index.json").read_text(encoding="utf-8"))
+    assert home["withheld"] == [{"set": 3, "boards": [16]}] and home["provisional"] is True
+    page = (out / "match-3-1.html").read_text(encoding="utf-8")
+    assert "第 3 套第 16 副的成绩待所有牌桌打完后公布" in page
+    # The match totals leave the board out too: no subtraction gives it away.
+    match_1 = json.loads((out / "match-3-1.json").read_text(encoding="utf-8"))
+    assert match_1["boards_counted"] == 15 and match_1["complete"] is False
+    assert match_1["home_level_points"] == match_1["boards"][14]["home_running"]
+    # Once the last table has played it, both tables' results appear.
+    assert run_dealer("results", "add", event_file, "--round", 3, "--match", 2, "--table", "B", "--board", 16,
+                      "--points", 45, "--trump", "S", "--boards-dir", boards).exit_code == 0
+    assert _site(event_file, boards, out).exit_code == 0
+    shown = _board_16_everywhere(out)
+    assert None not in shown, shown
+    assert json.loads((out / "index.json").read_text(encoding="utf-8"))["withheld"] == []
+
+
+def test_defect_03_a_released_set_shows_every_result(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    assert run_dealer("release", event_file, "--set", 3, "--reason", "a slip is lost", "--accept-missing",
+                      "--boards-dir", boards).exit_code == 0
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    row = json.loads((out / "match-3-1.json").read_text(encoding="utf-8"))["boards"][15]
+    assert row["a_points"] is not None and row["b_points"] is not None
+    assert json.loads((out / "index.json").read_text(encoding="utf-8"))["withheld"] == []
+
+
+# --- defect 6: release rows (and every row) trusted only as links of the chain ------------------
+
+FORGED = {
+    "a forged set release": "INSERT INTO releases (kind, set_number, reason, at) "
+                            "VALUES ('set', 3, 'forged', '2026-12-01T00:00:00.000+00:00')",
+    "a forged key release": "INSERT INTO releases (kind, set_number, reason, at) "
+                            "VALUES ('key', NULL, 'forged', '2026-12-01T00:00:00.000+00:00')",
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGED))
+def test_defect_06_a_release_row_the_tool_did_not_write_publishes_nothing(tmp_path: Path, forgery: str) -> None:
+    event_file, boards = _demo(tmp_path)
+    _sql(boards / "demo" / "results.sqlite", FORGED[forgery])
+    out = tmp_path / "s"
+    refused = _site(event_file, boards, out)
+    assert refused.exit_code == 2, refused.output
+    assert "changed outside the tool" in refused.stderr and "releases #1" in refused.stderr
+    assert not out.exists()
+
+
+def test_defect_06_an_edited_release_publishes_nothing(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    assert run_dealer("release", event_file, "--set", 1, "--reason", "played", "--boards-dir", boards).exit_code == 0
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    before = _tree(out)
+    database = boards / "demo" / "results.sqlite"
+    _sql(database, "DROP TRIGGER releases_no_update")
+    _sql(database, "UPDATE releases SET set_number = 3")
+    refused = _site(event_file, boards, out)
+    assert refused.exit_code == 2 and "releases #1" in refused.stderr, refused.output
+    assert _tree(out) == before and not list(out.glob("board-3-*"))

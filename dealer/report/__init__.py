@@ -18,7 +18,7 @@ import io
 import json
 import re
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -34,7 +34,17 @@ from dealer.folder import EventFolder
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
 from dealer.results.entry import open_existing_results, score_stored, stored_attribution_problems
-from dealer.scoring import TRUMPS, Adjustments, AttributionError, BoardLine, MatchScore, ResultGrid, ScoredEvent
+from dealer.scoring import (
+    TRUMPS,
+    Adjustments,
+    AttributionError,
+    BoardLine,
+    MatchScore,
+    ResultGrid,
+    ScoredEvent,
+    withheld_boards,
+    without_boards,
+)
 from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
@@ -154,24 +164,48 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
             scored = score_stored(event, store, adjustments, since)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
+    return _report(event, scored, folder_seed(folder), sample, head, adjustments, checkpoint, check_bracket=True)
+
+
+def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: str | None,
+            adjustments: Adjustments, checkpoint: tuple[str, int, str] | None, check_bracket: bool) -> ReportData:
+    """The report of ``scored``: standings, a knockout's places, a grouped event's groups."""
     places = None
     if event.format.kind == "knockout":
         from dealer.results.rounds import RoundError
         from dealer.tournament.knockout_round import bracket_conflicts, knockout_places
 
-        conflicts = bracket_conflicts(scored)
+        conflicts = bracket_conflicts(scored) if check_bracket else []
         if conflicts:
             raise RoundError("a corrected result changed who went through after the next round was paired: "
                              + "; ".join(conflicts) + " (correct the result back: a played round's pairing "
                              "stays)", field="round")
         places = knockout_places(scored)
-    seed = folder_seed(folder)
     groups = group_standings(scored, seed) if event.format.groups > 1 else []
     return ReportData(event, scored, rank_teams(scored, seed), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
                       adjustments=adjustments, places=places, groups=groups, checked=checkpoint, lots_seed=seed)
+
+
+def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportData, dict[int, list[int]]]:
+    """The report as players may see it while boards are still being played (the site): a
+    board's results (points, trump, levels) at every table are left out until every table that
+    plays it has one, or its set is released (:func:`dealer.scoring.withheld_boards`); the
+    matches, standings and downloads are scored without them. Gives the report and the boards
+    left out (set → boards). ``data`` itself (the director's) is unchanged."""
+    grid = getattr(data.scored, "grid", None)
+    if grid is None:  # a level race: no board is played at two tables
+        return data, {}
+    withheld = withheld_boards(data.event, grid, data.adjustments, released)
+    if not withheld:
+        return data, {}
+    scored = ScoredEvent(data.event, without_boards(data.event, grid, withheld), data.adjustments)
+    public = _report(data.event, scored, data.lots_seed, data.sample, data.chain_head, data.adjustments,
+                     data.checked, check_bracket=False)
+    public.no_results = data.no_results
+    return public, withheld
 
 
 def attribution_key(event: Event) -> str:

@@ -625,6 +625,11 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+class ChangedOutsideTheTool(UserError):
+    """The results database holds rows or guards the tool did not write (the audit's findings):
+    nothing is published or paired from it until the director has looked."""
+
+
 class DatabaseRefused(EnvironmentProblem):
     """The results database itself refused (locked, disk full, read-only): no file can be stored
     until that is resolved."""
@@ -1346,6 +1351,18 @@ class ResultsStore:
             else:
                 report.published_link = int(found[0])
         return report
+
+    def require_intact(self, refused: str) -> None:
+        """Refuse (``refused``: what is not done) when the full audit finds anything: the rows
+        that decide what becomes public or how a round is paired (releases, pairings, results)
+        are trusted only as links of the chain."""
+        report = self.audit()
+        if report.ok:
+            return
+        shown = "; ".join(f.text() for f in report.findings[:3])
+        more = f" and {len(report.findings) - 3} more" if len(report.findings) > 3 else ""
+        raise ChangedOutsideTheTool(f"{self.path}: the results database was changed outside the tool ({shown}{more}): "
+                                    f"{refused}", hint="audit")
 
     def _audit(self) -> AuditReport:
         conn = self.conn

@@ -161,6 +161,8 @@ def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, An
     if store is None:
         return {}, None, None
     with store:
+        # What becomes public (hands, the key) rests on these rows: only links of the chain count.
+        store.require_intact("the site is not built (nothing is published from it)")
         releases = store.releases()
         last = store.last_entry_at()
     sets = {r.set_number: {"at": r.at, "reason": r.reason} for r in releases
@@ -493,7 +495,7 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return None
-    digests = data.get("sha256") if isinstance(data.get("sha256"), dict) else {}
+    digests = data["sha256"] if isinstance(data.get("sha256"), dict) else {}
     return {"files": {str(k): str(v) for k, v in data["files"].items()},
             "sha256": {str(k): v for k, v in digests.items() if isinstance(v, str)},
             "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
@@ -708,7 +710,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
     from dealer.render.engine import default_jobs
     from dealer.render.writers import PrintOptions, Source
-    from dealer.report import build_report
+    from dealer.report import build_report, public_report
     from dealer.results.rounds import folder_seed
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
@@ -721,9 +723,10 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     new_folder = out.with_name(f".{out.name}.new")  # one name: builds take turns (the lock)
     with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
         live = _check_site_folders(out, spare, new_folder)
-        data = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)))
-        clock.step("scoring")
+        scores = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)))
         released, key_release, last_update = _released(event, folder)
+        data, withheld = public_report(scores, released)  # what the site shows: no board still in play
+        clock.step("scoring")
         scheduled = data.event
         boardsets: dict[int, Any] = {}
         boards: dict[int, list[Any]] = {}
@@ -762,7 +765,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
                 writer.put(name, _key("asset", content), lambda content=content: content)
             listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
             shutil.rmtree(target / ".work", ignore_errors=True)
-            site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder))
+            site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder), withheld)
             site.rank_cache = (live or {}).get("ranks", {})
             clock.step("downloads")
             pages = plan_pages(site, jobs)
@@ -791,7 +794,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
                 os.rename(writer.mirror, spare)
-            _write_scores(scores_file(out), data.checked, data.scored.grid)
+            _write_scores(scores_file(out), scores.checked, scores.scored.grid)
             clock.step("swap")
         except OSError as error:
             _discard(target, spare)

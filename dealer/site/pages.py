@@ -101,8 +101,10 @@ class SiteData:
 
     def __init__(self, data: ReportData, released: Mapping[int, dict[str, Any]], boards: Mapping[int, list[Board]],
                  verify: dict[str, Any], last_update: str | None, downloads: list[dict[str, Any]],
-                 lots_seed: bytes = b"") -> None:
-        self.data = data
+                 lots_seed: bytes = b"", withheld: Mapping[int, Sequence[int]] | None = None) -> None:
+        self.data = data  # the public report: no result of a board still being played
+        #: set → the boards whose results are left out until every table has played them
+        self.withheld = {n: list(boards) for n, boards in (withheld or {}).items()}
         self.event: Event = data.event
         self.released = released  # set → {"at", "reason"}
         self.boards = boards  # released sets only
@@ -343,7 +345,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
     report_key = _digest(_json(site.report), site.provisional, site.last_update)
-    pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released), lambda t: home(site)))
+    pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released, site.withheld),
+                             lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
     if not site.knockout:  # a knockout shows its bracket instead
         order = [s.team for s in data.standings]  # its rows and columns
@@ -370,7 +373,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                   else repr(levels[i]).encode() if levels is not None else b"")
         pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
                                  b"%b\x00%b\x00%r" % (digests[(m.round, m.id)], detail,
-                                                        (m.table, m.slot, m.set in site.released)),
+                                                        (m.table, m.slot, m.set in site.released,
+                                                         site.withheld.get(m.set))),
                                  functools.partial(_ignore_lang, match_page, site, m)))
     history = site.rank_history(jobs)
     by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
@@ -398,7 +402,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
-    pages.append(PlannedPage("verify", "verify.html", _digest(site.verify), lambda t: dict(site.verify)))
+    if not event.levels:  # a level race deals nothing: nothing to verify
+        pages.append(PlannedPage("verify", "verify.html", _digest(site.verify), lambda t: dict(site.verify)))
     pages.append(PlannedPage("downloads", "downloads.html", _digest(site.downloads),
                              lambda t: {"files": list(site.downloads)}))
     check_page_names(pages)
@@ -423,6 +428,7 @@ def home(site: SiteData) -> dict[str, Any]:
         "leaders": [site.standing_row(s) for s in site.data.standings[:HOME_LEADERS]],
         "teams": len(site.event.teams), "rounds": rounds,
         "released_sets": [{"set": n, **site.released[n]} for n in sorted(site.released)],
+        "withheld": [{"set": n, "boards": boards} for n, boards in sorted(site.withheld.items())],
         "prizes": site.report["prizes"],
     }
 
@@ -472,7 +478,8 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
     scored = site.data.scored
     score = site.scores[(m.round, m.id)]
     context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
-                               "set_released": m.set in site.released, "boards": [], "tables": []}
+                               "set_released": m.set in site.released, "boards": [], "tables": [],
+                               "withheld_boards": site.withheld.get(m.set, [])}
     if score.forfeited_by:
         return context
     if site.event.levels:
