@@ -317,7 +317,7 @@ def _identity_options(function: F) -> F:
     for option in reversed([
         click.option("--round", "round_", help="Round number."),
         click.option("--match", help="Match id in the round."),
-        click.option("--table", help="Table A or B."),
+        click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1)."),
         click.option("--board", help="Board number."),
     ]):
         function = option(function)
@@ -470,9 +470,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
             raise UserError("--expect-current is for board results")
         with open_results(event, folder) as store:
             if withdraw and fields.get("table") is None:
-                number = int(fields["round"] or 0) if (fields.get("round") or "").isdigit() else 0
-                withdrawn = withdraw_level_match(store, number, (fields.get("match") or "").strip(), reason,
-                                                 fields.get("entered_by"))
+                withdrawn = withdraw_level_match(store, fields, reason)
                 echo(f"withdrew {len(withdrawn)} result(s) of round {withdrawn[0][0]} match {withdrawn[0][1]} "
                      f"(reason: {reason.strip()})")
                 return
@@ -496,7 +494,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), help="Round number.")
 @click.option("--match", help="Match id in the round.")
-@click.option("--table", help="Table A or B (a level race: the table number).")
+@click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1).")
 @click.option("--board", type=click.IntRange(1, 64), help="Board number.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
 @BOARDS_DIR_OPTION
@@ -505,16 +503,26 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
     import dataclasses
 
+    from dealer.errors import quote
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
+    level_table = None
+    if table is not None and event.levels:
+        from dealer.results.levels import TABLE_EXPECTED, table_number
+
+        level_table = table_number(table)  # as every entry of a level race reads it
+        if level_table is None:
+            raise UserError(f"table {quote(table)}: {TABLE_EXPECTED}", field="table")
+    elif table is not None and table.strip().upper() not in ("A", "B"):
+        raise UserError(f"table {quote(table)}: expected A or B", field="table")
     store = open_existing_results(event, folder)
     if store is None:
         echo("no results yet", err=True)
         return
     if event.levels:
         with store:
-            level_rows = store.level_history(round_, match, int(table) if table and table.isdigit() else None)
+            level_rows = store.level_history(round_, match, level_table)
         for item in level_rows:
             if as_json:
                 echo_json(item)
@@ -530,11 +538,8 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
                 line += f"; supersedes #{item['supersedes']}, reason: {item['reason']}"
             echo(line)
         return
-    if table is not None and table.upper() not in ("A", "B"):
-        store.close()
-        raise UserError(f"table {table!r}: expected A or B", field="table")
     with store:
-        rows = store.history(round_, match, table.upper() if table else None, board)
+        rows = store.history(round_, match, table.strip().upper() if table else None, board)
     for row in rows:
         if as_json:
             echo_json(dataclasses.asdict(row))

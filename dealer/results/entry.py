@@ -13,7 +13,7 @@ from dealer.errors import Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.folder import EventFolder
-from dealer.numbers import whole_number_or_none
+from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
@@ -146,12 +146,10 @@ def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
     problems: list[Problem] = []
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
-        text = (values.get(key) or "").strip()
-        number = whole_number_or_none(text)
-        if number is None:
-            problems.append(Problem(None, None, key, None, text or None, "expected a whole number"))
-        else:
-            numbers[key] = number
+        try:
+            numbers[key] = read_whole_number(values.get(key), f"the {key} number", low=1)
+        except NotAWholeNumber as refused:
+            problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.message))
     match = (values.get("match") or "").strip()
     if not match:
         problems.append(Problem(None, None, "match", None, None, "the match is missing"))
@@ -220,11 +218,19 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
     slots withdrawn."""
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
-    round_number = whole_number_or_none(values.get("round"))
+    problems: list[Problem] = []
+    round_number = 0
+    try:
+        round_number = read_whole_number(values.get("round"), "the round number", low=1)
+    except NotAWholeNumber as refused:
+        problems.append(Problem(None, None, "round", None, (values.get("round") or "").strip() or None,
+                                refused.message))
     match = (values.get("match") or "").strip()
-    if round_number is None or not match:
-        raise Rejected(None, [Problem(None, None, key, None, values.get(key), "expected the round number and "
-                                      "the match id of the match to withdraw") for key in ("round", "match")], 1)
+    if not match:
+        problems.append(Problem(None, None, "match", None, None, "the match is missing; expected a match id "
+                                "of the round"))
+    if problems:
+        raise Rejected(None, problems, 1)
     entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_match_rows(round_number, match)

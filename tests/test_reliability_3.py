@@ -1,0 +1,119 @@
+"""Reliability review 3 (``/work/shared/reviews/reliability-3.md``), defects 10, 11 and 13,
+through the command line.
+
+Each test drives ``dealer`` the way the reviewer did (:func:`conftest.run_dealer`); the level race
+is seed 001's (``test_levels.SEED_001``: five tables a match, start 3), the Swiss one the built-in
+Swiss demo after two rounds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Outcome, run_dealer
+from test_levels import HEADER_ZH, SEED_001, SEED_001_ROWS
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def dealer_at(tmp_path: Path, *args: object) -> Outcome:
+    """``dealer ARGS… --boards-dir tmp_path/boards``."""
+    return run_dealer(*args, "--boards-dir", tmp_path / "boards")
+
+
+def assert_one_error(result: Outcome, *texts: str, status: int = 2) -> None:
+    """Refused with ``status``: an ``error:`` line naming the texts, no traceback."""
+    assert result.exit_code == status, result.output
+    assert result.stderr.startswith("error: "), result.output
+    assert "Traceback" not in result.output
+    for text in texts:
+        assert text in result.output, (text, result.output)
+
+
+def level_race(tmp_path: Path, rows: list[tuple[str, ...]] | None = None, name: str = "levels.toml") -> Path:
+    """Seed 001's level race with ``rows`` imported (default: round 1 match 1, five tables)."""
+    event = tmp_path / name
+    event.write_text(SEED_001, encoding="utf-8")
+    (tmp_path / "boards").mkdir(exist_ok=True)
+    rows = SEED_001_ROWS[:5] if rows is None else rows
+    if rows:
+        table = tmp_path / f"rows-{len(rows)}.csv"
+        table.write_text(HEADER_ZH + "\n" + "".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+        result = dealer_at(tmp_path, "results", "import", event, table)
+        assert result.exit_code == 0, result.output
+    return event
+
+
+def level_rows(tmp_path: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(tmp_path / "boards" / "four-deck-levels" / "results.sqlite") as conn:
+        return conn.execute("SELECT * FROM level_results ORDER BY id").fetchall()
+
+
+def current_tables(tmp_path: Path) -> dict[tuple[int, str], list[int]]:
+    """(round, match) → the tables with a current (not withdrawn) result."""
+    found: dict[tuple[int, str], list[int]] = {}
+    with sqlite3.connect(tmp_path / "boards" / "four-deck-levels" / "results.sqlite") as conn:
+        for round_number, match, table in conn.execute(
+                "SELECT round, match, tbl FROM current_level_results WHERE withdrawn = 0 ORDER BY tbl"):
+            found.setdefault((round_number, match), []).append(table)
+    return found
+
+
+# --- 10 and 11: one parser for a level race's round and table ------------------------------------
+
+
+@pytest.mark.parametrize("text", ["²", "١", "３", "1½", "-1", "0"])
+def test_10_11_a_whole_match_withdrawal_reads_the_round_as_add_does(tmp_path: Path, text: str) -> None:
+    """`--round ²` was a traceback, `--round ١` withdrew round 1, `-1` said "round 0": each is
+    now the refusal `results add` gives, and nothing is stored."""
+    event = level_race(tmp_path)
+    before = level_rows(tmp_path)
+    added = dealer_at(tmp_path, "results", "add", event, "--round", text, "--match", 1, "--table", 1,
+                      "--home-level", "5", "--away-level", "3")
+    withdrawn = dealer_at(tmp_path, "results", "correct", event, "--round", text, "--match", 1, "--withdraw",
+                          "--reason", "x")
+    assert_one_error(withdrawn, "--round", repr(text))
+    assert "round 0" not in withdrawn.output
+    if text in ("-1", "0"):  # whole numbers: no such round (add: not in the event)
+        assert_one_error(added, "--round", f"round {text} is not in the event")
+        assert "the round number must be 1 or more" in withdrawn.output
+    else:  # ASCII digits only, as `results add` and every file read them: ³ and ３ are not 3
+        assert_one_error(added, "--round", "expected the round number as a whole number")
+        assert "expected the round number as a whole number" in withdrawn.output
+    assert level_rows(tmp_path) == before
+
+
+def test_11_a_round_written_as_a_spreadsheet_does_is_the_same_round_everywhere(tmp_path: Path) -> None:
+    """`1.0` (a spreadsheet's whole number) is round 1 for add and for a withdrawal alike."""
+    event = level_race(tmp_path)
+    result = dealer_at(tmp_path, "results", "correct", event, "--round", "1.0", "--match", 1, "--withdraw",
+                       "--reason", "entered for the wrong match")
+    assert result.exit_code == 0, result.output
+    assert "withdrew 5 result(s) of round 1 match 1" in result.output
+    assert current_tables(tmp_path) == {}
+
+
+def test_11_a_table_letter_is_the_same_table_for_add_correct_and_history(tmp_path: Path) -> None:
+    """`add --table A` took table 1 while `correct --table A --withdraw` was refused and
+    `history --table A` showed every table."""
+    event = level_race(tmp_path)
+    history = dealer_at(tmp_path, "results", "history", event, "--table", "B")
+    assert history.exit_code == 0, history.output
+    assert [line.split(":")[0].split()[-1] for line in history.stdout.splitlines()] == ["2"]
+    result = dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A",
+                       "--withdraw", "--reason", "x")
+    assert result.exit_code == 0, result.output
+    assert "corrected round 1 match 1 table 1: home 5 away 3 → withdrawn" in result.output
+    assert current_tables(tmp_path) == {(1, "1"): [2, 3, 4, 5]}
+    for text in ("²", "١", "Ｂ", "ı"):  # "ı".upper() is "I": not a letter a table is written with
+        before = level_rows(tmp_path)
+        assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1,
+                                   "--table", text, "--withdraw", "--reason", "x"), "--table", repr(text))
+        assert_one_error(dealer_at(tmp_path, "results", "history", event, "--table", text), "--table")
+        assert level_rows(tmp_path) == before
