@@ -8,6 +8,7 @@ modules (WeasyPrint, NumPy, openpyxl) are imported inside the commands that need
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import traceback
@@ -18,7 +19,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from dealer import __version__
-from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, UserError
+from dealer.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_DIFFERENCE,
+    EXIT_ENVIRONMENT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    UserError,
+)
 
 if TYPE_CHECKING:
     from dealer.event import Event
@@ -97,6 +105,19 @@ def report_error(error: UserError) -> None:
         echo(line, err=True)
 
 
+def _silence_stdout() -> None:
+    """Point standard output at the null device: the interpreter's last flush of what is still
+    buffered for a closed pipe must not fail again ("Exception ignored … BrokenPipeError")."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):  # not a real file (a test's captured output): nothing to flush later
+        pass
+
+
 class DealerGroup(click.Group):
     """The error boundary: a :class:`~dealer.errors.UserError` becomes its message and exit
     status; an operating-system refusal that escaped the library is said as one too; anything
@@ -110,6 +131,10 @@ class DealerGroup(click.Group):
         except (click.Abort, KeyboardInterrupt):
             click.echo("interrupted: nothing half-written is kept", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # The output's reader went away (`dealer results history … | head -1`): nobody to tell.
+            _silence_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
         except UserError as error:
             report_error(error)
             ctx.exit(error.exit_status)
@@ -135,7 +160,8 @@ def main() -> None:
 
     Exit status: 0 done; 1 a check (verify, results audit) found a difference; 2 the input or
     request was rejected, nothing changed; 3 the machine refused (disk full, read-only, database
-    locked, cannot print); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
+    locked, cannot print); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C);
+    141 the output's reader went away (a pipe closed early, `| head`).
     """
 
 

@@ -8,7 +8,10 @@ Swiss demo after two rounds.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +120,30 @@ def test_11_a_table_letter_is_the_same_table_for_add_correct_and_history(tmp_pat
                                    "--table", text, "--withdraw", "--reason", "x"), "--table", repr(text))
         assert_one_error(dealer_at(tmp_path, "results", "history", event, "--table", text), "--table")
         assert level_rows(tmp_path) == before
+
+
+# --- 13: smaller issues ------------------------------------------------------------------------
+
+
+def run_with_closed_stdout(*args: object) -> subprocess.CompletedProcess[bytes]:
+    """``dealer ARGS`` in a process whose stdout is a pipe nobody reads any more (as after
+    ``| head -1`` has exited): every write fails with EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        return subprocess.run([sys.executable, "-m", "dealer.cli", *map(str, args)], stdout=write_end,
+                              stderr=subprocess.PIPE, env=env, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+
+
+def test_13_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`dealer results history EVENT | head -1` said "error: … Broken pipe" and exited 2
+    ("rejected"): now nothing on stderr, and 141 (128 + SIGPIPE, as a shell reports a command
+    the pipe stopped; README, "Exit statuses")."""
+    event = level_race(tmp_path)
+    for args in (("results", "history", event, "--boards-dir", tmp_path / "boards"), ("rules", "list")):
+        done = run_with_closed_stdout(*args)
+        assert done.returncode == 141, done.stderr
+        assert done.stderr == b""
