@@ -833,17 +833,22 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
 @BOARDS_DIR_OPTION
 def championship(championship_file: str, as_json: bool, boards_dir: str) -> None:
     """The overall championship: each named event's final places scored by place points
-    (seed 001: 10 / 7 / 5 / 3), summed per team."""
+    (seed 001: 10 / 7 / 5 / 3), summed per team; an unfinished event is marked provisional."""
     from dealer.championship import build_championship
 
     head, events, lines = build_championship(championship_file, boards_dir)
     if as_json:
-        echo_json({"name": head.name,
-                   "events": [{"event": e.event, "place_points": list(e.place_points),
+        echo_json({"name": head.name, "provisional": any(e.provisional for e in events),
+                   "events": [{"event": e.event, "provisional": e.provisional, "unfinished": list(e.unfinished),
+                               "place_points": list(e.place_points),
                                "places": [{"place": p, "teams": list(t)} for p, t in e.places]} for e in events],
                    "table": [line.as_dict() for line in lines]}, indent=1)
         return
     echo(head.name or "championship")
+    for e in events:
+        if e.provisional:
+            echo(f"provisional: {e.event} is not finished ({'; '.join(e.unfinished)}): its places so far are "
+                 "scored, and may still change")
     for line in lines:
         per = "  ".join(f"{e.event} {line.per_event[e.event]}" for e in events)
         echo(f"{line.rank:>3}{'=' if line.shared else ' '} {line.team} {line.name}: {line.total}  ({per})")

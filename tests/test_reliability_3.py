@@ -8,10 +8,12 @@ Swiss demo after two rounds.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +149,55 @@ def test_13_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> 
         done = run_with_closed_stdout(*args)
         assert done.returncode == 141, done.stderr
         assert done.stderr == b""
+
+
+def championship_file(tmp_path: Path, *events: Path) -> Path:
+    path = tmp_path / "championship.toml"
+    names = ", ".join(f'"{e.name}"' for e in events)
+    path.write_text(f'[championship]\nname = "总成绩"\nevents = [{names}]\n', encoding="utf-8")
+    return path
+
+
+def test_13_the_championship_marks_an_unfinished_event_provisional(tmp_path: Path) -> None:
+    """The level race after 2 of its 3 rounds was scored with final place points and nothing
+    said: the table and the JSON now say the places are provisional, and why."""
+    event = level_race(tmp_path, SEED_001_ROWS[:20])  # rounds 1 and 2 (round 3's matches have no result)
+    champ = championship_file(tmp_path, event)
+    text = dealer_at(tmp_path, "championship", champ)
+    assert text.exit_code == 0, text.output
+    assert "provisional" in text.stdout and "four-deck-levels" in text.stdout
+    assert "2 match(es) without every result" in text.stdout
+    data = json.loads(dealer_at(tmp_path, "championship", champ, "--json").stdout)
+    assert data["provisional"] is True and data["events"][0]["provisional"] is True
+    # Round 3 in: final, nothing said.
+    table = tmp_path / "round-3.csv"
+    table.write_text(HEADER_ZH + "\n" + "".join(",".join(r) + "\n" for r in SEED_001_ROWS[20:]), encoding="utf-8")
+    assert dealer_at(tmp_path, "results", "import", event, table).exit_code == 0
+    text = dealer_at(tmp_path, "championship", champ)
+    assert text.exit_code == 0 and "provisional" not in text.stdout, text.output
+    data = json.loads(dealer_at(tmp_path, "championship", champ, "--json").stdout)
+    assert data["provisional"] is False and data["events"][0]["provisional"] is False
+
+
+def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Path) -> None:
+    """The review's case: the level-race demo (a round robin, rounds paired as it goes) after 2
+    of its 3 rounds: every match played so far is complete, yet the places are not final."""
+    from dealer.demo import sample_levels_csv
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+    from dealer.results.rounds import load_scheduled
+
+    event = tmp_path / "demo-levels.toml"
+    event.write_text((resources.files("dealer") / "data" / "demo-levels.toml").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    (tmp_path / "boards").mkdir()
+    for number in (1, 2):
+        assert dealer_at(tmp_path, "round", "pair", event, "--round", number).exit_code == 0
+        loaded = load_event(event)
+        rows = tmp_path / f"round-{number}.csv"
+        rows.write_text(sample_levels_csv(load_scheduled(loaded, EventFolder.of(loaded, tmp_path / "boards")),
+                                          number), encoding="utf-8")
+        assert dealer_at(tmp_path, "results", "import", event, rows).exit_code == 0
+    text = dealer_at(tmp_path, "championship", championship_file(tmp_path, event))
+    assert text.exit_code == 0, text.output
+    assert "provisional" in text.stdout and "2 of 3 rounds paired" in text.stdout
