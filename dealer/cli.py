@@ -42,9 +42,11 @@ BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=
                                  help="Where the events' folders (board sets, results.sqlite) live.")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
-#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes).
+#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes),
+#: or, for the fields no command has a flag for, the part of the event file that gives them.
 FLAGS = {"defenders_points": "--points", "entered_by": "--by", "boards_root": "--boards-dir",
-         "published": "--commitment", "out": "--out"}
+         "published": "--commitment", "out": "--out",
+         "teams": "event file [[teams]]", "event_format": "event file [format]"}
 #: What to do, by the hint keys the library attaches to its errors.
 HINTS = {
     "use_correct": "to change it use `dealer results correct` with --reason",

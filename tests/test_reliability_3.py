@@ -201,3 +201,68 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
     text = dealer_at(tmp_path, "championship", championship_file(tmp_path, event))
     assert text.exit_code == 0, text.output
     assert "provisional" in text.stdout and "2 of 3 rounds paired" in text.stdout
+
+
+def swiss_after_two_rounds(tmp_path: Path) -> Path:
+    """The built-in Swiss demo dealt, rounds 1 and 2 paired and their sample results imported."""
+    from dealer.demo import sample_round_csv
+    from dealer.files import load_event
+    from dealer.folder import EventFolder
+    from dealer.results.rounds import load_scheduled
+
+    event = tmp_path / "swiss.toml"
+    event.write_text((resources.files("dealer") / "data" / "demo-swiss.toml").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    assert dealer_at(tmp_path, "deal", event).exit_code == 0
+    for number in (1, 2):
+        assert dealer_at(tmp_path, "round", "pair", event, "--round", number).exit_code == 0
+        loaded = load_event(event)
+        rows = tmp_path / f"round-{number}.csv"
+        rows.write_text(sample_round_csv(load_scheduled(loaded, EventFolder.of(loaded, tmp_path / "boards")),
+                                         number), encoding="utf-8")
+        assert dealer_at(tmp_path, "results", "import", event, rows).exit_code == 0
+    return event
+
+
+def edited(path: Path, *changes: tuple[str, str]) -> Path:
+    text = path.read_text(encoding="utf-8")
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new)
+    out = path.with_name("edited-" + path.name)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def test_13_a_format_changed_after_pairing_is_said_as_such(tmp_path: Path) -> None:
+    """The Swiss demo after 2 rounds made a knockout (sets = 4 keeps the deal's plan): `report`
+    and `site` said "--round: a corrected result changed who went through"; no result was
+    corrected and neither has --round. Now: the event file's format against the stored pairings."""
+    event = swiss_after_two_rounds(tmp_path)
+    knockout = edited(event, ('kind = "swiss"', 'kind = "knockout"'), ("rounds = 4 ", "# rounds = 4 "),
+                      ('first_round = "pinyin"', '# first_round = "pinyin"'),
+                      ("avoid_same_club = true", "# avoid_same_club = true"), ("# sets = 4", "sets = 4"))
+    for args in (("report", knockout, "--json"), ("site", knockout, "--no-pdf", "--out", tmp_path / "site"),
+                 ("round", "pair", knockout, "--round", 3), ("results", "missing", knockout)):
+        result = dealer_at(tmp_path, *args)
+        assert_one_error(result, "event file [format]", "knockout", "round 1 was paired as a swiss round")
+        assert "--round" not in result.output and "corrected" not in result.output
+    assert not (tmp_path / "site").exists()
+    # Fewer Swiss rounds than are paired: said the same way.
+    fewer = edited(event, ("rounds = 4 ", "rounds = 1 "), ("# sets = 4", "sets = 4"))
+    assert_one_error(dealer_at(tmp_path, "report", fewer, "--json"), "event file [format]",
+                     "2 rounds are paired", "rounds 1 to 1")
+
+
+def test_13_a_removed_team_is_labelled_by_the_event_file(tmp_path: Path) -> None:
+    """A team removed after it was paired: the refusal named `--teams`, which no command has."""
+    event = swiss_after_two_rounds(tmp_path)
+    text = event.read_text(encoding="utf-8")
+    start = text.index('[[teams]]\nid = "T8"')
+    end = text.index("[[teams]]", start + 1) if "[[teams]]" in text[start + 1:] else len(text)
+    removed = tmp_path / "removed.toml"
+    removed.write_text(text[:start] + text[end:], encoding="utf-8")
+    for args in (("report", removed, "--json"), ("round", "pair", removed, "--round", 3)):
+        result = dealer_at(tmp_path, *args)
+        assert_one_error(result, "event file [[teams]]: ", "'T8'")
+        assert "--teams" not in result.output
