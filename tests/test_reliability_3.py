@@ -266,3 +266,14 @@ def test_13_a_removed_team_is_labelled_by_the_event_file(tmp_path: Path) -> None
         result = dealer_at(tmp_path, *args)
         assert_one_error(result, "event file [[teams]]: ", "'T8'")
         assert "--teams" not in result.output
+
+
+def test_13_a_level_race_without_its_folder_is_not_said_to_be_undealt(tmp_path: Path) -> None:
+    """`site` (and every reading command) of a level race under a missing boards folder said
+    "event … was not committed or dealt": a level race is never dealt."""
+    event = level_race(tmp_path, [])
+    for args in (("site", event, "--no-pdf", "--out", tmp_path / "site"), ("report", event, "--json"),
+                 ("results", "history", event), ("results", "missing", event)):
+        result = run_dealer(*args, "--boards-dir", tmp_path / "no-such-folder")
+        assert_one_error(result, "--boards-dir", "level race", "is the boards folder right?")
+        assert "dealt" not in result.output.replace("never dealt", "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dealer.errors import Problem, Rejected, UserError
+from dealer.errors import FileProblem, Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.folder import EventFolder
@@ -48,6 +48,11 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
     only for a caller whose command checks the deal itself."""
     if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
         return None
+    if event.levels and not folder.path.is_dir():
+        # Not folder.require()'s "was not committed or dealt": a level race is never dealt.
+        raise FileProblem(f"{folder.boards_root}: no such folder: it holds the results and pairings of level race "
+                          f"{event.id} (a level race is never dealt: its folder is made by its first result or "
+                          "pairing); is the boards folder right?", field="boards_root")
     folder.require()
     if check_deal:
         folder.check_deal(event)
