@@ -277,3 +277,18 @@ def test_13_a_level_race_without_its_folder_is_not_said_to_be_undealt(tmp_path: 
         result = run_dealer(*args, "--boards-dir", tmp_path / "no-such-folder")
         assert_one_error(result, "--boards-dir", "level race", "is the boards folder right?")
         assert "dealt" not in result.output.replace("never dealt", "")
+
+
+def test_13_past_a_is_written_past_a(tmp_path: Path) -> None:
+    """`过` alone was taken as 过A; the docs name 过A and A+: it is refused, with those two."""
+    event = level_race(tmp_path, [])
+    assert_one_error(dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", 1,
+                               "--home-level", "过", "--away-level", "3"),
+                     "--home-level", "'过'", "过A", "A+")
+    table = tmp_path / "past.csv"
+    table.write_text(f"{HEADER_ZH}\n1,1,1,3,过,\n", encoding="utf-8")
+    assert_one_error(dealer_at(tmp_path, "results", "import", event, table), "row 2", "'过'", "过A", "A+")
+    for spelling in ("过A", "a+", "过 A"):
+        added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", 1,
+                          "--home-level", spelling, "--away-level", "3")
+        assert added.exit_code == 0 and "home 过A away 3" in added.stdout, added.output

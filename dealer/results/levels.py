@@ -178,7 +178,10 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         try:
             level = race_level(text)
         except ValueError:
-            problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
+            if "".join(text.split()) == "过":
+                problem(key, "过 alone is not a level: write 过A (or A+) for one level past A")
+            else:
+                problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
             continue
         if climbed(level, start) < 0:
             problem(key, f"below the start: every side starts at {start} (profile {event.profile.id}); expected "
