@@ -13,6 +13,8 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
+import zipfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -292,3 +294,21 @@ def test_13_past_a_is_written_past_a(tmp_path: Path) -> None:
         added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", 1,
                           "--home-level", spelling, "--away-level", "3")
         assert added.exit_code == 0 and "home 过A away 3" in added.stdout, added.output
+
+
+def test_13_two_builds_of_the_same_results_give_the_same_xlsx_bytes(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XLSX writer stamped its zip members with the time of writing: two reports of the same
+    data differed. Here the clock is an hour apart between the two builds."""
+    event = level_race(tmp_path, SEED_001_ROWS)
+    written = []
+    for hour in (0, 1):
+        monkeypatch.setattr(time, "time", lambda hour=hour: 1_800_000_000.0 + 3600 * hour)
+        out = tmp_path / f"reports-{hour}"
+        result = dealer_at(tmp_path, "report", event, "--format", "xlsx", "--out", out)
+        assert result.exit_code == 0, result.output
+        written.append((out / "four-deck-levels-results.xlsx").read_bytes())
+    assert written[0] == written[1]
+    with zipfile.ZipFile(tmp_path / "reports-0" / "four-deck-levels-results.xlsx") as book:
+        assert book.testzip() is None
+        assert {info.date_time for info in book.infolist()} == {(1980, 1, 1, 0, 0, 0)}
