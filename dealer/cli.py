@@ -610,7 +610,8 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
-    store = open_existing_results(event, folder)
+    # A meta naming another event is the audit's to report (a finding), not a refusal.
+    store = open_existing_results(event, folder, check_identity=False)
     if store is None:
         echo("no results database yet: nothing to audit")
         return

@@ -312,3 +312,43 @@ def test_13_two_builds_of_the_same_results_give_the_same_xlsx_bytes(tmp_path: Pa
     with zipfile.ZipFile(tmp_path / "reports-0" / "four-deck-levels-results.xlsx") as book:
         assert book.testzip() is None
         assert {info.date_time for info in book.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+def _edit_database(tmp_path: Path, event_id: str, *statements: str) -> None:
+    with sqlite3.connect(tmp_path / "boards" / event_id / "results.sqlite") as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+@pytest.mark.parametrize("table", ["actions", "level_results", "imports", "meta"])
+def test_13_the_audit_finds_a_column_added_and_filled(tmp_path: Path, table: str) -> None:
+    """A column added to `actions` (or any chained table) and filled was not noticed: its values
+    are outside the hash chain. Found, naming the table and the column; writes refuse too."""
+    event = level_race(tmp_path)
+    forfeit = dealer_at(tmp_path, "results", "forfeit", event, "--round", 1, "--match", 2, "--team", "U4",
+                        "--reason", "did not come")
+    assert forfeit.exit_code == 0, forfeit.output  # a row of actions
+    assert dealer_at(tmp_path, "results", "audit", event).exit_code == 0
+    _edit_database(tmp_path, "four-deck-levels", f"ALTER TABLE {table} ADD COLUMN verdict TEXT DEFAULT 'kept'")
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1, audit.output
+    assert f"table {table}: column-added: column verdict" in audit.stderr
+    assert_one_error(dealer_at(tmp_path, "results", "add", event, "--round", 2, "--match", 1, "--table", 1,
+                               "--home-level", "5", "--away-level", "3"), "changed outside the tool",
+                     f"table {table}")
+
+
+def test_13_the_audit_reports_meta_edited_to_another_event(tmp_path: Path) -> None:
+    """`meta` edited to another event's id (its guard dropped and put back) gave exit 2 "belongs
+    to event …": the audit is the command that must say it, as a finding (exit 1). Every other
+    command still refuses the database."""
+    from dealer.results.db import TRIGGERS
+
+    event = level_race(tmp_path)
+    _edit_database(tmp_path, "four-deck-levels", "DROP TRIGGER meta_no_update",
+                   "UPDATE meta SET value = 'another-event' WHERE key = 'event'", TRIGGERS["meta_no_update"])
+    audit = dealer_at(tmp_path, "results", "audit", event)
+    assert audit.exit_code == 1, audit.output
+    assert "table meta: meta:" in audit.stderr and "'another-event'" in audit.stderr
+    assert "1 finding(s)" in audit.stderr  # the chain itself is intact: only meta was edited
+    assert_one_error(dealer_at(tmp_path, "report", event, "--json"), "belongs to event 'another-event'")

@@ -41,11 +41,13 @@ def open_results(event: Event, folder: EventFolder) -> ResultsStore:
     return ResultsStore.open(folder.results_path, event.id)
 
 
-def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True) -> ResultsStore | None:
+def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True,
+                          check_identity: bool = True) -> ResultsStore | None:
     """For read-only commands: the results database read-only if there is one, else ``None``
     (none created). A level race without its folder yet has no results, as long as the boards
     folder itself is there (a mistyped ``--boards-dir`` is still refused). ``check_deal=False``
-    only for a caller whose command checks the deal itself."""
+    only for a caller whose command checks the deal itself; ``check_identity=False`` only for
+    the audit (:meth:`ResultsStore.open_existing`)."""
     if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
         return None
     if event.levels and not folder.path.is_dir():
@@ -56,7 +58,7 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
     folder.require()
     if check_deal:
         folder.check_deal(event)
-    return ResultsStore.open_existing(folder.results_path, event.id)
+    return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity)
 
 
 def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None,
