@@ -8,10 +8,12 @@ championship. The championship file (TOML) names the events, relative to itself:
     events = ["levels-team.toml", "second-event.toml"]
     # place_points = [10, 7, 5, 3]   # default: each event's profile's final_place_points
 
-Each event's final order is its report's (the standings, or a knockout's places); a team is the
-same team in every event where its id is. Teams sharing a place in an event (``2=``) each get
-that place's points. The table ranks by total points, then by the better places (more first
-places, then more second places …); teams still level share the rank.
+Each event's final order is its report's (the standings, or a knockout's places); an event not
+finished yet (a match without every result, rounds still to pair, a knockout undecided) scores its
+order so far, marked provisional. A team is the same team in every event where its id is. Teams
+sharing a place in an event (``2=``) each get that place's points. The table ranks by total
+points, then by the better places (more first places, then more second places …); teams still
+level share the rank.
 """
 
 from __future__ import annotations
@@ -46,6 +48,12 @@ class EventPlaces:
     event: str
     places: tuple[tuple[int, tuple[str, ...]], ...]
     place_points: tuple[int, ...]
+    #: Why the places are not final yet (:meth:`dealer.report.ReportData.unfinished`); empty: final.
+    unfinished: tuple[str, ...] = ()
+
+    @property
+    def provisional(self) -> bool:
+        return bool(self.unfinished)
 
     def points(self) -> dict[str, int]:
         found: dict[str, int] = {}
@@ -153,7 +161,7 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
             for standing in data.standings:
                 grouped.setdefault(standing.rank, []).append(standing.team)
             order = tuple((rank, tuple(teams)) for rank, teams in sorted(grouped.items()))
-        found.append(EventPlaces(event.id, order, tuple(points)))
+        found.append(EventPlaces(event.id, order, tuple(points), tuple(data.unfinished())))
         for team in event.teams:
             names.setdefault(team.id, team.name)
     return championship, found, championship_table(found, names)

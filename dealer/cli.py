@@ -8,6 +8,7 @@ modules (WeasyPrint, NumPy, openpyxl) are imported inside the commands that need
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import traceback
@@ -18,7 +19,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from dealer import __version__
-from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, UserError
+from dealer.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_DIFFERENCE,
+    EXIT_ENVIRONMENT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    UserError,
+)
 
 if TYPE_CHECKING:
     from dealer.event import Event
@@ -34,9 +42,11 @@ BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=
                                  help="Where the events' folders (board sets, results.sqlite) live.")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
-#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes).
+#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes),
+#: or, for the fields no command has a flag for, the part of the event file that gives them.
 FLAGS = {"defenders_points": "--points", "entered_by": "--by", "boards_root": "--boards-dir",
-         "published": "--commitment", "out": "--out"}
+         "published": "--commitment", "out": "--out",
+         "teams": "event file [[teams]]", "event_format": "event file [format]"}
 #: What to do, by the hint keys the library attaches to its errors.
 HINTS = {
     "use_correct": "to change it use `dealer results correct` with --reason",
@@ -97,6 +107,19 @@ def report_error(error: UserError) -> None:
         echo(line, err=True)
 
 
+def _silence_stdout() -> None:
+    """Point standard output at the null device: the interpreter's last flush of what is still
+    buffered for a closed pipe must not fail again ("Exception ignored … BrokenPipeError")."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):  # not a real file (a test's captured output): nothing to flush later
+        pass
+
+
 class DealerGroup(click.Group):
     """The error boundary: a :class:`~dealer.errors.UserError` becomes its message and exit
     status; an operating-system refusal that escaped the library is said as one too; anything
@@ -110,6 +133,10 @@ class DealerGroup(click.Group):
         except (click.Abort, KeyboardInterrupt):
             click.echo("interrupted: nothing half-written is kept", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # The output's reader went away (`dealer results history … | head -1`): nobody to tell.
+            _silence_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
         except UserError as error:
             report_error(error)
             ctx.exit(error.exit_status)
@@ -135,7 +162,8 @@ def main() -> None:
 
     Exit status: 0 done; 1 a check (verify, results audit) found a difference; 2 the input or
     request was rejected, nothing changed; 3 the machine refused (disk full, read-only, database
-    locked, cannot print); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
+    locked, cannot print); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C);
+    141 the output's reader went away (a pipe closed early, `| head`).
     """
 
 
@@ -317,7 +345,7 @@ def _identity_options(function: F) -> F:
     for option in reversed([
         click.option("--round", "round_", help="Round number."),
         click.option("--match", help="Match id in the round."),
-        click.option("--table", help="Table A or B."),
+        click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1)."),
         click.option("--board", help="Board number."),
     ]):
         function = option(function)
@@ -470,9 +498,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
             raise UserError("--expect-current is for board results")
         with open_results(event, folder) as store:
             if withdraw and fields.get("table") is None:
-                number = int(fields["round"] or 0) if (fields.get("round") or "").isdigit() else 0
-                withdrawn = withdraw_level_match(store, number, (fields.get("match") or "").strip(), reason,
-                                                 fields.get("entered_by"))
+                withdrawn = withdraw_level_match(store, fields, reason)
                 echo(f"withdrew {len(withdrawn)} result(s) of round {withdrawn[0][0]} match {withdrawn[0][1]} "
                      f"(reason: {reason.strip()})")
                 return
@@ -496,7 +522,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), help="Round number.")
 @click.option("--match", help="Match id in the round.")
-@click.option("--table", help="Table A or B (a level race: the table number).")
+@click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1).")
 @click.option("--board", type=click.IntRange(1, 64), help="Board number.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
 @BOARDS_DIR_OPTION
@@ -505,16 +531,26 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
     import dataclasses
 
+    from dealer.errors import quote
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
+    level_table = None
+    if table is not None and event.levels:
+        from dealer.results.levels import TABLE_EXPECTED, table_number
+
+        level_table = table_number(table)  # as every entry of a level race reads it
+        if level_table is None:
+            raise UserError(f"table {quote(table)}: {TABLE_EXPECTED}", field="table")
+    elif table is not None and table.strip().upper() not in ("A", "B"):
+        raise UserError(f"table {quote(table)}: expected A or B", field="table")
     store = open_existing_results(event, folder)
     if store is None:
         echo("no results yet", err=True)
         return
     if event.levels:
         with store:
-            level_rows = store.level_history(round_, match, int(table) if table and table.isdigit() else None)
+            level_rows = store.level_history(round_, match, level_table)
         for item in level_rows:
             if as_json:
                 echo_json(item)
@@ -530,11 +566,8 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
                 line += f"; supersedes #{item['supersedes']}, reason: {item['reason']}"
             echo(line)
         return
-    if table is not None and table.upper() not in ("A", "B"):
-        store.close()
-        raise UserError(f"table {table!r}: expected A or B", field="table")
     with store:
-        rows = store.history(round_, match, table.upper() if table else None, board)
+        rows = store.history(round_, match, table.strip().upper() if table else None, board)
     for row in rows:
         if as_json:
             echo_json(dataclasses.asdict(row))
@@ -577,7 +610,8 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
-    store = open_existing_results(event, folder)
+    # A meta naming another event is the audit's to report (a finding), not a refusal.
+    store = open_existing_results(event, folder, check_identity=False)
     if store is None:
         echo("no results database yet: nothing to audit")
         return
@@ -802,17 +836,22 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
 @BOARDS_DIR_OPTION
 def championship(championship_file: str, as_json: bool, boards_dir: str) -> None:
     """The overall championship: each named event's final places scored by place points
-    (seed 001: 10 / 7 / 5 / 3), summed per team."""
+    (seed 001: 10 / 7 / 5 / 3), summed per team; an unfinished event is marked provisional."""
     from dealer.championship import build_championship
 
     head, events, lines = build_championship(championship_file, boards_dir)
     if as_json:
-        echo_json({"name": head.name,
-                   "events": [{"event": e.event, "place_points": list(e.place_points),
+        echo_json({"name": head.name, "provisional": any(e.provisional for e in events),
+                   "events": [{"event": e.event, "provisional": e.provisional, "unfinished": list(e.unfinished),
+                               "place_points": list(e.place_points),
                                "places": [{"place": p, "teams": list(t)} for p, t in e.places]} for e in events],
                    "table": [line.as_dict() for line in lines]}, indent=1)
         return
     echo(head.name or "championship")
+    for e in events:
+        if e.provisional:
+            echo(f"provisional: {e.event} is not finished ({'; '.join(e.unfinished)}): its places so far are "
+                 "scored, and may still change")
     for line in lines:
         per = "  ".join(f"{e.event} {line.per_event[e.event]}" for e in events)
         echo(f"{line.rank:>3}{'=' if line.shared else ' '} {line.team} {line.name}: {line.total}  ({per})")

@@ -23,6 +23,7 @@ EXIT_REJECTED = 2  #: the input or the request was rejected; nothing was changed
 EXIT_ENVIRONMENT = 3  #: the machine refused (disk full, read-only, locked database, no font)
 EXIT_INTERNAL = 70  #: a bug (sysexits EX_SOFTWARE): a traceback and a request to report it
 EXIT_INTERRUPTED = 130  #: stopped by Ctrl-C (128 + SIGINT, as shells say)
+EXIT_BROKEN_PIPE = 141  #: the reader of the output went away (``| head``): 128 + SIGPIPE, as shells say
 
 #: Longest piece of a user's value quoted back in a message.
 QUOTE_LIMIT = 40

@@ -30,8 +30,9 @@ from dealer.scoring import Adjustments, BoardLine, MatchScore, ScoredEvent, Scor
 #: One level past A: the side that gets there first wins the table (谁先过“A”谁赢).
 PAST_A = "过A"
 RACE_LEVELS: tuple[str, ...] = (*LEVELS, PAST_A)
-#: Spellings of 过A (compared after upper-casing, spaces removed).
-_PAST_A_SPELLINGS = frozenset({"过A", "A+", "过"})
+#: Spellings of 过A (compared after upper-casing, spaces removed). Not 过 alone: the docs and the
+#: score sheet say 过A, and a bare 过 may be a level cut short; it is refused with these two.
+_PAST_A_SPELLINGS = frozenset({"过A", "A+"})
 #: 末局胜方: the side that won the last game, by the words a score sheet uses.
 SIDES = {"HOME": "home", "主": "home", "主队": "home", "主方": "home",
          "AWAY": "away", "客": "away", "客队": "away", "客方": "away"}

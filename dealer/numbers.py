@@ -28,6 +28,33 @@ def whole_number(text: str) -> int | None:
     return int(text.split(".", 1)[0])
 
 
+class NotAWholeNumber(ValueError):
+    """What :func:`read_whole_number` says about a value it refuses (its one argument)."""
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+def read_whole_number(text: str | None, what: str, low: int | None = None) -> int:
+    """The whole number ``text`` says (a file's cell, a typed value), or
+    :class:`NotAWholeNumber` with the message every entry path gives (``what``: "the round
+    number"): missing, too many digits, not a whole number, below ``low``."""
+    text = (text or "").strip()
+    if not text:
+        raise NotAWholeNumber(f"{what} is missing; expected a whole number")
+    try:
+        value = whole_number(text)
+    except OverflowError as digits:
+        raise NotAWholeNumber(f"{what} has {digits.args[0]:,} digits; expected a whole number of at most "
+                              f"{DIGITS_LIMIT}") from None
+    if value is None:
+        raise NotAWholeNumber(f"expected {what} as a whole number")
+    if low is not None and value < low:
+        raise NotAWholeNumber(f"{what} must be {low} or more")
+    return value
+
+
 def whole_number_or_none(text: str | None) -> int | None:
     """:func:`whole_number`, with ``None`` also for no text and for too many digits (where the
     caller has nothing more to say about them)."""

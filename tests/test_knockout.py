@@ -87,6 +87,7 @@ def test_a_different_order_changes_the_bracket() -> None:
     ({"sizes": {"8": [1, 8, 4, 5, 2, 7, 3, 6]}, "seeds": 1}, "seeds"),
     ({"sizes": {"6": [1, 6, 3, 4, 2, 5]}}, "sizes.6"),
     ({"sizes": {"eight": [1]}}, "sizes.eight"),
+    ({"sizes": {"²": [1]}}, "sizes.²"),  # str.isdigit says yes, int() refuses it
     ({"sizes": {"4": [1, 4, 4, 3]}}, "sizes.4"),
     ({"sizes": {"4": [1, 4, 2]}}, "sizes.4"),
     ({"sizes": {"4": "1,4,2,3"}}, "sizes.4"),

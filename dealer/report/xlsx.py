@@ -5,12 +5,14 @@ write-only mode, with lxml) writes some 30,000 cells a second on the 2-core mach
 minutes. This writer emits the same SpreadsheetML (inline strings, whole numbers as numbers, a
 bold header row) with one string operation per row, each cell's XML made once per distinct value,
 and streams it into the zip archive, so no sheet is ever held whole. Workbooks are read back with
-openpyxl and pandas in the tests.
+openpyxl and pandas in the tests. Reproducible: every member has the same fixed date, and there
+are no document properties (creation or modification times).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import zipfile
 from collections.abc import Iterable, Sequence
 from typing import IO, Any
@@ -42,6 +44,23 @@ _STYLES = (
     '</styleSheet>')
 
 
+#: The time every member of a workbook is stamped with (the zip format's earliest), never the time
+#: of writing: two builds of the same data are the same bytes (a site's downloads, a report).
+MEMBER_TIME = (1980, 1, 1, 0, 0, 0)
+#: Deflate level 1: a league's board lines are millions of cells.
+_LEVEL = 1
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    """A member as ``ZipFile.open(name, "w")`` makes one (deflated, mode 0600), at :data:`MEMBER_TIME`."""
+    info = zipfile.ZipInfo(name, date_time=MEMBER_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o600 << 16
+    # The member's own deflate level (read by open() and writestr()); public from Python 3.13.
+    setattr(info, "compress_level" if sys.version_info >= (3, 13) else "_compresslevel", _LEVEL)
+    return info
+
+
 def _text_cell(text: str, style: str = "") -> str:
     text = _NOT_XML.sub("\ufffd", text)
     space = ' xml:space="preserve"' if text != text.strip() else ""
@@ -71,7 +90,7 @@ class Workbook:
     """An XLSX file written sheet by sheet (one open sheet at a time) into ``stream``."""
 
     def __init__(self, stream: IO[bytes]) -> None:
-        self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1)
+        self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=_LEVEL)
         self._names: list[str] = []
         self._cache = _Cells()
         self._part: IO[bytes] | None = None
@@ -101,7 +120,7 @@ class Workbook:
             self.close_sheet()
         name = self.sheet_name(name)
         self._names.append(name)
-        self._part = self._zip.open(f"xl/worksheets/sheet{len(self._names)}.xml", "w", force_zip64=True)
+        self._part = self._zip.open(_member(f"xl/worksheets/sheet{len(self._names)}.xml"), "w", force_zip64=True)
         self._rows = 1
         header = "".join(_text_cell(h, ' s="1"') if h else "<c/>" for h in head)
         self._part.write(f'{_HEAD}<worksheet xmlns="{_MAIN}"><sheetData><row>{header}</row>'.encode())
@@ -134,7 +153,10 @@ class Workbook:
         self.close_sheet()
         sheets = "".join(f'<sheet name="{escape(n, {chr(34): "&quot;"})}" sheetId="{i}" r:id="rId{i}"/>'
                          for i, n in enumerate(self._names, start=1))
-        write = self._zip.writestr
+
+        def write(name: str, text: str) -> None:
+            self._zip.writestr(_member(name), text)
+
         write("xl/workbook.xml", f'{_HEAD}<workbook xmlns="{_MAIN}" xmlns:r="{_REL}"><sheets>{sheets}</sheets>'
                                  "</workbook>")
         rels = "".join(f'<Relationship Id="rId{i}" Type="{_REL}/worksheet" Target="worksheets/sheet{i}.xml"/>'

@@ -600,7 +600,8 @@ class Seating:
 class Finding:
     """One thing the audit found: its kind and where."""
 
-    kind: str  # edited, deleted, added, trigger-missing, trigger-changed, trigger-added, view-changed, meta, head
+    kind: str  # edited, deleted, added, trigger-missing, trigger-changed, trigger-added, view-changed,
+    #            column-added, meta, head
     where: str
     detail: str
 
@@ -731,11 +732,14 @@ class ResultsStore:
         return store
 
     @classmethod
-    def open_existing(cls, path: str | Path, event_id: str, upgrade: bool = True) -> ResultsStore | None:
+    def open_existing(cls, path: str | Path, event_id: str, upgrade: bool = True, *,
+                      check_identity: bool = True) -> ResultsStore | None:
         """Open read-only if the database exists (``None`` otherwise; nothing is created).
 
         A database of an older schema is first upgraded (a writing open that changes no result),
         unless it cannot be written (a read-only medium): then it is refused, saying so.
+        ``check_identity=False`` (the audit only, which reports it as a finding): a database of the
+        current schema whose ``meta`` names another event is opened anyway.
         """
         path = Path(path)
         if not path.exists():
@@ -784,7 +788,8 @@ class ResultsStore:
                         f"({SCHEMA_VERSION}) and cannot be upgraded here (read-only)")
                 if version >= SCHEMA_VERSION:
                     store._check_columns()
-                    store._check_identity()
+                    if check_identity:
+                        store._check_identity()
         except BaseException:
             conn.close()
             raise
@@ -1329,6 +1334,14 @@ class ResultsStore:
             view = stored.get(name)
             if _GUARDED_TABLE[name] in tables and (view is None or " ".join(view[1].split()) != " ".join(sql.split())):
                 found.append(Finding("view-changed", f"view {name}", "missing or not the tool's"))
+        # A column the tool did not make: its values are outside every link (and would be shown
+        # by nothing), so a row could carry them unnoticed. Columns missing: _check_columns.
+        for table, columns in (("meta", ("key", "value")), *((t, (*c, "seq", "chain")) for t, c in CHAINED.items())):
+            if table not in tables:
+                continue
+            for column in sorted(_columns(self.conn, table) - set(columns)):
+                found.append(Finding("column-added", f"table {table}", f"column {column} is not the tool's: its "
+                                     "values are outside the hash chain"))
         return found
 
     def audit(self, published_head: str | None = None) -> AuditReport:
@@ -1368,9 +1381,12 @@ class ResultsStore:
         conn = self.conn
         findings = self._schema_findings()
         meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
-        if meta.get("event") != self.event_id or set(meta) != {"event", "created", "chain"}:
-            findings.append(Finding("meta", "table meta", f"holds {sorted(meta)} for event "
-                                    f"{meta.get('event')!r}; the tool writes event, created and chain only"))
+        if meta.get("event") != self.event_id:
+            findings.append(Finding("meta", "table meta", f"names event {meta.get('event')!r}, not "
+                                    f"{self.event_id!r}: edited, or the database of another event"))
+        if set(meta) != {"event", "created", "chain"}:
+            findings.append(Finding("meta", "table meta", f"holds {sorted(meta)}; the tool writes event, created "
+                                    "and chain only"))
         rows: list[tuple[object, str, sqlite3.Row]] = []
         # A database of an older schema (checked before its migration) lacks the newer tables.
         for table in [t for t in CHAINED if _columns(conn, t)]:

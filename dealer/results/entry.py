@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dealer.errors import Problem, Rejected, UserError
+from dealer.errors import FileProblem, Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.folder import EventFolder
-from dealer.numbers import whole_number_or_none
+from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
@@ -41,17 +41,24 @@ def open_results(event: Event, folder: EventFolder) -> ResultsStore:
     return ResultsStore.open(folder.results_path, event.id)
 
 
-def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True) -> ResultsStore | None:
+def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True,
+                          check_identity: bool = True) -> ResultsStore | None:
     """For read-only commands: the results database read-only if there is one, else ``None``
     (none created). A level race without its folder yet has no results, as long as the boards
     folder itself is there (a mistyped ``--boards-dir`` is still refused). ``check_deal=False``
-    only for a caller whose command checks the deal itself."""
+    only for a caller whose command checks the deal itself; ``check_identity=False`` only for
+    the audit (:meth:`ResultsStore.open_existing`)."""
     if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
         return None
+    if event.levels and not folder.path.is_dir():
+        # Not folder.require()'s "was not committed or dealt": a level race is never dealt.
+        raise FileProblem(f"{folder.boards_root}: no such folder: it holds the results and pairings of level race "
+                          f"{event.id} (a level race is never dealt: its folder is made by its first result or "
+                          "pairing); is the boards folder right?", field="boards_root")
     folder.require()
     if check_deal:
         folder.check_deal(event)
-    return ResultsStore.open_existing(folder.results_path, event.id)
+    return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity)
 
 
 def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None,
@@ -146,12 +153,10 @@ def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
     problems: list[Problem] = []
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
-        text = (values.get(key) or "").strip()
-        number = whole_number_or_none(text)
-        if number is None:
-            problems.append(Problem(None, None, key, None, text or None, "expected a whole number"))
-        else:
-            numbers[key] = number
+        try:
+            numbers[key] = read_whole_number(values.get(key), f"the {key} number", low=1)
+        except NotAWholeNumber as refused:
+            problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.message))
     match = (values.get("match") or "").strip()
     if not match:
         problems.append(Problem(None, None, "match", None, None, "the match is missing"))
@@ -220,11 +225,19 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
     slots withdrawn."""
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
-    round_number = whole_number_or_none(values.get("round"))
+    problems: list[Problem] = []
+    round_number = 0
+    try:
+        round_number = read_whole_number(values.get("round"), "the round number", low=1)
+    except NotAWholeNumber as refused:
+        problems.append(Problem(None, None, "round", None, (values.get("round") or "").strip() or None,
+                                refused.message))
     match = (values.get("match") or "").strip()
-    if round_number is None or not match:
-        raise Rejected(None, [Problem(None, None, key, None, values.get(key), "expected the round number and "
-                                      "the match id of the match to withdraw") for key in ("round", "match")], 1)
+    if not match:
+        problems.append(Problem(None, None, "match", None, None, "the match is missing; expected a match id "
+                                "of the round"))
+    if problems:
+        raise Rejected(None, problems, 1)
     entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_match_rows(round_number, match)

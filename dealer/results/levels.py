@@ -15,7 +15,7 @@ from pathlib import Path
 from dealer.errors import FileProblem, Problem, Rejected, quote
 from dealer.event import Event, Match
 from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
-from dealer.numbers import DIGITS_LIMIT, whole_number, whole_number_or_none
+from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.results.db import LevelEntry, ResultsStore, level_value_text
 from dealer.results.importer import ImportReport, Layout, against_stored, read_file
 from dealer.results.validate import TEXT_LIMIT, Cell, RawRow
@@ -52,12 +52,47 @@ def _stored_text(row: sqlite3.Row) -> str:
     return f"{value} (entered {row['entered_at'][:19]}{by})"
 
 
-def _table_number(text: str, tables: int) -> int | None:
-    """A table as written: its number (1 …) or its letter (A = 1, B = 2 …)."""
-    text = text.strip().upper()
-    if len(text) == 1 and "A" <= text <= "Z":
-        return ord(text) - ord("A") + 1
-    return whole_number_or_none(text)
+def table_number(text: str | None) -> int | None:
+    """A table as written: its number (1 …, as :func:`~dealer.numbers.whole_number` reads it) or
+    its ASCII letter (A = 1, B = 2 …); ``None`` for anything else. The one reading of a level
+    race's table: files, ``results add``, ``correct``, withdrawals and ``history``."""
+    text = (text or "").strip()
+    if len(text) == 1 and text.isascii() and text.isalpha():
+        return ord(text.upper()) - ord("A") + 1
+    number = whole_number_or_none(text)
+    return number if number is not None and number >= 1 else None
+
+
+#: What a table that is not one is told (a withdrawal or ``history``, which need no event).
+TABLE_EXPECTED = "expected the table's number (1, 2 …) or its letter (A = 1, B = 2 …)"
+
+
+def stored_slot(values: Mapping[str, str | None], table: bool = True) -> tuple[int, str, int | None]:
+    """The slot (round, match, table) or, ``table=False``, the match (table ``None``) an entry
+    names, read without the event (a withdrawal reaches results of matches the event file no
+    longer has) by the same rules as a file row; :class:`Rejected` naming each bad field."""
+    problems: list[Problem] = []
+
+    def refuse(key: str, message: str) -> None:
+        problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, message))
+
+    round_number = None
+    try:
+        round_number = read_whole_number(values.get("round"), "the round number", low=1)
+    except NotAWholeNumber as refused:
+        refuse("round", refused.message)
+    match = (values.get("match") or "").strip()
+    if not match:
+        refuse("match", "the match is missing; expected a match id of the round")
+    number = None
+    if table:
+        text = (values.get("table") or "").strip()
+        number = table_number(text)
+        if number is None:
+            refuse("table", f"the table is missing; {TABLE_EXPECTED}" if not text else TABLE_EXPECTED)
+    if problems or round_number is None:
+        raise Rejected(None, problems, 1)
+    return round_number, match, number
 
 
 def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[LevelEntry | None, list[Problem]]:
@@ -80,19 +115,13 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         return None, problems
 
     def number(key: str, what: str, required: bool = True) -> int | None:
-        text = cell(key).value
-        if not text:
-            if required:
-                problem(key, f"{what} is missing; expected a whole number")
+        if not cell(key).value and not required:
             return None
         try:
-            value = whole_number(text)
-        except OverflowError as digits:
-            problem(key, f"{what} has {digits.args[0]:,} digits; expected a whole number of at most {DIGITS_LIMIT}")
+            return read_whole_number(cell(key).value, what)
+        except NotAWholeNumber as refused:
+            problem(key, refused.message)
             return None
-        if value is None:
-            problem(key, f"expected {what} as a whole number")
-        return value
 
     round_number = number("round", "the round number")
     rnd = event.round(round_number) if round_number is not None else None
@@ -133,7 +162,7 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
     if not table_text:
         problem("table", "the table is missing; expected its number")
     else:
-        table = _table_number(table_text, event.tables)
+        table = table_number(table_text)
         if table is None or not 1 <= table <= event.tables:
             problem("table", f"the match has no such table: a match of this event is played at tables 1 to "
                              f"{event.tables}")
@@ -149,7 +178,10 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         try:
             level = race_level(text)
         except ValueError:
-            problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
+            if "".join(text.split()) == "过":
+                problem(key, "过 alone is not a level: write 过A (or A+) for one level past A")
+            else:
+                problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
             continue
         if climbed(level, start) < 0:
             problem(key, f"below the start: every side starts at {start} (profile {event.profile.id}); expected "
@@ -293,12 +325,8 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
         raise _rejected("reason", reason, "a correction needs a reason")
     with store.transaction():
         if withdraw:
-            round_number = whole_number_or_none(values.get("round"))
-            table = whole_number_or_none(values.get("table"))
-            match = (values.get("match") or "").strip()
-            if round_number is None or table is None or not match:
-                raise _rejected(None, None, "expected the round number, the match id and the table number of the "
-                                            "result to withdraw")
+            round_number, match, table = stored_slot(values)
+            assert table is not None
             slot = (round_number, match, table)
             old = store.current_level_row(slot)
             if old is None or old["withdrawn"]:
@@ -321,11 +349,14 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
             f"{reason.strip()})")
 
 
-def withdraw_level_match(store: ResultsStore, round_number: int, match: str, reason: str,
-                         entered_by: str | None = None) -> list[tuple[int, str, int]]:
-    """Withdraw every current table result of one match, with a reason; the slots withdrawn."""
+def withdraw_level_match(store: ResultsStore, values: Mapping[str, str | None], reason: str
+                         ) -> list[tuple[int, str, int]]:
+    """Withdraw every current table result of one match (``round`` and ``match`` of ``values``,
+    read as :func:`stored_slot` reads them), with a reason; the slots withdrawn."""
     if not reason.strip():
         raise _rejected("reason", reason, "a correction needs a reason")
+    round_number, match, _table = stored_slot(values, table=False)
+    entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_level_match_rows(round_number, match)
         if not rows:

@@ -63,10 +63,28 @@ def _current_pairings(store: ResultsStore) -> dict[int, Action]:
     return {a.round: a for a in store.actions(("pair",)) if not a.undone}
 
 
-def stored_rounds(store: ResultsStore | None) -> list[Round]:
-    if store is None:
-        return []
-    return [_round_from_action(a) for _n, a in sorted(_current_pairings(store).items())]
+def _check_format(event: Event, pairings: Sequence[Action]) -> None:
+    """Refuse stored pairings the event file's format, as edited, cannot have made: another
+    format (stored with each pairing; before that, a knockout bracket's slots or their absence
+    tell), or more rounds than it has. Scoring them as the new format would misread them (a
+    Swiss round read as a knockout's has no winner to take through)."""
+    kind = event.format.kind
+    for action in pairings:
+        stored = action.data.get("format")
+        bracket = any(m.get("slot") for m in action.data["matches"])
+        if stored is not None and stored != kind:
+            was = f"as a {stored} round"
+        elif stored is None and bracket != (kind == "knockout"):
+            was = "in a knockout bracket" if bracket else "without a knockout bracket (a Swiss or round robin round)"
+        else:
+            continue
+        raise RoundError(f"round {action.round} was paired {was}, but the event file's format is now {kind}: "
+                         "the stored pairings do not fit it; restore the format the rounds were paired with",
+                         field="event_format")
+    needed = event.format.rounds_needed(len(event.teams))
+    if len(pairings) > needed:
+        raise RoundError(f"{len(pairings)} rounds are paired, but the event file's format ({kind}) has rounds 1 to "
+                         f"{needed}: restore the rounds it was paired for", field="event_format")
 
 
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
@@ -90,10 +108,12 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
     """The event with its rounds: the event file's for a fixed schedule, else the stored ones.
 
     Refuses stored rounds that name a team the event file no longer has (a team removed or
-    renamed after it was paired): scoring them would credit nobody."""
+    renamed after it was paired): scoring them would credit nobody; and rounds its format, as
+    edited, could not have paired (:func:`_check_format`)."""
     if not event.format.paired:
         return event
-    rounds = tuple(stored_rounds(store))
+    pairings = [a for _n, a in sorted(_current_pairings(store).items())] if store is not None else []
+    rounds = tuple(_round_from_action(a) for a in pairings)
     known = {t.id for t in event.teams}
     for rnd in rounds:
         for match in rnd.matches:
@@ -106,6 +126,7 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
             if team not in known:
                 raise RoundError(f"round {rnd.number} gave a bye to team {quote(team)}, which the event file no "
                                  "longer has: restore the team", field="teams")
+    _check_format(event, pairings)
     return dataclasses.replace(event, rounds=rounds)
 
 
@@ -223,7 +244,8 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
             needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
             if needs_accepting and not accept_warnings:
                 return view, False
-            store.insert_action("pair", number, {**view.as_dict(), "teams": field}, entered_by=entered_by)
+            store.insert_action("pair", number, {**view.as_dict(), "teams": field, "format": event.format.kind},
+                                entered_by=entered_by)
     return view, True
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Problem, quote
 from dealer.event import Event, Match
-from dealer.numbers import DIGITS_LIMIT, whole_number
+from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number
 from dealer.results.db import Entry, EntryBatch
 
 #: Longest text accepted in a free-text field (note, who entered it) and in any cell.
@@ -110,19 +110,11 @@ def validate_row(
         return None, problems
 
     def required_int(key: str, what: str) -> int | None:
-        text = cell(key).value
-        if not text:
-            problem(key, f"{what} is missing; expected a whole number")
-            return None
         try:
-            value = whole_number(text)
-        except OverflowError as digits:
-            problem(key, f"{what} has {digits.args[0]:,} digits; expected a whole number of at most "
-                         f"{DIGITS_LIMIT}")
+            return read_whole_number(cell(key).value, what)
+        except NotAWholeNumber as refused:
+            problem(key, refused.message)
             return None
-        if value is None:
-            problem(key, f"expected {what} as a whole number")
-        return value
 
     round_number = required_int("round", "the round number")
     match_id = cell("match").value

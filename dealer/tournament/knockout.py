@@ -109,7 +109,7 @@ def bracket_order_from_mapping(data: Mapping[str, Any]) -> BracketOrder:
     out: dict[int, tuple[int, ...]] = {}
     for key, value in sizes.items():
         where = f"sizes.{key}"
-        size = int(key) if isinstance(key, str) and key.isdigit() else 0
+        size = int(key) if isinstance(key, str) and key.isascii() and key.isdigit() else 0
         if size < 2 or size & (size - 1):
             raise BracketOrderError(f"a bracket size must be a power of two from 2 up, not {quote(key)}",
                                     field=where)
