@@ -393,3 +393,27 @@ def test_defect_06_an_edited_release_publishes_nothing(tmp_path: Path) -> None:
     refused = _site(event_file, boards, out)
     assert refused.exit_code == 2 and "releases #1" in refused.stderr, refused.output
     assert _tree(out) == before and not list(out.glob("board-3-*"))
+
+
+def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whole_chain(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    database = boards / "demo" / "results.sqlite"
+    # A result slipped in behind the tool's back (no link): a rebuild reads it, so it refuses.
+    _sql(database, "INSERT INTO results (round, match, tbl, board, defenders_points, withdrawn, entered_at, "
+                   "import_id) VALUES (3, 2, 'B', 16, 200, 0, '2026-12-01T00:00:00.000+00:00', 1)")
+    refused = _site(event_file, boards, out)
+    assert refused.exit_code == 2 and "results #" in refused.stderr and "no chain link" in refused.stderr
+    assert json.loads((out / "match-3-2.json").read_text(encoding="utf-8"))["boards"][15]["b_points"] is None
+    # A forfeit (an action) edited mid-chain is read by every build: refused.
+    (tmp_path / "two").mkdir()
+    fresh_event, fresh_boards = _demo(tmp_path / "two", travellers=False)
+    assert run_dealer("results", "forfeit", fresh_event, "--round", 1, "--match", 1, "--team", "T1", "--reason",
+                      "did not come", "--boards-dir", fresh_boards).exit_code == 0
+    assert _site(fresh_event, fresh_boards, tmp_path / "two" / "s").exit_code == 0
+    database = fresh_boards / "demo" / "results.sqlite"
+    _sql(database, "DROP TRIGGER actions_no_update")
+    _sql(database, "UPDATE actions SET reason = 'rewritten'")
+    refused = _site(fresh_event, fresh_boards, tmp_path / "two" / "s")
+    assert refused.exit_code == 2 and "actions #" in refused.stderr and "edited" in refused.stderr, refused.output

@@ -145,14 +145,17 @@ class ReportData:
 
 
 def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str] | None = None,
-                 grid: ResultGrid | None = None) -> ReportData:
+                 grid: ResultGrid | None = None, *, publishing: bool = False) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
     edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`). ``checked``:
     an earlier report's :attr:`ReportData.checked`; when the event's matches are the same and the
     database has only grown since, only the results stored since are checked, and ``grid`` (that
     report's ``scored.grid``, as it was then; it is updated in place) is brought up to date with
-    them instead of reading every result (a rebuilt site: a league has 640,000)."""
+    them instead of reading every result (a rebuilt site: a league has 640,000). ``publishing``:
+    for the players' site, whose releases, pairings and results are trusted only as links of the
+    hash chain: the whole chain is audited first (a rebuild reading the results since the
+    checkpoint: those rows and every row of the other tables), and anything found refused."""
     from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
 
     store = open_existing_results(event, folder)
@@ -179,6 +182,9 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
             # The rows since are read alone while they are fewer than those before.
             since = (after, grid) if after is not None and grid is not None and grid.fits(event) \
                 and upto - after <= after else None
+            if publishing:
+                store.require_intact("nothing is published from it: the site is not built",
+                                     since[0] if since is not None else None)
             scored = score_stored(event, store, adjustments, since)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()

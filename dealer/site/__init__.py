@@ -58,8 +58,8 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 FULL_DOWNLOADS_MATCHES = 400
 #: Below this many pages the site is rendered in this process (a pool costs more than it saves).
 PARALLEL_PAGES = 2000
-#: The format of :func:`scores_file`: another is not read.
-SCORES_VERSION = 1
+#: The format of :func:`scores_file`: another is not read (2: its rows were audited when read).
+SCORES_VERSION = 2
 
 
 @dataclass
@@ -161,8 +161,6 @@ def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, An
     if store is None:
         return {}, None, None
     with store:
-        # What becomes public (hands, the key) rests on these rows: only links of the chain count.
-        store.require_intact("the site is not built (nothing is published from it)")
         releases = store.releases()
         last = store.last_entry_at()
     sets = {r.set_number: {"at": r.at, "reason": r.reason} for r in releases
@@ -723,7 +721,8 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     new_folder = out.with_name(f".{out.name}.new")  # one name: builds take turns (the lock)
     with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
         live = _check_site_folders(out, spare, new_folder)
-        scores = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)))
+        # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
+        scores = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)), publishing=True)
         released, key_release, last_update = _released(event, folder)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
