@@ -33,12 +33,15 @@ from dealer.scoring import (
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:
     """The event's results database, for writing (created owner-only when new). A level race
-    deals nothing: its folder is made by its first result or pairing."""
+    deals nothing: its folder is made by its first result or pairing. Refused when the folder
+    holds another kind of event (:meth:`EventFolder.check_kind`; the database's kind is checked,
+    and remembered, as it is opened)."""
+    folder.check_kind(event, database=False)
     if event.levels:
         make_folder(folder.path, OWNER_ONLY_FOLDER, field="boards_root")
     folder.require()
     folder.check_deal(event)  # scoring uses the event's declarers: they must be the dealt ones
-    return ResultsStore.open(folder.results_path, event.id)
+    return ResultsStore.open(folder.results_path, event.id, result=event.result)
 
 
 def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True) -> ResultsStore | None:
@@ -49,9 +52,10 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
     if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
         return None
     folder.require()
+    folder.check_kind(event, database=False)
     if check_deal:
         folder.check_deal(event)
-    return ResultsStore.open_existing(folder.results_path, event.id)
+    return ResultsStore.open_existing(folder.results_path, event.id, result=event.result)
 
 
 def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None,
