@@ -334,6 +334,7 @@ class EventFolder:
             needed = f", so {purpose} cannot be printed (their QR check tag needs the key)" if purpose else ""
             raise FileProblem(f"{path}: no key file{needed}", field="key_file")
         key = read_key(path)
+        self.check_kind(event)
         committed = self.check_plan(event)
         if committed is None:
             raise FileProblem(f"{self.path}: event {self.event_id} has no commitment to check the key "
