@@ -646,7 +646,8 @@ def results_late(event_file: str, round_: int, team: str, minutes: int | None, w
 
 @main.group("round")
 def round_group() -> None:
-    """The round loop of a Swiss, round robin or knockout: pair, show, undo (stored in results.sqlite)."""
+    """The round loop of a Swiss, round robin or knockout: pair, show, undo; and the end of any
+    event declared early (stored in results.sqlite)."""
 
 
 def _echo_round(view: Any, event: Event) -> None:
