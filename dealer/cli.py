@@ -680,7 +680,8 @@ def results_late(event_file: str, round_: int, team: str, minutes: int | None, w
 
 @main.group("round")
 def round_group() -> None:
-    """The round loop of a Swiss, round robin or knockout: pair, show, undo (stored in results.sqlite)."""
+    """The round loop of a Swiss, round robin or knockout: pair, show, undo; and the end of any
+    event declared early (stored in results.sqlite)."""
 
 
 def _echo_round(view: Any, event: Event) -> None:
@@ -755,6 +756,22 @@ def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None
     echo(f"undid round {view.number} ({len(view.matches)} match(es)); reason: {reason.strip()}")
 
 
+@round_group.command("end")
+@EVENT_ARGUMENT
+@click.option("--reason", required=True, help="Why the event ends before all its rounds are complete (kept in the "
+              "audit trail).")
+@click.option("--withdraw", is_flag=True, help="Withdraw the declared end (only before the key is released).")
+@click.option("--by", "entered_by", help="Who declares it (裁判长).")
+@BOARDS_DIR_OPTION
+def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | None, boards_dir: str) -> None:
+    """Declare the event over early (rounds not played, a result never to come): no round is paired
+    after it, and the key can be released once every set is released or declared unused."""
+    from dealer.results.rounds import end_event, withdraw_end
+
+    event, folder = _event_folder(event_file, boards_dir)
+    echo((withdraw_end if withdraw else end_event)(event, folder, reason, entered_by))
+
+
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--format", "formats", default="html,pdf,csv,xlsx", show_default=True,
@@ -787,21 +804,30 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
 @EVENT_ARGUMENT
 @click.option("--set", "set_number", type=int, help="The board set whose hands to make public.")
 @click.option("--key", "reveal_key", is_flag=True,
-              help="Reveal the key (once every played set is released): the site then shows it and the verify command.")
+              help="Reveal the key, once the event is over (every round complete, or its end declared with "
+                   "`dealer round end`) and every set released or declared unused: the site then shows it and the "
+                   "verify command.")
+@click.option("--unused", is_flag=True,
+              help="With --set N: declare the set unused (no match played it or will): never shown as a played "
+                   "set; the key reveals it at the end.")
 @click.option("--reason", required=True, help="Why (kept with the results, shown on the site).")
 @click.option("--by", "entered_by", help="Who releases (裁判长).")
 @click.option("--accept-missing", is_flag=True,
               help="Release although a match playing the set still misses results (or none has played it).")
 @BOARDS_DIR_OPTION
-def release(event_file: str, set_number: int | None, reveal_key: bool, reason: str, entered_by: str | None,
-            accept_missing: bool, boards_dir: str) -> None:
-    """Make a board set's hands public on the players' site (recorded with time and reason)."""
+def release(event_file: str, set_number: int | None, reveal_key: bool, unused: bool, reason: str,
+            entered_by: str | None, accept_missing: bool, boards_dir: str) -> None:
+    """Make a board set's hands public on the players' site, declare a set unused, or reveal the
+    key at the end (recorded with time and reason)."""
     from dealer.site.release import release as release_set
 
     if (set_number is None) == (not reveal_key):
         raise UserError("give either --set N or --key", field="set")
+    if unused and reveal_key:
+        raise UserError("a set is declared unused: give it (--set N), not --key", field="unused")
     event, folder = _event_folder(event_file, boards_dir)
-    outcome = release_set(event, folder, set_number, reason, entered_by=entered_by, accept_missing=accept_missing)
+    outcome = release_set(event, folder, set_number, reason, entered_by=entered_by, accept_missing=accept_missing,
+                          unused=unused)
     for warning in outcome.warnings:
         echo(f"warning: {warning}", err=True)
     echo(outcome.text())

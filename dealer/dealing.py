@@ -111,6 +111,7 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
 
 def _commit(event: Event, folder: EventFolder, key_file: str | Path | None, plan: PlanOf) -> DealReport:
     refuse_level_race(event)
+    folder.check_kind(event)  # not into the folder of a level race of the same id
     make_folder(folder.path, OWNER_ONLY_FOLDER)
     key, path, created = _key(folder, key_file)
     committed = commitment_of_digest(key, plan.sha256)

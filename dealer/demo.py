@@ -117,7 +117,10 @@ def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
 
 def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[str]:
     """Release the hands of every played set (the demo's results are sample data: the one slip
-    still missing is accepted) and the throw-away key, then build the players' site."""
+    still missing is accepted), declare the event over (that slip never comes back) and release
+    the throw-away key, then build the players' site."""
+    from dealer.report import build_report
+    from dealer.results.rounds import end_event, unfinished
     from dealer.site import build_site
     from dealer.site.release import release
 
@@ -128,6 +131,10 @@ def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[s
         if outcome.release is not None:
             yield f"released the hands of set {number}" + (f" ({'; '.join(outcome.warnings)})"
                                                            if outcome.warnings else "")
+    data = build_report(event, folder)
+    if unfinished(data.scored, data.places):  # the key waits for the event's end
+        yield end_event(event, folder, "样例：比赛结束，最后一张记分条未交回 demo: event over, the last sample slip "
+                        "never came back", entered_by="demo")
     if release(event, folder, None, "样例：比赛结束 demo: event over", entered_by="demo").release is not None:
         yield "revealed the demo's throw-away key (the site shows it with the verify command)"
     summary = build_site(event, folder, pdf=pdf)

@@ -152,6 +152,31 @@ class EventFolder:
                 f"{self.path}: no such folder: event {self.event_id} was not committed or dealt "
                 f"under {self.boards_root} (is the boards folder right?)", field="boards_root")
 
+    def check_kind(self, event: Event, *, database: bool = True) -> None:
+        """Refuse an event file of another kind of event than the one this folder holds: a level
+        race over a folder holding a deal (a commitment, a manifest, set files or a key), or an
+        event whose results database holds the other kind of results (``database``: checked
+        here too; :func:`dealer.results.entry.open_results` checks it as it opens the database).
+        Every command that uses an event's folder goes through this check."""
+        if not self.path.is_dir():
+            return
+        if event.levels:
+            dealt = [name for name in (COMMITMENT_FILE, MANIFEST_FILE, KEY_FILE) if (self.path / name).exists()]
+            sets = self.set_files()
+            if sets:
+                dealt.append(f"{len(sets)} set file(s)")
+            if dealt:
+                raise FileProblem(
+                    f"{self.path}: this folder holds a dealt boards event ({', '.join(dealt)}), but the event file "
+                    f'makes event {self.event_id} a level race (result = "levels"), which deals nothing: an event '
+                    "of another kind needs an id of its own")
+        if database and self.results_path.exists():
+            from dealer.results.db import ResultsStore
+
+            store = ResultsStore.open_existing(self.results_path, self.event_id, result=event.result)
+            if store is not None:
+                store.close()
+
     def set_files(self) -> list[Path]:
         if not self.path.is_dir():
             return []
@@ -309,6 +334,7 @@ class EventFolder:
             needed = f", so {purpose} cannot be printed (their QR check tag needs the key)" if purpose else ""
             raise FileProblem(f"{path}: no key file{needed}", field="key_file")
         key = read_key(path)
+        self.check_kind(event)
         committed = self.check_plan(event)
         if committed is None:
             raise FileProblem(f"{self.path}: event {self.event_id} has no commitment to check the key "

@@ -56,6 +56,10 @@ def test_release_is_refused_while_a_match_misses_results_and_stored_once_in_the_
     accepted = run_dealer("release", event_file, "--set", 3, "--reason", "round 3 played", "--accept-missing", *common)
     assert accepted.exit_code == 0 and "warning: round 3 match 2" in accepted.stderr
     run_dealer("release", event_file, "--set", 2, "--reason", "round 2 played", *common)
+    # Every set released, but round 3 match 2 still misses a slip: the event is not over.
+    early = run_dealer("release", event_file, "--key", "--reason", "event over", *common)
+    assert early.exit_code == 2 and "round 3 match 2" in early.stderr, early.output
+    assert run_dealer("round", "end", event_file, "--reason", "the last slip is lost", *common).exit_code == 0
     assert run_dealer("release", event_file, "--key", "--reason", "event over", *common).exit_code == 0
     # In the results' hash chain: the head moved, and the audit walks the releases too.
     assert json.loads(run_dealer("report", event_file, "--json", *common).stdout)["results_chain_head"] != head

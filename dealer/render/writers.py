@@ -371,6 +371,8 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     elif kind == "pairings":
         raise UserError("pairings are printed one round at a time: give the round", field="round")
     source = Source(event, options)
+    if kind != "alignment":
+        source.folder.check_kind(event)  # the folder must hold this kind of event
     if event.levels:  # no deal to check: the pairings and the level-race score sheets
         assert options.round is not None
         check_writable_folder(options.output_dir(event), field="out")

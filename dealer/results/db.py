@@ -122,7 +122,8 @@ RESULT_COLUMNS = ("id", "round", "match", "tbl", "board", "defenders_points", "w
                   "entered_at", "import_id", "source_row", "supersedes", "reason")
 IMPORT_COLUMNS = ("id", "source", "sha256", "kind", "rows_added", "rows_skipped", "entered_by", "at",
                   "sample")
-#: The director's actions (round pairings and their undoing, forfeits, lateness): one row each.
+#: The director's actions (round pairings and their undoing, forfeits, lateness, the event's
+#: end): one row each.
 ACTION_COLUMNS = ("id", "kind", "round", "data", "reason", "undoes", "entered_by", "at")
 #: A level race's table results (``result = "levels"``): the final level of each side, the last
 #: game's winner (``home``/``away``, for a tie) and, optionally, the games won.
@@ -130,7 +131,8 @@ LEVEL_COLUMNS = ("id", "round", "match", "tbl", "home_level", "away_level", "las
                  "away_games", "withdrawn", "home_team", "away_team", "note", "entered_by", "entered_at",
                  "import_id", "source_row", "supersedes", "reason")
 #: What the director made public (``dealer release``): a board set's hands (``kind`` "set") or
-#: the key (``kind`` "key", no set), each once, with when and why.
+#: the key (``kind`` "key", no set), each once, with when and why; and the sets declared unused
+#: (``kind`` "unused": never shown as played, public only through the key).
 RELEASE_COLUMNS = ("id", "kind", "set_number", "reason", "entered_by", "at")
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {"imports": IMPORT_COLUMNS, "results": RESULT_COLUMNS,
@@ -314,8 +316,76 @@ def _migration_6(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS releases_once ON releases (kind, coalesce(set_number, 0))")
 
 
+def _rebuild(conn: sqlite3.Connection, table: str, create: str, columns: Sequence[str],
+             indexes: Sequence[str]) -> None:
+    """Make ``table`` again from ``create`` (SQLite cannot change a CHECK constraint in place),
+    every row copied as it is (the chain links cover the values, not the table's definition);
+    its triggers are dropped with the old table and made again after the migrations."""
+    names = ", ".join((*columns, "seq", "chain"))
+    conn.execute(f"ALTER TABLE {table} RENAME TO {table}_before_rebuild")
+    conn.execute(create)
+    conn.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM {table}_before_rebuild ORDER BY id")
+    conn.execute(f"DROP TABLE {table}_before_rebuild")
+    for sql in indexes:
+        conn.execute(sql)
+
+
+def _migration_7(conn: sqlite3.Connection) -> None:
+    """The end of an event: actions of kind ``end`` (the director declares the event over, with
+    a reason; undone like any action), and releases of kind ``unused`` (a set the director
+    declares not played: never shown as played, public only through the key)."""
+    _rebuild(conn, "actions", """
+        CREATE TABLE actions (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('pair', 'undo', 'forfeit', 'late', 'end')),
+            round INTEGER NOT NULL CHECK (round >= 1),
+            data TEXT NOT NULL,
+            reason TEXT,
+            undoes INTEGER REFERENCES actions (id),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'undo') = (undoes IS NOT NULL)),
+            CHECK (kind != 'end' OR length(trim(coalesce(reason, ''))) > 0)
+        )""", ACTION_COLUMNS, ("CREATE UNIQUE INDEX actions_seq ON actions (seq)",
+                               "CREATE UNIQUE INDEX actions_undoes ON actions (undoes)"))
+    _rebuild(conn, "releases", """
+        CREATE TABLE releases (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('set', 'key', 'unused')),
+            set_number INTEGER CHECK (set_number >= 1),
+            reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind != 'key') = (set_number IS NOT NULL))
+        )""", RELEASE_COLUMNS, ("CREATE UNIQUE INDEX releases_seq ON releases (seq)",
+                                "CREATE UNIQUE INDEX releases_once ON releases (kind, coalesce(set_number, 0))"))
+    kind = _kind_by_content(conn)
+    if kind is not None and conn.execute("SELECT 1 FROM meta WHERE key = 'result'").fetchone() is None:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('result', ?)", (kind,))
+
+
+def _kind_by_content(conn: sqlite3.Connection) -> str | None:
+    """The result kind the rows show: ``levels`` (a level race's table results), ``boards``
+    (board results or releases), or ``None`` (nothing that tells: no result yet)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "level_results" in tables and conn.execute("SELECT 1 FROM level_results LIMIT 1").fetchone():
+        return "levels"
+    if conn.execute("SELECT 1 FROM results LIMIT 1").fetchone() or \
+            ("releases" in tables and conn.execute("SELECT 1 FROM releases LIMIT 1").fetchone()):
+        return "boards"
+    return None
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6)
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7)
+#: What ``meta`` may hold: the event, when the database was made, the chain's tag, and the kind
+#: of results the event records (``boards`` or ``levels``; absent in an old database that holds
+#: no result yet).
+META_KEYS = ("event", "created", "chain", "result")
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -549,7 +619,7 @@ class Action:
     """One of the director's actions as stored; ``undone`` when a later ``undo`` names it."""
 
     id: int
-    kind: str  # "pair", "undo", "forfeit", "late"
+    kind: str  # "pair", "undo", "forfeit", "late", "end"
     round: int
     data: dict[str, Any]
     reason: str | None
@@ -561,7 +631,8 @@ class Action:
 
 @dataclass(frozen=True)
 class Release:
-    """A board set's hands (``kind`` "set") or the key (``kind`` "key") made public."""
+    """A board set's hands (``kind`` "set") or the key (``kind`` "key") made public, or a set
+    declared unused (``kind`` "unused")."""
 
     kind: str
     set_number: int | None
@@ -713,8 +784,10 @@ class ResultsStore:
     # --- opening -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, event_id: str) -> ResultsStore:
-        """Open for writing, creating (owner-only) and migrating as needed."""
+    def open(cls, path: str | Path, event_id: str, result: str | None = None) -> ResultsStore:
+        """Open for writing, creating (owner-only) and migrating as needed. ``result``: the kind
+        of results the event file says the event records (``boards`` or ``levels``): a database
+        that holds the other kind is refused, and the kind is remembered (``meta``)."""
         path = Path(path)
         if path.is_dir():
             raise FileProblem(f"{path}: not a usable results database: a folder is in its place")
@@ -737,6 +810,8 @@ class ResultsStore:
                 store._migrate()
                 store._check_columns()
                 store._check_identity()
+                store._check_result(result)
+                store._remember_result(result)
         except BaseException:
             conn.close()
             raise
@@ -744,13 +819,14 @@ class ResultsStore:
 
     @classmethod
     def open_existing(cls, path: str | Path, event_id: str, upgrade: bool = True, *,
-                      check_identity: bool = True) -> ResultsStore | None:
+                      check_identity: bool = True, result: str | None = None) -> ResultsStore | None:
         """Open read-only if the database exists (``None`` otherwise; nothing is created).
 
         A database of an older schema is first upgraded (a writing open that changes no result),
         unless it cannot be written (a read-only medium): then it is refused, saying so.
         ``check_identity=False`` (the audit only, which reports it as a finding): a database of the
-        current schema whose ``meta`` names another event is opened anyway.
+        current schema whose ``meta`` names another event is opened anyway. ``result``: as for
+        :meth:`open` (refused when it holds the other kind; nothing stored).
         """
         path = Path(path)
         if not path.exists():
@@ -801,6 +877,7 @@ class ResultsStore:
                     store._check_columns()
                     if check_identity:
                         store._check_identity()
+                    store._check_result(result)
         except BaseException:
             conn.close()
             raise
@@ -809,8 +886,8 @@ class ResultsStore:
             try:
                 cls.open(path, event_id).close()
             except EnvironmentProblem:
-                return cls.open_existing(path, event_id, upgrade=False)
-            return cls.open_existing(path, event_id, upgrade=False)
+                return cls.open_existing(path, event_id, upgrade=False, result=result)
+            return cls.open_existing(path, event_id, upgrade=False, result=result)
         return store
 
     def close(self) -> None:
@@ -871,6 +948,56 @@ class ResultsStore:
                 f"{self.path}: this results database belongs to event "
                 f"{stored[0] if stored else '?'!r}, not {self.event_id!r}"
             )
+
+    def result_kind(self) -> str | None:
+        """The kind of results this database holds: ``boards`` or ``levels`` as its rows show
+        (they are in the chain), else as remembered (``meta``, which the audit checks against the
+        rows); ``None`` when nothing tells yet."""
+        with _sqlite_errors(self.path):
+            by_content = _kind_by_content(self.conn)
+            if by_content is not None:
+                return by_content
+            stored = self.conn.execute("SELECT value FROM meta WHERE key = 'result'").fetchone()
+            return str(stored[0]) if stored is not None else None
+
+    def holdings(self) -> str:
+        """What the database holds, in words (for a refusal that names it)."""
+        parts = []
+        with _sqlite_errors(self.path):
+            for table, words in (("results", "board result(s)"), ("level_results", "level-race table result(s)"),
+                                 ("releases", "release(s)")):
+                count = self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                if count:
+                    parts.append(f"{count:,} {words}")
+            paired = sorted({a.round for a in self.actions(("pair",)) if not a.undone})
+        if paired:
+            parts.append(f"round(s) {', '.join(map(str, paired))} paired")
+        return ", ".join(parts) or "no result yet"
+
+    def _check_result(self, result: str | None) -> None:
+        """Refuse the database of an event of the other kind (an event file whose id is that of
+        another event, or whose ``result`` was changed after play began)."""
+        if result is None:
+            return
+        held = self.result_kind()
+        if held is not None and held != result:
+            held = "a level race's" if held == "levels" else "a boards event's"
+            said = 'a level race (result = "levels")' if result == "levels" else 'a boards event (result = "boards")'
+            raise FileProblem(f"{self.path}: this results database holds {held} results ({self.holdings()}), but the "
+                              f"event file makes event {self.event_id} {said}: an event of another kind needs an id "
+                              "of its own")
+
+    def _remember_result(self, result: str | None) -> None:
+        """Store the event's result kind once (the first writing open that knows it)."""
+        if result is None:
+            return
+        with _sqlite_errors(self.path):
+            if self.conn.execute("SELECT 1 FROM meta WHERE key = 'result'").fetchone() is not None:
+                return
+        with self._transaction(check=False):  # meta is not in the chain
+            if self.conn.execute("SELECT 1 FROM meta WHERE key = 'result'").fetchone() is None:
+                self._check_result(result)  # re-read under the lock
+                self.conn.execute("INSERT INTO meta (key, value) VALUES ('result', ?)", (result,))
 
     # --- writing -------------------------------------------------------------------------
 
@@ -1447,9 +1574,14 @@ class ResultsStore:
         if meta.get("event") != self.event_id:
             findings.append(Finding("meta", "table meta", f"names event {meta.get('event')!r}, not "
                                     f"{self.event_id!r}: edited, or the database of another event"))
-        if set(meta) != {"event", "created", "chain"}:
-            findings.append(Finding("meta", "table meta", f"holds {sorted(meta)}; the tool writes event, created "
-                                    "and chain only"))
+        if not {"event", "created", "chain"} <= set(meta) <= set(META_KEYS):
+            findings.append(Finding("meta", "table meta", f"holds {sorted(meta)}; the tool writes "
+                                    f"{', '.join(META_KEYS)} only"))
+        by_content = _kind_by_content(conn)
+        if "result" in meta and (meta["result"] not in ("boards", "levels")
+                                 or (by_content is not None and by_content != meta["result"])):
+            findings.append(Finding("meta", "table meta", f"says result {meta['result']!r}, but the database holds "
+                                    f"{by_content or 'no result'}"))
         rows: list[tuple[object, str, sqlite3.Row]] = []
         # A database of an older schema (checked before its migration) lacks the newer tables.
         for table in [t for t in CHAINED if _columns(conn, t)]:

@@ -33,12 +33,15 @@ from dealer.scoring import (
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:
     """The event's results database, for writing (created owner-only when new). A level race
-    deals nothing: its folder is made by its first result or pairing."""
+    deals nothing: its folder is made by its first result or pairing. Refused when the folder
+    holds another kind of event (:meth:`EventFolder.check_kind`; the database's kind is checked,
+    and remembered, as it is opened)."""
+    folder.check_kind(event, database=False)
     if event.levels:
         make_folder(folder.path, OWNER_ONLY_FOLDER, field="boards_root")
     folder.require()
     folder.check_deal(event)  # scoring uses the event's declarers: they must be the dealt ones
-    return ResultsStore.open(folder.results_path, event.id)
+    return ResultsStore.open(folder.results_path, event.id, result=event.result)
 
 
 def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool = True,
@@ -56,9 +59,11 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
                           f"{event.id} (a level race is never dealt: its folder is made by its first result or "
                           "pairing); is the boards folder right?", field="boards_root")
     folder.require()
+    folder.check_kind(event, database=False)
     if check_deal:
         folder.check_deal(event)
-    return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity)
+    return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity,
+                                      result=event.result)
 
 
 def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None,

@@ -5,6 +5,11 @@ A paired event's rounds (Swiss, round robin, knockout) are data in the event's r
 Every action is appended: undoing a round appends an ``undo`` that names it, allowed only while
 the round has no result. :func:`scheduled` gives the event as every command sees it: the event
 file's rounds for a fixed schedule, the stored ones otherwise.
+
+An event is over when every round its format needs is paired and complete (:func:`unfinished`
+says what is left), or when the director declares its end early (an ``end`` action, with a
+reason; withdrawn by an ``undo`` until the key is released). After an end no round is paired or
+undone.
 """
 
 from __future__ import annotations
@@ -170,6 +175,135 @@ def show_round(event: Event, folder: EventFolder, number: int) -> RoundView:
     return _view(action)
 
 
+def declared_end(store: ResultsStore | None) -> Action | None:
+    """The director's declaration that the event is over (not withdrawn), if any."""
+    if store is None:
+        return None
+    return next((a for a in store.actions(("end",)) if not a.undone), None)
+
+
+def _end_text(end: Action) -> str:
+    return f"the event was declared over after round {end.round} on {end.at} ({end.reason})"
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """``round 3`` / ``rounds 3 to 5`` of consecutive round numbers (rounds are paired in order)."""
+    if len(numbers) == 1:
+        return f"round {numbers[0]}"
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return f"rounds {numbers[0]} to {numbers[-1]}"
+    return f"rounds {', '.join(map(str, numbers))}"
+
+
+#: Incomplete matches named in a message; the rest are counted.
+SHOWN_MATCHES = 5
+
+
+def unfinished(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] | None = None) -> list[str]:
+    """What keeps the event from being over, in words: every match not complete (a forfeited
+    one is), then the rounds its format needs that are not paired (a knockout: until its
+    champion is known, from ``places``). Empty: every round is played. ``scored``: the event as
+    scheduled (its paired rounds), scored."""
+    event = scored.event
+    left = []
+    for match, gaps in scored.missing():
+        if gaps and not scored.score(match.round, match.id).forfeited_by:
+            left.append(f"round {match.round} match {match.id} ({match.home} v {match.away}): {len(gaps)} "
+                        "result(s) missing")
+    if len(left) > SHOWN_MATCHES:
+        left[SHOWN_MATCHES:] = [f"{len(left) - SHOWN_MATCHES} more incomplete match(es)"]
+    fmt = event.format
+    if not fmt.paired:
+        return left
+    paired = max((r.number for r in event.rounds), default=0)
+    needed = fmt.rounds_needed(len(event.teams))
+    if fmt.kind == "knockout":
+        if places and places[0][0] == 1 and len(places[0][1]) == 1:
+            return left
+        return [*left, "no champion yet" + (f" ({_ranges([paired + 1])} not paired)" if not left and paired < needed
+                                           else "")]
+    if paired < needed:
+        left.append(f"{_ranges(list(range(paired + 1, needed + 1)))} not paired")
+    return left
+
+
+def _unfinished_in(event: Event, store: ResultsStore) -> tuple[Event, ScoredEvent, list[str]]:
+    """The event as scheduled, scored, and what is left of it (read inside a transaction)."""
+    before = scheduled(event, store)
+    scored = _scored(before, store)
+    places = None
+    if event.format.kind == "knockout":
+        from dealer.tournament.knockout_round import knockout_places
+
+        places = knockout_places(scored)
+    return before, scored, unfinished(scored, places)
+
+
+def unused_sets(store: ResultsStore) -> dict[int, str]:
+    """The sets declared unused (``dealer release --set N --unused``): set → when and why."""
+    return {r.set_number: f"{r.at} ({r.reason})" for r in store.releases()
+            if r.kind == "unused" and r.set_number is not None}
+
+
+def end_event(event: Event, folder: EventFolder, reason: str, entered_by: str | None = None) -> str:
+    """Declare the event over before all its rounds are played and complete (``end``, after the
+    last round paired or played, with the reason and what was unfinished then). Refused when
+    nothing has been played, and when the event is over anyway; a second declaration changes
+    nothing."""
+    if not reason.strip():
+        raise RoundError("a reason is required (it is kept with the results)", field="reason")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            end = declared_end(store)
+            if end is not None:
+                return f"{_end_text(end)}: nothing changed"
+            before, scored, left = _unfinished_in(event, store)
+            if event.format.paired:
+                last = max((r.number for r in before.rounds), default=0)
+                if not last:
+                    raise RoundError("no round is paired yet: nothing has been played to end")
+            else:
+                last = max((s.round for s in scored.scores if s.played), default=0)
+                if not last:
+                    raise RoundError("no result is stored yet: nothing has been played to end")
+            if not left:
+                raise RoundError("every round the event needs is played and complete: it is over without a "
+                                 "declaration (release its sets, then the key)")
+            store.insert_action("end", last, {"unfinished": left}, reason=reason.strip(), entered_by=entered_by)
+    return (f"declared the event over after round {last} ({reason.strip()}); left unplayed: {'; '.join(left)}. "
+            "No further round is paired; the key can be released once every set is released or declared "
+            "unused")
+
+
+def withdraw_end(event: Event, folder: EventFolder, reason: str, entered_by: str | None = None) -> str:
+    """Withdraw the declared end (an ``undo`` naming it, with the reason): refused once the key is
+    released (it was released on the end), and once a set that a round still to come would play
+    is declared unused."""
+    if not reason.strip():
+        raise RoundError("a reason is required (it is kept with the results)", field="reason")
+    store = open_results(event, folder)
+    with store:
+        with store.transaction():
+            end = declared_end(store)
+            if end is None:
+                raise RoundError("the event's end is not declared: nothing to withdraw", field="withdraw")
+            key = next((r for r in store.releases() if r.kind == "key"), None)
+            if key is not None:
+                raise RoundError(f"the key was released on {key.at} ({key.reason}), the event being over: its end "
+                                 "stands", field="withdraw")
+            if event.format.paired:
+                paired = max((a.round for a in _current_pairings(store).values()), default=0)
+                needed = event.format.rounds_needed(len(event.teams))
+                blocked = {n: when for n, when in unused_sets(store).items() if paired < n <= needed}
+                if blocked:
+                    raise RoundError(f"set(s) {', '.join(map(str, sorted(blocked)))} declared unused since the end: "
+                                     f"the rounds that play them could no longer be paired; the end stands",
+                                     field="withdraw")
+            store.insert_action("undo", end.round, {}, reason=reason.strip(), undoes=end.id, entered_by=entered_by)
+    return f"withdrew the event's end (declared after round {end.round}: {end.reason}); reason: {reason.strip()}"
+
+
 def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
     found = []
     for match, gaps in scored.missing(number):
@@ -197,9 +331,17 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
     with store:
         with store.transaction():
             current = _current_pairings(store)
+            end = declared_end(store)
+            if end is not None:
+                raise RoundError(f"{_end_text(end)}: no round is paired after it; withdraw the end first "
+                                 "(`dealer round end EVENT.toml --withdraw --reason …`)", field="round")
             if number in current:
                 raise RoundError(f"round {number} is already paired; to pair it again, undo it first "
                                  "(while it has no result)", field="round", hint="round_undo")
+            unused = unused_sets(store)
+            if number in unused:  # round N plays set N
+                raise RoundError(f"round {number} would play set {number}, which was declared unused on "
+                                 f"{unused[number]}: it cannot be played", field="round")
             if number > 1 and number - 1 not in current:
                 raise RoundError(f"round {number - 1} is not paired yet: rounds are paired in order",
                                  field="round", hint="round_pair")
@@ -278,6 +420,10 @@ def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
     with store:
         with store.transaction():
             current = _current_pairings(store)
+            end = declared_end(store)
+            if end is not None:
+                raise RoundError(f"{_end_text(end)}: withdraw the end first (`dealer round end EVENT.toml "
+                                 "--withdraw --reason …`)", field="round")
             if number not in current:
                 raise RoundError(f"round {number} is not paired: nothing to undo", field="round")
             if max(current) != number:

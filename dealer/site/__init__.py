@@ -152,25 +152,28 @@ def _assets() -> dict[str, bytes]:
 # --- gathering ---------------------------------------------------------------------------------
 
 
-def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, str | None]:
-    """Released sets (set → when, why), the key's release, and the time of the last stored
-    entry (result, action or release): the site's "last update"."""
+def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, str | None,
+                                                          dict[int, dict[str, Any]]]:
+    """Released sets (set → when, why), the key's release, the time of the last stored entry
+    (result, action or release): the site's "last update", and the sets declared unused (set →
+    when, why: never read, never shown as played)."""
     from dealer.results.entry import open_existing_results
 
     store = open_existing_results(event, folder, check_deal=False)
     if store is None:
-        return {}, None, None
+        return {}, None, None, {}
     with store:
         releases = store.releases()
         last = store.last_entry_at()
-    sets = {r.set_number: {"at": r.at, "reason": r.reason} for r in releases
-            if r.kind == "set" and r.set_number is not None}
+    sets, unused = ({r.set_number: {"at": r.at, "reason": r.reason} for r in releases
+                     if r.kind == kind and r.set_number is not None} for kind in ("set", "unused"))
     key = next(({"at": r.at, "reason": r.reason} for r in releases if r.kind == "key"), None)
-    return sets, key, last
+    return sets, key, last, unused
 
 
 def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, Any]],
-            boardsets: Mapping[int, Any], key: bytes | None, key_release: dict[str, Any] | None) -> dict[str, Any]:
+            boardsets: Mapping[int, Any], key: bytes | None, key_release: dict[str, Any] | None,
+            unused: Mapping[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     from dealer.deal import ALGORITHM
 
     committed = folder.read_committed() if not event.levels else None
@@ -185,6 +188,8 @@ def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, 
                           "boards": [{"board": b.number, "declarer": b.declarer, "level": b.level,
                                       "deal_code": b.deal.code, "page": f"board-{n}-{b.number}"}
                                      for b in boardset.boards]})
+        elif unused and n in unused:
+            entry["unused"] = dict(unused[n])  # declared not played: shown only as such
         sets.append(entry)
     files = " ".join(f"downloads/boards/{set_file_name(n)}" for n in sorted(released))
     command = None
@@ -723,7 +728,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
         scores = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)), publishing=True)
-        released, key_release, last_update = _released(event, folder)
+        released, key_release, last_update, unused = _released(event, folder)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
         scheduled = data.event
@@ -736,7 +741,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
                 boardsets[n] = source.boardset(n)
                 boards[n] = list(boardsets[n].boards)
         key = folder.read_key(scheduled, key_file) if key_release is not None else None
-        verify = _verify(scheduled, folder, released, boardsets, key, key_release)
+        verify = _verify(scheduled, folder, released, boardsets, key, key_release, unused)
         clock.step("boards")
 
         before = _read_manifest(spare) if live is not None else None

@@ -6,16 +6,26 @@ set's hands only once it is released; nothing else reads this table. Releasing i
 a match that plays the set still misses results, or while no match has played it yet, unless the
 director accepts that (``accept_missing``): the hands would tell a table that has still to play
 the board what it holds.
+
+A set no match will play (a Swiss ended early, a spare set) is *declared unused* instead (a row
+of kind ``unused``, with its reason): it is never shown as a played set, and it cannot be
+released or played afterwards. The key derives every set, played or not, so it is released only
+once the event is over: every round its format needs paired and complete, or its end declared
+(:func:`dealer.results.rounds.end_event`), and every set released or declared unused.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dealer.errors import UserError
 from dealer.event import Event
 from dealer.folder import EventFolder
-from dealer.results.db import Release
+from dealer.results.db import Action, Release
+
+if TYPE_CHECKING:
+    from dealer.report import ReportData
 
 
 class ReleaseError(UserError, ValueError):
@@ -31,29 +41,38 @@ class ReleaseOutcome:
     def text(self) -> str:
         if self.release is None:
             assert self.earlier is not None
+            if self.earlier.kind == "unused":
+                return (f"set {self.earlier.set_number} was declared unused on {self.earlier.at} "
+                        f"({self.earlier.reason}): nothing changed")
             what = "the key" if self.earlier.kind == "key" else f"set {self.earlier.set_number}"
             return f"{what} was released on {self.earlier.at} ({self.earlier.reason}): nothing changed"
+        if self.release.kind == "unused":
+            return (f"declared set {self.release.set_number} unused at {self.release.at} ({self.release.reason}): "
+                    "its hands are never shown as a played set; the key, once released, reveals them")
         what = "the key" if self.release.kind == "key" else f"set {self.release.set_number}'s hands"
         return f"released {what} at {self.release.at} ({self.release.reason})"
 
 
 def released(event: Event, folder: EventFolder) -> list[Release]:
     """The releases stored for the event (none without a results database)."""
+    return _stored(event, folder)[0]
+
+
+def _stored(event: Event, folder: EventFolder) -> tuple[list[Release], Action | None, str | None]:
+    """The releases, the declared end and the chain head (none without a results database)."""
     from dealer.results.entry import open_existing_results
+    from dealer.results.rounds import declared_end
 
     store = open_existing_results(event, folder, check_deal=False)
     if store is None:
-        return []
+        return [], None, None
     with store:
-        return store.releases()
+        return store.releases(), declared_end(store), store.chain_head()
 
 
-def set_warnings(event: Event, folder: EventFolder, set_number: int) -> list[str]:
+def _missing_for(data: ReportData, set_number: int) -> list[str]:
     """Why releasing ``set_number`` now could show a table the hands it has still to play: a
     match playing it with results missing, or no match that has played it."""
-    from dealer.report import build_report
-
-    data = build_report(event, folder)  # the event as scheduled (paired rounds included)
     playing = [m for m in data.scored.matches if m.set == set_number]
     if not playing:
         return [f"no match plays set {set_number} yet"]
@@ -67,44 +86,124 @@ def set_warnings(event: Event, folder: EventFolder, set_number: int) -> list[str
     return found
 
 
+def set_warnings(event: Event, folder: EventFolder, set_number: int) -> list[str]:
+    """Why releasing ``set_number`` now could show a table the hands it has still to play."""
+    from dealer.report import build_report
+
+    return _missing_for(build_report(event, folder), set_number)  # the event as scheduled
+
+
+def _sets_text(numbers: list[int]) -> str:
+    return f"set{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+
+
+def _playing(data: ReportData, set_number: int) -> list[str]:
+    return [f"round {m.round} match {m.id}" for m in data.scored.matches if m.set == set_number]
+
+
+def _key_left(data: ReportData, earlier: dict[tuple[str, int | None], Release], end: Action | None) -> list[str]:
+    """What keeps the key from being released: the event not over (no end declared), and the sets
+    neither released nor declared unused (or declared unused but played)."""
+    from dealer.results.rounds import unfinished
+
+    event = data.event
+    left = []
+    rounds = [] if end is not None else unfinished(data.scored, data.places)
+    if rounds:
+        left.append("; ".join(rounds) + " (`dealer round end EVENT.toml --reason …` declares an early end)")
+    sets = [n for n in range(1, event.sets + 1) if ("set", n) not in earlier and ("unused", n) not in earlier]
+    if sets:
+        left.append(f"{_sets_text(sets)} neither released nor declared unused (`dealer release EVENT.toml --set N`, "
+                    "or `--set N --unused --reason …`)")
+    for n in range(1, event.sets + 1):
+        played = _playing(data, n) if ("unused", n) in earlier else []
+        if played:
+            left.append(f"set {n} was declared unused, but {', '.join(played[:3])} play(s) it (the event file "
+                        "changed): restore the event file")
+    return left
+
+
+def _unused_refusal(data: ReportData, set_number: int, end: Action | None) -> str | None:
+    """Why set ``set_number`` cannot be declared unused now: a match plays it, or a round still to
+    be paired would (round N plays set N) while the event is not over."""
+    playing = _playing(data, set_number)
+    if playing:
+        return f"{', '.join(playing[:3])} play(s) set {set_number}: release it instead"
+    event = data.event
+    fmt = event.format
+    if not fmt.paired or end is not None or set_number > fmt.rounds_needed(len(event.teams)):
+        return None
+    from dealer.results.rounds import unfinished
+
+    if not unfinished(data.scored, data.places):  # a knockout decided before its last possible round
+        return None
+    return (f"round {set_number}, still to be paired, would play set {set_number}: declare it unused once the "
+            "event is over, or end the event first (`dealer round end EVENT.toml --reason …`)")
+
+
 def release(event: Event, folder: EventFolder, set_number: int | None, reason: str, *,
-            entered_by: str | None = None, accept_missing: bool = False) -> ReleaseOutcome:
-    """Release set ``set_number``'s hands (``None``: the key, once every played set is
-    released). Once only: a second release of the same thing stores nothing."""
+            entered_by: str | None = None, accept_missing: bool = False, unused: bool = False) -> ReleaseOutcome:
+    """Release set ``set_number``'s hands, or declare the set unused (``unused``), or (``None``)
+    release the key, once the event is over and every set is released or declared unused. Once
+    only: a second release of the same thing stores nothing."""
+    from dealer.report import build_report
     from dealer.results.entry import open_results
+    from dealer.results.rounds import load_scheduled
 
     if event.levels:
         raise ReleaseError("a level race deals no boards: there are no hands to release", field="set")
+    if unused and set_number is None:
+        raise ReleaseError("a set is declared unused: give it (--set N), not --key", field="unused")
+    if unused and accept_missing:
+        raise ReleaseError("it releases a set's hands despite missing results; a set declared unused shows none",
+                           field="accept_missing")
     if not reason.strip():
         raise ReleaseError("a release needs a reason (it is kept with the results)", field="reason")
     folder.require()
+    folder.check_kind(event)  # not the folder of a level race of the same id
     if folder.deal_state() != "complete":
         raise ReleaseError(f"event {event.id} is not dealt: there are no hands to release", field="set", hint="deal")
     if set_number is not None and not 1 <= set_number <= event.sets:
         raise ReleaseError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
-    earlier = {(r.kind, r.set_number): r for r in released(event, folder)}
-    kind = "key" if set_number is None else "set"
+    stored, end, head = _stored(event, folder)
+    earlier: dict[tuple[str, int | None], Release] = {(r.kind, r.set_number): r for r in stored}
+    kind = "key" if set_number is None else "unused" if unused else "set"
     if (kind, set_number) in earlier:
         return ReleaseOutcome(None, earlier[(kind, set_number)], [])
-    if set_number is None:
-        from dealer.results.rounds import load_scheduled
-
-        scheduled = load_scheduled(event, folder)
-        played = sorted({m.set for m in scheduled.matches()})
-        left = [n for n in played if ("set", n) not in earlier]
+    if kind == "set" and ("unused", set_number) in earlier:
+        gone = earlier[("unused", set_number)]
+        raise ReleaseError(f"set {set_number} was declared unused on {gone.at} ({gone.reason}): it is not shown as a "
+                           "played set (the key, once released, reveals it)", field="set")
+    if kind == "unused" and ("set", set_number) in earlier:
+        shown = earlier[("set", set_number)]
+        raise ReleaseError(f"set {set_number} was released on {shown.at} ({shown.reason}): its hands are public as "
+                           "played; it cannot be declared unused", field="set")
+    data = build_report(event, folder)  # the event as scheduled (paired rounds included)
+    warnings: list[str] = []
+    if kind == "key":
+        left = _key_left(data, earlier, end)
         if left:
-            raise ReleaseError(f"the key reveals every set: release the played set(s) {', '.join(map(str, left))} "
-                               "first (`dealer release EVENT.toml --set N`)", field="set")
-        warnings: list[str] = []
+            raise ReleaseError("the key derives every set, so it is released only once the event is over: "
+                               + "; ".join(left) + "; nothing released", field="key")
+    elif kind == "unused":
+        assert set_number is not None
+        refusal = _unused_refusal(data, set_number, end)
+        if refusal:
+            raise ReleaseError(f"set {set_number} cannot be declared unused: {refusal}; nothing stored", field="set")
     else:
-        warnings = set_warnings(event, folder, set_number)
+        assert set_number is not None
+        warnings = _missing_for(data, set_number)
         if warnings and not accept_missing:
             raise ReleaseError(f"set {set_number} is still being played: " + "; ".join(warnings)
                                + " (its hands would show a table what it has still to play); nothing released",
                                field="set", hint="accept_missing")
-    from dealer.results.rounds import load_scheduled
-
+    changed = ReleaseError("the results or the director's actions changed while this was checked: nothing "
+                           "released; run it again")
+    if head != data.chain_head:
+        raise changed
     with open_results(load_scheduled(event, folder), folder) as store:
         with store.transaction():
-            stored = store.insert_release(kind, set_number, reason.strip(), entered_by)
-    return ReleaseOutcome(stored, None, warnings)
+            if store.chain_head() != head:  # what was checked is still all there is
+                raise changed
+            made = store.insert_release(kind, set_number, reason.strip(), entered_by)
+    return ReleaseOutcome(made, None, warnings)
