@@ -417,3 +417,25 @@ def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whol
     _sql(database, "UPDATE actions SET reason = 'rewritten'")
     refused = _site(fresh_event, fresh_boards, tmp_path / "two" / "s")
     assert refused.exit_code == 2 and "actions #" in refused.stderr and "edited" in refused.stderr, refused.output
+
+
+def test_defect_06_release_and_round_pair_refuse_a_tampered_chain(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    database = boards / "demo" / "results.sqlite"
+    _sql(database, FORGED["a forged set release"])
+    refused = run_dealer("release", event_file, "--set", 3, "--reason", "x", "--boards-dir", boards)
+    assert refused.exit_code == 2 and "releases #1" in refused.stderr, refused.output  # was: exit 0, "nothing changed"
+    assert run_dealer("release", event_file, "--set", 1, "--reason", "x", "--boards-dir", boards).exit_code == 2
+    # A Swiss: a pairing edited mid-chain is not paired on.
+    swiss = tmp_path / "swiss.toml"
+    swiss.write_text((resources.files("dealer") / "data" / "demo-swiss.toml").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    assert run_dealer("deal", swiss, "--boards-dir", boards).exit_code == 0
+    assert run_dealer("round", "pair", swiss, "--round", 1, "--boards-dir", boards).exit_code == 0
+    database = boards / "demo-swiss" / "results.sqlite"
+    _sql(database, "DROP TRIGGER actions_no_update")
+    _sql(database, "UPDATE actions SET entered_by = 'someone else'")
+    _sql(database, "CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions "
+                   "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END")
+    refused = run_dealer("round", "pair", swiss, "--round", 2, "--allow-incomplete", "--boards-dir", boards)
+    assert refused.exit_code == 2 and "actions #1" in refused.stderr and "edited" in refused.stderr, refused.output

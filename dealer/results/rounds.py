@@ -329,6 +329,9 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
         raise RoundError(f"round {number}: the {event.format.kind} format has rounds 1 to {limit}", field="round")
     store = open_results(event, folder)
     with store:
+        # A pairing follows from every stored pairing, result and forfeit: only links of the chain
+        # count (the whole chain walked, outside the write lock: it takes long on a league).
+        store.require_intact(f"round {number} is not paired")
         with store.transaction():
             current = _current_pairings(store)
             end = declared_end(store)

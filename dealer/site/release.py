@@ -53,13 +53,11 @@ class ReleaseOutcome:
         return f"released {what} at {self.release.at} ({self.release.reason})"
 
 
-def released(event: Event, folder: EventFolder) -> list[Release]:
-    """The releases stored for the event (none without a results database)."""
-    return _stored(event, folder)[0]
-
-
 def _stored(event: Event, folder: EventFolder) -> tuple[list[Release], Action | None, str | None]:
-    """The releases, the declared end and the chain head (none without a results database)."""
+    """The releases, the declared end and the chain head (none without a results database),
+    after a full audit: what is released rests on the stored releases, pairings and results,
+    which count only as links of the chain (the head is checked again before the release is
+    written, so nothing unaudited slips in between)."""
     from dealer.results.entry import open_existing_results
     from dealer.results.rounds import declared_end
 
@@ -67,6 +65,7 @@ def _stored(event: Event, folder: EventFolder) -> tuple[list[Release], Action | 
     if store is None:
         return [], None, None
     with store:
+        store.require_intact("nothing is released")
         return store.releases(), declared_end(store), store.chain_head()
 
 
