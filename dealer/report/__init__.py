@@ -119,22 +119,12 @@ class ReportData:
         return out
 
     def unfinished(self) -> list[str]:
-        """Why the standings or places are not final yet (empty: they are): matches without
-        every result, rounds still to be paired, a knockout not decided. (The site's
-        "provisional" is the same test.)"""
-        reasons = []
-        open_matches = sum(not s.complete for s in self.scored.scores)
-        if open_matches:
-            reasons.append(f"{open_matches} match(es) without every result")
-        fmt = self.event.format
-        if fmt.paired and fmt.kind != "knockout":
-            needed = fmt.rounds_needed(len(self.event.teams))
-            if len(self.event.rounds) < needed:
-                reasons.append(f"{len(self.event.rounds)} of {needed} rounds paired")
-        elif fmt.kind == "knockout" and not (self.places and self.places[0][0] == 1
-                                             and len(self.places[0][1]) == 1):
-            reasons.append("the knockout is not decided")
-        return reasons
+        """Why the standings or places are not final yet, in words (empty: they are): matches
+        without every result, rounds still to be paired, a knockout without its champion
+        (:func:`dealer.results.rounds.unfinished`, which the key's release reads too)."""
+        from dealer.results.rounds import unfinished
+
+        return unfinished(self.scored, self.places)
 
     def footnotes(self) -> list[str]:
         """Every forfeit and deduction, with its reason: each report prints them."""

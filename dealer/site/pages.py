@@ -223,18 +223,11 @@ class SiteData:
             "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
         }
 
-    @property
+    @functools.cached_property
     def provisional(self) -> bool:
-        """Results are still to come: a match not complete, or rounds still to be paired."""
-        if any(not s.complete for s in self.data.scored.scores):
-            return True
-        fmt = self.event.format
-        if fmt.paired and fmt.kind != "knockout":
-            return len(self.event.rounds) < fmt.rounds_needed(len(self.event.teams))
-        if self.knockout:
-            return self.data.places is None or not self.data.places or self.data.places[0][0] != 1 \
-                or len(self.data.places[0][1]) != 1
-        return False
+        """Results are still to come: a match not complete, rounds still to be paired, a
+        knockout without its champion (:meth:`dealer.report.ReportData.unfinished`)."""
+        return bool(self.data.unfinished())
 
     def global_key(self) -> bytes:
         """What every page shows around its own data (the header and the links)."""
