@@ -30,6 +30,7 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -475,6 +476,16 @@ def _bulk_links(previous: bytes, first_seq: int, table: str, columns: Sequence[S
         previous = sha256(previous + f"[{','.join(values)}]".encode()).digest()
         append(previous.hex())
     return out
+
+
+def _link_of(previous: bytes, seq: int, table: str, values: tuple[object, ...]) -> bytes:
+    """:func:`link` of a row given as the values of the columns its link covers, in order (the
+    audit's fast path: the same bytes as :func:`_content`)."""
+    try:
+        text = _ENCODER.encode([seq, table, *values])
+    except TypeError:  # a BLOB written behind the tool's back
+        text = _ENCODER.encode([seq, table, *map(_plain, values)])
+    return hashlib.sha256(previous + text.encode("utf-8")).digest()
 
 
 def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
@@ -1582,64 +1593,84 @@ class ResultsStore:
                                  or (by_content is not None and by_content != meta["result"])):
             findings.append(Finding("meta", "table meta", f"says result {meta['result']!r}, but the database holds "
                                     f"{by_content or 'no result'}"))
-        rows: list[tuple[object, str, sqlite3.Row]] = []
-        # A database of an older schema (checked before its migration) lacks the newer tables.
+        # Every row as (seq, table, id, chain, the columns its link covers), read as plain tuples
+        # (a league has 640,000). A database of an older schema (checked before its migration)
+        # lacks the newer tables.
+        rows: list[tuple[object, str, object, object, tuple[object, ...]]] = []
         for table in [t for t in CHAINED if _columns(conn, t)]:
-            rows.extend((r["seq"], table, r) for r in conn.execute(f"SELECT * FROM {table}"))
-        by_seq: dict[int, list[tuple[str, sqlite3.Row]]] = {}
-        for seq, table, row in rows:
-            if isinstance(seq, int) and seq >= 1:
-                by_seq.setdefault(seq, []).append((table, row))
-            else:
-                findings.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no "
+            cursor = conn.cursor()
+            cursor.row_factory = None
+            cursor.execute(f"SELECT * FROM {table}")
+            names = [d[0] for d in cursor.description]
+            pick = itemgetter(*(names.index(c) for c in ("seq", "id", "chain")))
+            covered = itemgetter(*(names.index(c) for c in CHAINED[table]))
+            for r in cursor:
+                seq, row_id, chain = pick(r)
+                rows.append((seq, table, row_id, chain, covered(r)))
+        linked = sorted((row for row in rows if isinstance(row[0], int) and row[0] >= 1),
+                        key=itemgetter(0))
+        for seq, table, row_id, _chain, _values in rows:
+            if not (isinstance(seq, int) and seq >= 1):
+                findings.append(Finding("added", f"{table} #{row_id}", "a row the tool did not write (no "
                                         "chain link)"))
         previous: bytes | None = genesis(self.event_id)  # None: unknown (after a gap)
         expected_seq = 1
-        chained: dict[tuple[str, int], int] = {}  # (table, id) → link, of the rows in the chain
-        for seq in sorted(by_seq):
+        chained: dict[tuple[str, object], int] = {}  # (table, id) → link, of the rows in the chain
+        i, count = 0, len(linked)
+        while i < count:
+            seq = int(linked[i][0])  # type: ignore[call-overload]
+            j = i + 1
+            while j < count and linked[j][0] == seq:
+                j += 1
+            candidates = linked[i:j]
+            i = j
             if seq > expected_seq:
-                table, row = by_seq[seq][0]
+                first = candidates[0]
                 findings.append(Finding("deleted", f"links {expected_seq}–{seq - 1}",
-                                        f"{seq - expected_seq} row(s) deleted before {table} #{row['id']}"))
+                                        f"{seq - expected_seq} row(s) deleted before {first[1]} #{first[2]}"))
                 previous = None  # the deleted row's link is gone: go on from this row's own
-            candidates = by_seq[seq]
-            right = [(t, r) for t, r in candidates
-                     if previous is not None and r["chain"] == link(previous, seq, t, r).hex()]
+            right = [c for c in candidates
+                     if previous is not None and c[3] == _link_of(previous, seq, c[1], c[4]).hex()]
             kept = right[0] if right else candidates[0]
-            for table, row in candidates:
-                if row is kept[1] and (right or previous is None):
+            for row in candidates:
+                if row is kept and (right or previous is None):
                     continue
-                kind, detail = (("added", f"a second row with link {seq}") if right or row is not kept[1]
+                kind, detail = (("added", f"a second row with link {seq}") if right or row is not kept
                                 else ("edited", "its content is not what the tool wrote"))
-                findings.append(Finding(kind, f"{table} #{row['id']} (link {seq})", detail))
-            chained[(kept[0], kept[1]["id"])] = seq
+                findings.append(Finding(kind, f"{row[1]} #{row[2]} (link {seq})", detail))
+            chained[(kept[1], kept[2])] = seq
             try:
-                previous = bytes.fromhex(kept[1]["chain"])
+                previous = bytes.fromhex(kept[3])  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 previous = None
             expected_seq = seq + 1
         findings.extend(self._batch_findings(chained))
-        head = by_seq[max(by_seq)][0][1]["chain"] if by_seq else None
-        return AuditReport(len(rows), head, findings)
+        head = linked[-1][3] if linked else None
+        return AuditReport(len(rows), None if head is None else str(head), findings)
 
-    def _batch_findings(self, chained: dict[tuple[str, int], int]) -> list[Finding]:
+    def _batch_findings(self, chained: dict[tuple[str, object], int]) -> list[Finding]:
         """What the tool always writes together: an import record, then exactly its rows (as many
         as it says, the links right after its own, entered at its time), corrections and only they
         superseding a row. Catches rows forged with a right link, or cut from the end."""
         found: list[Finding] = []
         # (table, row) by import, in link order: an import's rows are board results or level
         # results (the tool never mixes them, but the count covers both).
-        results: dict[int, list[tuple[str, sqlite3.Row]]] = {}
+        # Each row as (table, id, seq, entered_at, supersedes), read as plain tuples (a league has
+        # 640,000).
+        results: dict[object, list[tuple[str, object, object, object, object]]] = {}
+        cursor = self.conn.cursor()
+        cursor.row_factory = None
         for table in [t for t in IMPORTED if _columns(self.conn, t)]:
-            for row in self.conn.execute(f"SELECT * FROM {table} ORDER BY seq"):
-                results.setdefault(row["import_id"], []).append((table, row))
+            for import_id, *row in cursor.execute(f"SELECT import_id, '{table}', id, seq, entered_at, supersedes "
+                                                  f"FROM {table} ORDER BY seq"):
+                results.setdefault(import_id, []).append(tuple(row))
         for rows in results.values():
-            rows.sort(key=lambda item: item[1]["seq"] if isinstance(item[1]["seq"], int) else 0)
+            rows.sort(key=lambda item: item[2] if isinstance(item[2], int) else 0)
         imports = {row["id"]: row for row in self.conn.execute("SELECT * FROM imports")}
         for import_id, rows in results.items():
             if import_id not in imports:
-                for table, row in rows:
-                    found.append(Finding("added", f"{table} #{row['id']}", f"its import #{import_id} is not "
+                for table, row_id, *_rest in rows:
+                    found.append(Finding("added", f"{table} #{row_id}", f"its import #{import_id} is not "
                                          "in the import log"))
         for import_id, record in imports.items():
             rows = results.get(import_id, [])
@@ -1648,14 +1679,15 @@ class ResultsStore:
                 kind = "deleted" if len(rows) < record["rows_added"] else "added"
                 found.append(Finding(kind, where, f"recorded {record['rows_added']} row(s), has {len(rows)}"))
             start = chained.get(("imports", import_id))
-            links = [chained.get((table, row["id"])) for table, row in rows]
+            links = [chained.get((table, row_id)) for table, row_id, *_rest in rows]
             if start is not None and None not in links and links != list(range(start + 1, start + 1 + len(rows))):
                 found.append(Finding("added", where, "its rows are not the links right after it"))
-            for table, row in rows:
-                if row["entered_at"] != record["at"]:
-                    found.append(Finding("added", f"{table} #{row['id']}", f"not entered with import #{import_id}"))
-                if (row["supersedes"] is not None) != (record["kind"] == "correct"):
-                    found.append(Finding("added", f"{table} #{row['id']}", f"a {record['kind']} import does not "
-                                         "supersede rows" if row["supersedes"] is not None else
+            correction = record["kind"] == "correct"
+            for table, row_id, _seq, entered_at, supersedes in rows:
+                if entered_at != record["at"]:
+                    found.append(Finding("added", f"{table} #{row_id}", f"not entered with import #{import_id}"))
+                if (supersedes is not None) != correction:
+                    found.append(Finding("added", f"{table} #{row_id}", f"a {record['kind']} import does not "
+                                         "supersede rows" if supersedes is not None else
                                          "a correction that supersedes nothing"))
         return found

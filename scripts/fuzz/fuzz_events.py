@@ -266,6 +266,162 @@ def m_misc(rng: random.Random, doc: dict[str, Any]) -> str:
     return f"misc {what}"
 
 
+# --- edits a director might make mid-event (mostly valid files) --------------------------------
+
+
+def d_match_set(rng: random.Random, doc: dict[str, Any]) -> str:
+    if not doc.get("rounds"):
+        return m_add_team(rng, doc)
+    r = rng.choice(doc["rounds"])
+    m = rng.choice(r["matches"])
+    m["set"] = rng.choice([1, 2, 3])
+    return f"round {r['number']} match {m['id']} set -> {m['set']}"
+
+
+def d_drop_last_round(rng: random.Random, doc: dict[str, Any]) -> str:
+    if not doc.get("rounds"):
+        doc.setdefault("format", {})["rounds"] = rng.choice([2, 3, 5])
+        doc["format"].setdefault("kind", "swiss")
+        return f"format rounds -> {doc['format']['rounds']}"
+    r = doc["rounds"].pop()
+    return f"dropped round {r['number']}"
+
+
+def d_add_round(rng: random.Random, doc: dict[str, Any]) -> str:
+    if "rounds" not in doc:
+        return d_add_team(rng, doc)
+    ids = [t["id"] for t in doc["teams"]]
+    rng.shuffle(ids)
+    n = len(doc["rounds"]) + 1
+    s = rng.choice([1, 2, 3])
+    doc["rounds"].append({"number": n, "matches": [{"id": str(i + 1), "home": ids[2 * i], "away": ids[2 * i + 1],
+                                                    "set": s} for i in range(len(ids) // 2)]})
+    return f"added round {n} on set {s}"
+
+
+def d_swap(rng: random.Random, doc: dict[str, Any]) -> str:
+    if not doc.get("rounds"):
+        return m_team_order(rng, doc)
+    r = rng.choice(doc["rounds"])
+    m = rng.choice(r["matches"])
+    m["home"], m["away"] = m["away"], m["home"]
+    return f"round {r['number']} match {m['id']} home/away swapped"
+
+
+def d_match_id(rng: random.Random, doc: dict[str, Any]) -> str:
+    if not doc.get("rounds"):
+        return d_add_team(rng, doc)
+    r = rng.choice(doc["rounds"])
+    m = rng.choice(r["matches"])
+    old = m["id"]
+    m["id"] = rng.choice(["A", "a", "n1", "N1", "m-1", "9"])
+    return f"round {r['number']} match {old} id -> {m['id']}"
+
+
+def d_add_team(rng: random.Random, doc: dict[str, Any]) -> str:
+    tid = rng.choice(["T9", "n1", "N1", "九队", "东风", "t1", "T10", "x-1", "team-n1", "Ω"])
+    if any(t["id"] == tid for t in doc["teams"]):
+        tid += "b"
+    doc["teams"].append({"id": tid, "name": rng.choice(["新队", "九队", f"Team {tid}"])})
+    if rng.random() < 0.5:
+        tid2 = rng.choice(["T11", "n2", "二队", "N9", "~1"])
+        if not any(t["id"] == tid2 for t in doc["teams"]):
+            doc["teams"].append({"id": tid2, "name": "又一队"})
+            return f"added teams {tid!r}, {tid2!r}"
+    return f"added team {tid!r}"
+
+
+def d_rename_everywhere(rng: random.Random, doc: dict[str, Any]) -> str:
+    t = rng.choice(doc["teams"])
+    old = t["id"]
+    new = rng.choice([old.lower(), "东风", "n1", "T99", "N" + old[-1]])
+    if any(x["id"] == new for x in doc["teams"]):
+        new += "x"
+    t["id"] = new
+    for m in team_refs(doc):
+        for side in ("home", "away"):
+            if m.get(side) == old:
+                m[side] = new
+    return f"renamed team {old!r} -> {new!r} everywhere"
+
+
+def d_format(rng: random.Random, doc: dict[str, Any]) -> str:
+    kind = rng.choice(["swiss", "round-robin", "knockout", "fixed"])
+    if kind == "fixed":
+        if "rounds" not in doc:
+            return m_format(rng, doc)
+        return d_swap(rng, doc)
+    fmt: dict[str, Any] = {"kind": kind}
+    if kind == "swiss":
+        fmt["rounds"] = rng.choice([2, 3, 4, 5])
+        fmt["avoid_same_club"] = rng.random() < 0.5
+    if kind == "knockout" and rng.random() < 0.5:
+        fmt["elimination"] = "double"
+    doc["format"] = fmt
+    doc.pop("rounds", None)
+    if doc["event"].get("result") != "levels" and "sets" in doc["event"] and rng.random() < 0.5:
+        doc["event"].pop("sets")
+    return f"format -> {fmt}"
+
+
+def d_swiss_rounds(rng: random.Random, doc: dict[str, Any]) -> str:
+    fmt = doc.get("format")
+    if not fmt or fmt.get("kind") != "swiss":
+        return d_format(rng, doc)
+    fmt["rounds"] = rng.choice([1, 2, 3, 5])
+    if rng.random() < 0.5:
+        doc["event"]["sets"] = rng.choice([2, 3, 4, 5])
+    return f"swiss rounds -> {fmt['rounds']}, sets {doc['event'].get('sets')}"
+
+
+def d_clubs_seeds(rng: random.Random, doc: dict[str, Any]) -> str:
+    for t in doc["teams"]:
+        if rng.random() < 0.5:
+            t["club"] = rng.choice(["数学学院", "法学院"])
+        if rng.random() < 0.3:
+            t["mixed_club"] = not t.get("mixed_club", False)
+    if rng.random() < 0.4:
+        for i, t in enumerate(doc["teams"]):
+            t["seed"] = len(doc["teams"]) - i
+    return "clubs / seeds edited"
+
+
+def d_result_kind(rng: random.Random, doc: dict[str, Any]) -> str:
+    ev = doc["event"]
+    if ev.get("result") == "levels":
+        ev["result"] = "boards"
+        ev.pop("tables", None)
+        ev.update({"profile": "official-2002", "decks": 2, "boards_per_set": 16, "sets": 3})
+        return "level race -> boards event (16 boards, 3 sets)"
+    ev["result"], ev["tables"] = "levels", rng.choice([2, 5])
+    for k in ("boards_per_set", "sets", "public_value_source", "kitty", "kitty_mode"):
+        ev.pop(k, None)
+    doc.pop("schedule", None)
+    if rng.random() < 0.5:
+        ev["profile"], ev["decks"] = "four-deck-2v2", 4
+    if "rounds" in doc and rng.random() < 0.5:
+        doc.pop("rounds")
+        doc["format"] = {"kind": "round-robin"}
+    return f"boards event -> level race ({ev['tables']} tables)"
+
+
+def d_tables(rng: random.Random, doc: dict[str, Any]) -> str:
+    if doc["event"].get("result") != "levels":
+        return d_result_kind(rng, doc)
+    doc["event"]["tables"] = rng.choice([1, 2, 4, 6])
+    return f"tables -> {doc['event']['tables']}"
+
+
+def d_names(rng: random.Random, doc: dict[str, Any]) -> str:
+    t = rng.choice(doc["teams"])
+    t["name"] = rng.choice(ODD_NAMES[:1] + ODD_NAMES[3:])
+    return f"team {t['id']} name edited"
+
+
+DIRECTOR = [d_match_set, d_drop_last_round, d_add_round, d_swap, d_match_id, d_add_team, d_rename_everywhere,
+            d_format, d_swiss_rounds, d_clubs_seeds, d_result_kind, d_tables, d_names, m_remove_team]
+DIRECTOR_WEIGHTS = [3, 3, 2, 1, 2, 4, 2, 3, 3, 1, 2, 1, 1, 1]
+
 MUTATIONS = [m_remove_team, m_add_team, m_rename_team, m_team_name, m_team_order, m_format, m_format_param,
              m_result_kind, m_tables, m_sets, m_profile, m_schedule, m_rounds, m_event_id, m_misc]
 WEIGHTS = [3, 3, 3, 1, 1, 2, 1, 2, 1, 1, 1, 1, 3, 1, 1]
@@ -357,8 +513,9 @@ def run_case(rng: random.Random, case_no: int, state: str, work: Path, tally: Ta
     common.copy_tree(base, case)
     doc = tomllib.loads((case / "e.toml").read_text(encoding="utf-8"))
     done = []
+    semantic = rng.random() < 0.6
     for _ in range(rng.choice([1, 1, 2, 2, 3])):
-        mutate = rng.choices(MUTATIONS, WEIGHTS)[0]
+        mutate = rng.choices(DIRECTOR, DIRECTOR_WEIGHTS)[0] if semantic else rng.choices(MUTATIONS, WEIGHTS)[0]
         try:
             done.append(mutate(rng, doc))
         except (IndexError, KeyError, ValueError) as error:
@@ -369,16 +526,22 @@ def run_case(rng: random.Random, case_no: int, state: str, work: Path, tally: Ta
     except tomllib.TOMLDecodeError as error:
         tally.find("harness-toml", case=case_no, error=str(error))
     cmds = commands_for(rng, state)
-    record: dict[str, Any] = {"case": case_no, "state": state, "mutations": done, "commands": []}
+    record: dict[str, Any] = {"case": case_no, "state": state, "semantic": semantic, "mutations": done,
+                              "commands": []}
     db_changed = False
+    invalid = 0  # commands run after the event file was refused as such (a couple are enough)
     for name, arg_lists in cmds:
         for args in arg_lists:
+            if invalid >= 2:
+                break
             dbs = {f.name: common.dump_db(f / "results.sqlite") for f in event_folders(case)}
             before = common.snapshot(case)
             r = run(args, case, timeout=240)
             cname = command_name(args)
             tally.count(cname, r.rc)
             record["commands"].append({"args": args, "rc": r.rc, "msg": r.short(), "s": round(r.seconds, 2)})
+            if r.rc == 2 and r.err.startswith("error: e.toml:"):
+                invalid += 1
             where = {"case": case_no, "state": state, "mutations": done, "args": args}
             if r.rc == "timeout":
                 tally.find("timeout", **where)

@@ -349,8 +349,10 @@ def _json_file(path: Path) -> Any:
         return None
 
 
-def withheld_check(out: Path, db: dict[str, Any]) -> WithheldResult:
-    """Check the site in ``out`` against the database's results (see module docstring)."""
+def withheld_check(out: Path, db: dict[str, Any], siblings: bool = False) -> WithheldResult:
+    """Check the site in ``out`` against the database's results (see module docstring);
+    ``siblings``: the downloads of its previous generation too (right only when that generation
+    was built at the same state: an earlier one could rightly show what was public then)."""
     result = WithheldResult()
     released = db["released"]
     matches: dict[tuple[int, str], dict[str, Any]] = {}
@@ -404,7 +406,7 @@ def withheld_check(out: Path, db: dict[str, Any]) -> WithheldResult:
             result.leaks.append(f"{m['page']}.json: home level points {page['home_level_points']} != the sum of "
                                 f"its shown boards {total_home}")
     set_of = {k: m["set"] for k, m in matches.items()}
-    for root in site_roots(out):
+    for root in site_roots(out) if siblings else [out]:
         for path in sorted(root.rglob("boards.csv")):
             text = path.read_text(encoding="utf-8-sig")
             for row in csv.DictReader(io.StringIO(text)):
