@@ -304,11 +304,19 @@ def _board_16_everywhere(site: Path) -> list[object]:
 
     import openpyxl
 
+    import re
+
     found: list[object] = []
     for match in (1, 2):
         row = json.loads((site / f"match-3-{match}.json").read_text(encoding="utf-8"))["boards"][15]
         found += [row[k] for k in ("a_points", "a_ns_level_points", "a_ew_level_points", "b_points",
                                    "b_ns_level_points", "b_ew_level_points", "home_level_points", "away_level_points")]
+        for page in (site / f"match-3-{match}.html", site / "en" / f"match-3-{match}.html"):
+            html = page.read_text(encoding="utf-8")
+            sheet_row = re.search(r'<th scope="row">16</th>(.*?)</tr>', html, re.S)
+            assert sheet_row is not None, page
+            cells = re.findall(r'<td class="n">(.*?)</td>', sheet_row.group(1))
+            found += [cell or None for cell in cells[:-1]]  # the last: the running totals, before it
     for lang in ("zh", "en"):
         with open(site / "downloads" / lang / "boards.csv", encoding="utf-8-sig", newline="") as file:
             for row in csv.DictReader(file):
