@@ -425,6 +425,24 @@ def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whol
     _sql(database, "UPDATE actions SET reason = 'rewritten'")
     refused = _site(fresh_event, fresh_boards, tmp_path / "two" / "s")
     assert refused.exit_code == 2 and "actions #" in refused.stderr and "edited" in refused.stderr, refused.output
+    # An old result edited mid-chain: a rebuild does not read it again (it publishes the value it
+    # read, checked, at the build before); a build that reads every result walks the whole chain.
+    third = tmp_path / "three"
+    third.mkdir()
+    event_3, boards_3 = _demo(third)
+    assert _site(event_3, boards_3, third / "s").exit_code == 0
+    before = json.loads((third / "s" / "match-1-1.json").read_text(encoding="utf-8"))["boards"][0]["a_points"]
+    database = boards_3 / "demo" / "results.sqlite"
+    _sql(database, "DROP TRIGGER results_no_update")
+    _sql(database, "UPDATE results SET defenders_points = 200 WHERE round = 1 AND match = '1' AND tbl = 'A' "
+                   "AND board = 1")
+    _sql(database, "CREATE TRIGGER results_no_update BEFORE UPDATE ON results "
+                   "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END")
+    assert _site(event_3, boards_3, third / "s").exit_code == 0
+    assert json.loads((third / "s" / "match-1-1.json").read_text(encoding="utf-8"))["boards"][0]["a_points"] == before
+    refused = _site(event_3, boards_3, third / "fresh")
+    assert refused.exit_code == 2 and "results #1 (link 2): edited" in refused.stderr, refused.output
+    assert not (third / "fresh").exists()
 
 
 def test_defect_06_release_and_round_pair_refuse_a_tampered_chain(tmp_path: Path) -> None:
