@@ -301,10 +301,9 @@ def _board_16_everywhere(site: Path) -> list[object]:
     """Every value the site shows of set 3 board 16 (rounds 3: matches 1 and 2) at a table:
     the match pages' JSON, the downloads' CSV and XLSX in both languages."""
     import csv
+    import re
 
     import openpyxl
-
-    import re
 
     found: list[object] = []
     for match in (1, 2):
