@@ -176,9 +176,10 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
     assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
     # Beside the site only its previous generation (the next rebuild's folder), holding what
-    # the site held before this result, with its manifest, and the scored results.
+    # the site held before this result, with its manifest, the scored results and the files'
+    # identities.
     assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == \
-        [".site-previous", ".site-scores.npz"]
+        [".site-files.json", ".site-previous", ".site-scores.npz"]
     previous = site.parent / ".site-previous"
     assert json.loads((previous / "round-3.json").read_text(encoding="utf-8")) != \
         json.loads((site / "round-3.json").read_text(encoding="utf-8"))

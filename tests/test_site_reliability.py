@@ -122,7 +122,8 @@ def test_defect_05_a_site_folder_that_is_a_link_is_swapped_at_its_target(tmp_pat
         assert _site(event_file, boards, tmp_path / "live").exit_code == 0
         assert (tmp_path / "live").is_symlink() and os.readlink(tmp_path / "live") == "www/shengji"
         assert not (tmp_path / ".live-previous").exists()
-        assert sorted(p.name for p in www.iterdir()) == [".shengji-previous", ".shengji-scores.npz", "shengji"]
+        beside = [".shengji-files.json", ".shengji-previous", ".shengji-scores.npz", "shengji"]
+        assert sorted(p.name for p in www.iterdir()) == beside
         assert json.loads((www / "shengji" / "index.json").read_text(encoding="utf-8"))["provisional"] is False
     # A link to something that is not a folder is refused.
     (tmp_path / "file").write_text("x", encoding="utf-8")
@@ -168,6 +169,11 @@ def test_defect_07_a_file_replaced_in_a_kept_generation_is_written_again(tmp_pat
     js = (out / "assets" / "site.js").read_bytes()
     (out / "assets" / "site.js").unlink()
     (out / "assets" / "site.js").write_bytes(b"x" * len(js))
+    # And one edited in place, keeping its size (the two generations share it, as a hard link).
+    with open(out / "standings.json", "r+b") as file:
+        first = file.read(1)
+        file.seek(0)
+        file.write(b"X" if first != b"X" else b"Y")
     for _ in range(2):
         assert _site(event_file, boards, out).exit_code == 0
         assert _tree(out) == clean
@@ -194,7 +200,8 @@ def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(t
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s"))
     assert left == [".s-previous.partial", ".s.new"]
     assert _site(event_file, boards, out).exit_code == 0
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-previous", ".s-scores.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-files.json", ".s-previous",
+                                                                                    ".s-scores.npz"]
 
 
 def _sql(database: Path, statement: str) -> None:

@@ -241,13 +241,18 @@ class _Writer:
     the live site's)."""
 
     def __init__(self, target: Path, manifest: Mapping[str, str], mirror: Path | None = None,
-                 digests: Mapping[str, str] | None = None) -> None:
+                 digests: Mapping[str, str] | None = None,
+                 identities: Mapping[str, Sequence[int]] | None = None) -> None:
         self.target, self.manifest, self.mirror = target, manifest, mirror
         #: name → the digest of the file's bytes as the build that made the manifest wrote them:
         #: a file kept by its key must still hold them (not replaced or edited since).
         self.digests_before = digests or {}
+        #: name → the file's identity (:func:`_identity`) when a build last wrote or checked it:
+        #: a file whose identity is unchanged is not read again to check its digest.
+        self.identities = identities or {}
         self.keys: dict[str, str] = {}
         self.digests: dict[str, str] = {}
+        self.ids: dict[str, list[int]] = {}
         self.written = self.kept = 0
         self._dirs: set[Path] = {target}
         if mirror is not None:
@@ -256,12 +261,17 @@ class _Writer:
     def reusable(self, name: str, key: str) -> bool:
         if self.manifest.get(name) != key or name not in self.digests_before:
             return False
+        path = self.target / name
         try:
-            with open(self.target / name, "rb") as file:
-                found = _digest_file(file)
+            identity = _identity(os.stat(path))
+            if identity != self.identities.get(name):
+                with open(path, "rb") as file:
+                    if _digest_file(file) != self.digests_before[name]:
+                        return False
         except OSError:
             return False
-        return found == self.digests_before[name]
+        self.ids[name] = identity
+        return True
 
     def _parent(self, path: Path) -> None:
         if path.parent not in self._dirs:
@@ -291,6 +301,7 @@ class _Writer:
             _link_or_copy(str(target), str(link))
         self.keys[name] = key
         self.digests[name] = _digest_bytes(data)
+        self.ids[name] = _identity(os.stat(target))  # after the link, which changes its ctime
         self.written += 1
 
     def put(self, name: str, key: str, make: Any) -> None:
@@ -299,6 +310,46 @@ class _Writer:
             self.keep(name, key)
         else:
             self.write(name, key, make())
+
+
+def _identity(found: os.stat_result) -> list[int]:
+    """What tells a file apart from another put in its place or from itself edited: inode, size,
+    modification and change times (the change time cannot be set back)."""
+    return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+
+
+def identities_file(out: Path) -> Path:
+    """The identity of every file of the site's two generations when the last build wrote or
+    checked it, by generation (the inode of its folder, which a swap keeps): owner-only, beside
+    the site, never in it. Only a speed-up: a file whose identity is not the one kept there is
+    read and checked against its manifest's digest; a missing or damaged file costs a rebuild
+    the reading of every kept file."""
+    return out.with_name(f".{out.name}-files.json")
+
+
+def _read_identities(path: Path) -> dict[str, dict[str, list[int]]]:
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("folders"), dict):
+        return {}
+    return {str(k): v for k, v in data["folders"].items() if isinstance(v, dict)}
+
+
+def _write_identities(path: Path, folders: Mapping[str, Mapping[str, list[int]]]) -> None:
+    """Written whole or not at all, owner-only; one that cannot be written fails nothing (the
+    next build checks the digests instead)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        _unlink(partial)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(orjson.dumps({"version": 1, "folders": folders}))
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
 
 
 def _digest_bytes(data: bytes) -> str:
@@ -763,8 +814,10 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
         os.chmod(target, FOLDER_MODE)
         clock.step("folder")
         try:
+            identities = _read_identities(identities_file(out))
             writer = _Writer(target, before["files"] if before else {}, None if before else mirror,
-                             before["sha256"] if before else None)
+                             before["sha256"] if before else None,
+                             identities.get(str(os.stat(target).st_ino)) if before else None)
             for name, content in _assets().items():
                 writer.put(name, _key("asset", content), lambda content=content: content)
             listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
@@ -799,6 +852,11 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
                 os.rename(writer.mirror, spare)
             _write_scores(scores_file(out), scores.checked, scores.scored.grid)
+            # The previous generation's files are as they were (a first build's: links to these).
+            spare_inode = str(os.stat(spare).st_ino)
+            _write_identities(identities_file(out), {
+                str(os.stat(out).st_ino): writer.ids,
+                spare_inode: writer.ids if writer.mirror is not None else identities.get(spare_inode, {})})
             clock.step("swap")
         except OSError as error:
             _discard(target, spare)

@@ -149,6 +149,14 @@ def t_meta_chain(con: sqlite3.Connection) -> None:
                      "WHERE key = 'chain'")
 
 
+def t_meta_result(con: sqlite3.Connection) -> None:
+    with_trigger_off(con, "meta_no_update", "UPDATE meta SET value = 'levels' WHERE key = 'result'")
+
+
+def t_meta_chain_deleted(con: sqlite3.Connection) -> None:
+    with_trigger_off(con, "meta_no_delete", "DELETE FROM meta WHERE key = 'chain'")
+
+
 def t_add_column(con: sqlite3.Connection) -> None:
     con.execute("ALTER TABLE releases ADD COLUMN extra TEXT")
     with_trigger_off(con, "releases_no_update", "UPDATE releases SET extra = 'x'")
@@ -181,6 +189,8 @@ CASES: list[tuple[str, str, Callable[[sqlite3.Connection], None], bool]] = [
     ("forfeit inserted", "demo", t_insert_forfeit, False),
     ("meta created edited", "demo", t_meta_event, False),
     ("meta chain version edited", "demo", t_meta_chain, False),
+    ("meta result kind edited", "demo", t_meta_result, False),
+    ("meta chain row deleted", "demo", t_meta_chain_deleted, False),
     ("column added to releases and filled", "demo", t_add_column, False),
     ("view current_results replaced", "demo", t_view, False),
     ("trigger dropped", "demo", t_drop_trigger, False),

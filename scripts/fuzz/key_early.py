@@ -64,9 +64,11 @@ SCENARIOS: list[tuple[str, str, list[Any]]] = [
         cmd("print", "travellers", "e.toml", "--set", "3", "--format", "html", *B, ok=(0, 2), observe=True),
         relset(3, ok=(0, 2))]),
     ("swiss: rounds = 2 in the event file, sets 3-4 unused, key; rounds = 4 put back", "swiss", [
-        relset(2), edit(r"rounds = 4 ", "rounds = 2 "), relset(3, "--unused", ok=(0, 2)), relset(4, "--unused", ok=(0, 2)),
+        relset(2), edit(r"rounds = 4 ", "rounds = 2 "), edit(r"# sets = 4 ", "sets = 4 "),
+        relset(3, "--unused", ok=(0, 2)), relset(4, "--unused", ok=(0, 2)),
         key(ok=(0, 2)), ("restore",),
         cmd("round", "pair", "e.toml", "--round", "3", *B, ok=(2,)),
+        cmd("results", "import", "e.toml", "r3.csv", *B, ok=(2,), observe=True),
         cmd("round", "end", "e.toml", "--withdraw", "--reason", "x", *B, ok=(2,), observe=True)]),
     ("swiss: key after round 2 without an end", "swiss", [relset(2), relset(3, "--unused", ok=(2,)), key()]),
     ("swiss: end declared, sets 3-4 unused, key; then withdraw, undo, pair", "swiss", [

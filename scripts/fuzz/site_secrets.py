@@ -65,10 +65,18 @@ def travellers(filter_out=None) -> str:
     return "\n".join(head + rows) + "\n"
 
 
+#: The key a twin deals with (the state's own): the same boards, so that only the results differ.
+DEAL_KEY: list[Path] = []
+
+
+def deal(root: Path) -> None:
+    ok(run(["deal", "e.toml", *B, *(["--key-file", str(DEAL_KEY[0])] if DEAL_KEY else [])], root))
+
+
 def demo_base(root: Path, csv_text: str) -> None:
     root.mkdir(parents=True)
     shutil.copy(common.DATA / "demo-event.toml", root / "e.toml")
-    ok(run(["deal", "e.toml", *B], root))
+    deal(root)
     (root / "t.csv").write_text(csv_text, encoding="utf-8")
     ok(run(["results", "import", "e.toml", "t.csv", *B], root))
 
@@ -105,7 +113,7 @@ def st_demo_midround(root: Path, twin: bool) -> None:
 def st_swiss_mid(root: Path, twin: bool) -> None:
     root.mkdir(parents=True)
     shutil.copy(common.DATA / "demo-swiss.toml", root / "e.toml")
-    ok(run(["deal", "e.toml", *B], root))
+    deal(root)
     for n in (1, 2, 3):
         ok(run(["round", "pair", "e.toml", "--round", str(n), *B], root))
         text = common.sample_round(root, "e.toml", n)
@@ -142,7 +150,7 @@ def st_demo_end_early(root: Path, twin: bool) -> None:
 def st_swiss_ended(root: Path, twin: bool) -> None:
     root.mkdir(parents=True)
     shutil.copy(common.DATA / "demo-swiss.toml", root / "e.toml")
-    ok(run(["deal", "e.toml", *B], root))
+    deal(root)
     for n in (1, 2):
         ok(run(["round", "pair", "e.toml", "--round", str(n), *B], root))
         (root / f"r{n}.csv").write_text(common.sample_round(root, "e.toml", n), encoding="utf-8")
@@ -205,6 +213,14 @@ def site_view(out: Path) -> dict[str, Any]:
             text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?", "<time>", text)
             view[name] = text
     return view
+
+
+def pdf_text(path: Path) -> str:
+    """A PDF's text (pypdfium2) with times and digests masked."""
+    texts = [b for w, b in scanner.file_texts(path) if w.startswith("pdf") and not b.startswith(b"<pdf")]
+    text = texts[-1].decode("utf-8", "replace") if texts else ""
+    text = re.sub(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?(\.\d+)?([+-]\d\d:\d\d)?", "<time>", text)
+    return re.sub(r"[0-9a-f]{12,}", "<hex>", text)
 
 
 def view_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
@@ -288,14 +304,39 @@ def build_and_scan(name: str, work: Path, pdf: bool) -> dict[str, Any]:
         twin = work / (name + "-twin")
         if twin.exists():
             shutil.rmtree(twin)
-        make(twin, True)
+        DEAL_KEY[:] = [folder / "deal.key"]
+        try:
+            make(twin, True)
+        finally:
+            DEAL_KEY.clear()
         ok(run(["site", "e.toml", *B, "--out", "s", "--no-pdf"], twin, timeout=900))
-        if pdf:  # compare like with like
+        if pdf:  # compare like with like; and the report PDFs' text, built with PDFs on both sides
             ok(run(["site", "e.toml", *B, "--out", "s3", "--no-pdf"], root, timeout=900))
             diff = view_diff(site_view(root / "s3"), site_view(twin / "s"))
+            ok(run(["site", "e.toml", *B, "--out", "s-pdf"], twin, timeout=900))
+            for lang in ("zh", "en"):
+                a_text, b_text = (pdf_text(r / "downloads" / lang / "demo-results.pdf")
+                                  for r in (root / "s", twin / "s-pdf"))
+                if a_text != b_text:
+                    diff.append(f"downloads/{lang}/demo-results.pdf: the text differs from the twin's")
+                report[f"report_pdf_{lang}_chars"] = len(a_text)
         else:
             diff = view_diff(site_view(root / "s"), site_view(twin / "s"))
         report["differential"] = {"differences": len(diff), "list": diff[:40]}
+        if name == "demo-none":  # positive control: a twin that also lacks one played board differs
+            twin2 = work / (name + "-twin-control")
+            if twin2.exists():
+                shutil.rmtree(twin2)
+            DEAL_KEY[:] = [folder / "deal.key"]
+            try:
+                demo_base(twin2, travellers(lambda f: (f[0] == "3" and f[3] == "16") or (f[0] == "1" and f[1] == "1"
+                                                                                        and f[2] == "A" and f[3] == "1")))
+            finally:
+                DEAL_KEY.clear()
+            ok(run(["site", "e.toml", *B, "--out", "s", "--no-pdf"], twin2, timeout=900))
+            control = view_diff(site_view(twin / "s"), site_view(twin2 / "s"))
+            report["differential_control_one_played_board_removed"] = {"differences": len(control),
+                                                                       "sample": control[:5]}
         # positive control of the differential: the director's report does differ
         a = run(["report", "e.toml", "--json", *B], root)
         b = run(["report", "e.toml", "--json", *B], twin)
