@@ -253,6 +253,7 @@ class _Writer:
         self.keys: dict[str, str] = {}
         self.digests: dict[str, str] = {}
         self.ids: dict[str, list[int]] = {}
+        self._prefix = f"{target}{os.sep}"
         self.written = self.kept = 0
         self._dirs: set[Path] = {target}
         if mirror is not None:
@@ -261,7 +262,7 @@ class _Writer:
     def reusable(self, name: str, key: str) -> bool:
         if self.manifest.get(name) != key or name not in self.digests_before:
             return False
-        path = self.target / name
+        path = self._prefix + name  # a league keeps 67,000 files: no Path object for each
         try:
             identity = _identity(os.stat(path))
             if identity != self.identities.get(name):
