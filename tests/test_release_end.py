@@ -432,3 +432,19 @@ def test_the_audit_names_a_result_kind_edited_by_hand(tmp_path: Path) -> None:
     levels = tmp_path / "lv.toml"
     levels.write_text(LEVELS_OVER_DEMO, encoding="utf-8")
     one_error(at(boards, "report", levels, "--json"))
+
+
+def test_defect_8_an_empty_database_left_by_a_refused_command_blocks_nothing(tmp_path: Path) -> None:
+    """A refused level-race command (round 2 before round 1) opens the results database of the
+    folder, which remembers the kind: with nothing stored in it, a boards event of that id deals."""
+    levels = tmp_path / "levels.toml"
+    text = (resources.files("dealer") / "data" / "demo-levels.toml").read_text(encoding="utf-8")
+    levels.write_text(text.replace('id = "demo-levels"', 'id = "demo"'), encoding="utf-8")
+    boards = tmp_path / "b"
+    boards.mkdir()
+    assert run_dealer("round", "pair", levels, "--round", 2, "--boards-dir", boards).exit_code == 2
+    demo = tmp_path / "demo.toml"
+    demo.write_text((resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    dealt = run_dealer("deal", demo, "--boards-dir", boards)
+    assert dealt.exit_code == 0, dealt.output

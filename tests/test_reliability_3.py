@@ -352,3 +352,11 @@ def test_13_the_audit_reports_meta_edited_to_another_event(tmp_path: Path) -> No
     assert "table meta: meta:" in audit.stderr and "'another-event'" in audit.stderr
     assert "1 finding(s)" in audit.stderr  # the chain itself is intact: only meta was edited
     assert_one_error(dealer_at(tmp_path, "report", event, "--json"), "belongs to event 'another-event'")
+
+
+@pytest.mark.parametrize("head", ["zz", "0000", "g" * 64])
+def test_13_a_published_head_that_is_no_link_is_refused_not_called_tampering(tmp_path: Path, head: str) -> None:
+    """Found by our own fuzzing: `--head zz` said the database was changed outside the tool."""
+    event = level_race(tmp_path)
+    refused = dealer_at(tmp_path, "results", "audit", event, "--head", head)
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: --head:"), refused.output

@@ -471,3 +471,25 @@ def test_defect_06_release_and_round_pair_refuse_a_tampered_chain(tmp_path: Path
                    "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END")
     refused = run_dealer("round", "pair", swiss, "--round", 2, "--allow-incomplete", "--boards-dir", boards)
     assert refused.exit_code == 2 and "actions #1" in refused.stderr and "edited" in refused.stderr, refused.output
+
+
+def test_a_scores_file_whose_grid_does_not_score_is_not_used(tmp_path: Path) -> None:
+    """Found by our own fuzzing: a scores file with a value no result can have (here -29
+    defenders' points) failed the build; it is now left aside and every result read."""
+    import numpy as np
+
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    scores = tmp_path / ".s-scores.npz"
+    with np.load(scores) as found:
+        arrays = {name: found[name] for name in found.files}
+    arrays["points"][0, 0, 0] = -29
+    with open(scores, "wb") as file:
+        np.savez(file, **arrays)
+    (tmp_path / "m.csv").write_text("round,match,table,board,defenders_points\n3,2,B,16,45\n", encoding="utf-8")
+    assert run_dealer("results", "import", event_file, tmp_path / "m.csv", "--boards-dir", boards).exit_code == 0
+    rebuilt = _site(event_file, boards, out)
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert _site(event_file, boards, tmp_path / "fresh").exit_code == 0
+    assert _tree(out) == _tree(tmp_path / "fresh")

@@ -34,7 +34,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import EnvironmentProblem, FileProblem, UserError
+from dealer.errors import EnvironmentProblem, FileProblem, UserError, quote
 from dealer.files import OWNER_ONLY, make_folder, os_problem
 
 BUSY_TIMEOUT_S = 60.0
@@ -411,6 +411,11 @@ def _plain(value: object) -> object:
 def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     columns = CHAINED[table]
     return _ENCODER.encode([seq, table, *(_plain(row[c]) for c in columns)]).encode("utf-8")
+
+
+def _is_link(text: str) -> bool:
+    """Whether ``text`` is written as a chain link is (64 lower-case hexadecimal digits)."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
 
 
 def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
@@ -963,11 +968,14 @@ class ResultsStore:
     def result_kind(self) -> str | None:
         """The kind of results this database holds: ``boards`` or ``levels`` as its rows show
         (they are in the chain), else as remembered (``meta``, which the audit checks against the
-        rows); ``None`` when nothing tells yet."""
+        rows) once a director's action is stored (a level race's pairings); ``None`` when nothing
+        is stored yet."""
         with _sqlite_errors(self.path):
             by_content = _kind_by_content(self.conn)
             if by_content is not None:
                 return by_content
+            if self.conn.execute("SELECT 1 FROM actions LIMIT 1").fetchone() is None:
+                return None  # nothing stored (a command refused after opening it): nothing to protect
             stored = self.conn.execute("SELECT value FROM meta WHERE key = 'result'").fetchone()
             return str(stored[0]) if stored is not None else None
 
@@ -1501,6 +1509,9 @@ class ResultsStore:
         The chain has no key: someone who rewrites the database and recomputes every link after
         the rewrite is caught only by a head published before it (``published_head``).
         """
+        if published_head is not None and not _is_link(published_head.strip().lower()):
+            raise UserError(f"{quote(published_head)} is not a chain head: expected the 64 hexadecimal digits a "
+                            "report prints as its results chain head", field="head")
         with _sqlite_errors(self.path):
             report = self._audit()
         if published_head is not None:

@@ -35,6 +35,7 @@ from dealer.files import check_writable_folder, os_problem
 from dealer.folder import EventFolder, set_file_name
 from dealer.render.strings import LANGS, strings
 from dealer.resources import templates_dir
+from dealer.results.db import ChangedOutsideTheTool
 
 if TYPE_CHECKING:
     from dealer.scoring import ResultGrid
@@ -779,7 +780,14 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
     with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
-        scores = build_report(event, folder, *(_read_scores(scores_file(out)) or (None, None)), publishing=True)
+        cached = _read_scores(scores_file(out))
+        try:
+            scores = build_report(event, folder, *(cached or (None, None)), publishing=True)
+        except UserError as error:
+            if cached is None or isinstance(error, ChangedOutsideTheTool):
+                raise
+            # A scores file whose grid does not score (damaged, or edited): every result is read.
+            scores = build_report(event, folder, publishing=True)
         released, key_release, last_update, unused = _released(event, folder)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
