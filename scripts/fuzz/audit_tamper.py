@@ -26,14 +26,14 @@ import argparse
 import shutil
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-import scanner  # noqa: E402
-from common import run  # noqa: E402
+import common
+import scanner
+from common import run
 
 B = ["--boards-dir", "b"]
 

@@ -37,9 +37,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-import scanner  # noqa: E402
-from common import Tally, run  # noqa: E402
+import common
+import scanner
+from common import Tally, run
 
 ODD_IDS = ["n1", "N1", "~1", "~2", "t1", "T1", "東風", "东风", "Ｔ1", "T\u200b1", "T1 ", " T1", "team-n1", "n9", "N9",
            "九队", "T-9", "x" * 41, "T_9", "1", "01", "<b>", "a/b", "..", "", "T9", "T10", "é", "E\u0301", "Ω"]

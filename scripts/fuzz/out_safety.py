@@ -18,17 +18,17 @@ Usage: out_safety.py [--work /tmp/fuzz-out]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-from common import run  # noqa: E402
+import common
+from common import run
 
 B = ["--boards-dir", "b"]
 

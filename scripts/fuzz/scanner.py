@@ -29,8 +29,8 @@ import io
 import json
 import os
 import re
-import sqlite3
 import shutil
+import sqlite3
 import tempfile
 import zipfile
 import zlib
@@ -170,7 +170,7 @@ def _pdf_texts(data: bytes) -> list[bytes]:
             page.close()
         doc.close()
         texts.append("\n".join(parts).encode("utf-8"))
-    except Exception as error:  # noqa: BLE001 - a PDF the reader cannot parse: raw and streams only
+    except Exception as error:
         texts.append(f"<pdf text failed: {error}>".encode())
     return texts
 

@@ -43,9 +43,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-import scanner  # noqa: E402
-from common import run  # noqa: E402
+import common
+import scanner
+from common import run
 
 B = ["--boards-dir", "b"]
 
