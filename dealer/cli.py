@@ -46,7 +46,7 @@ EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.P
 #: or, for the fields no command has a flag for, the part of the event file that gives them.
 FLAGS = {"defenders_points": "--points", "entered_by": "--by", "boards_root": "--boards-dir",
          "published": "--commitment", "out": "--out",
-         "teams": "event file [[teams]]", "event_format": "event file [format]"}
+         "teams": "event file [[teams]]", "event_format": "event file [format]", "rounds": "event file [[rounds]]"}
 #: What to do, by the hint keys the library attaches to its errors.
 HINTS = {
     "use_correct": "to change it use `dealer results correct` with --reason",

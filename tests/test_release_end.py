@@ -448,3 +448,26 @@ def test_defect_8_an_empty_database_left_by_a_refused_command_blocks_nothing(tmp
                     encoding="utf-8")
     dealt = run_dealer("deal", demo, "--boards-dir", boards)
     assert dealt.exit_code == 0, dealt.output
+
+
+def test_defect_2_a_set_declared_unused_is_never_played_whatever_the_event_file_says(tmp_path: Path) -> None:
+    """Found by our own fuzzing: a fixed event's round removed from the event file, its set
+    declared unused, the key released, the round put back: its results went in and the site
+    showed them, though anyone could derive the set from the key."""
+    boards = tmp_path / "b"
+    text = (resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8")
+    event_file = tmp_path / "e.toml"
+    event_file.write_text(text, encoding="utf-8")
+    assert run_dealer("deal", event_file, "--boards-dir", boards).exit_code == 0
+    cut = text[:text.index("[[rounds]]\nnumber = 3")]
+    event_file.write_text(cut, encoding="utf-8")
+    assert run_dealer("release", event_file, "--set", 3, "--unused", "--reason", "round 3 cancelled",
+                      "--boards-dir", boards).exit_code == 0
+    event_file.write_text(text, encoding="utf-8")
+    rows = tmp_path / "r3.csv"
+    rows.write_text("round,match,table,board,defenders_points\n3,1,A,1,40\n", encoding="utf-8")
+    for args in (("results", "import", event_file, rows), ("report", event_file, "--json"),
+                 ("site", event_file, "--no-pdf", "--out", tmp_path / "s")):
+        refused = run_dealer(*args, "--boards-dir", boards)
+        assert refused.exit_code == 2 and "declared unused" in refused.stderr, (args, refused.output)
+    assert not (tmp_path / "s").exists()

@@ -116,6 +116,7 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
     renamed after it was paired): scoring them would credit nobody; and rounds its format, as
     edited, could not have paired (:func:`_check_format`)."""
     if not event.format.paired:
+        _check_unused(event, store)
         return event
     pairings = [a for _n, a in sorted(_current_pairings(store).items())] if store is not None else []
     rounds = tuple(_round_from_action(a) for a in pairings)
@@ -132,16 +133,30 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
                 raise RoundError(f"round {rnd.number} gave a bye to team {quote(team)}, which the event file no "
                                  "longer has: restore the team", field="teams")
     _check_format(event, pairings)
-    return dataclasses.replace(event, rounds=rounds)
+    played = dataclasses.replace(event, rounds=rounds)
+    _check_unused(played, store)
+    return played
+
+
+def _check_unused(event: Event, store: ResultsStore | None) -> None:
+    """Refuse an event whose matches play a set declared unused (an event file edited after the
+    declaration): such a set is never played, and the key, once released, shows its hands."""
+    unused = unused_sets(store) if store is not None else {}
+    for match in event.matches() if unused else ():
+        if match.set in unused:
+            raise RoundError(f"round {match.round} match {match.id} plays set {match.set}, which was declared unused "
+                             f"on {unused[match.set]}: a set declared unused is never played (once the key is "
+                             "released, anyone can derive its hands); restore the event file", field="rounds")
 
 
 def load_scheduled(event: Event, folder: EventFolder) -> Event:
     """The event as played, for the commands that use its rounds (nothing is created): a fixed
-    event as it is, a paired one with its stored rounds."""
-    if not event.format.paired:
+    event as it is, a paired one with its stored rounds; refused when a match plays a set
+    declared unused."""
+    if not event.format.paired and not folder.results_path.exists():
         return event
-    # Only the stored rounds are read here: the command that follows checks the deal itself
-    # (checking it here too would hash every set file a second time).
+    # Only the stored rounds and releases are read here: the command that follows checks the
+    # deal itself (checking it here too would hash every set file a second time).
     store = open_existing_results(event, folder, check_deal=False)
     if store is None:
         return scheduled(event, None)
