@@ -1512,11 +1512,12 @@ class ResultsStore:
         if published_head is not None and not _is_link(published_head.strip().lower()):
             raise UserError(f"{quote(published_head)} is not a chain head: expected the 64 hexadecimal digits a "
                             "report prints as its results chain head", field="head")
-        with _sqlite_errors(self.path):
+        with self.snapshot(), _sqlite_errors(self.path):  # one state, whatever is stored meanwhile
             report = self._audit()
+            found = None if published_head is None else self.conn.execute(
+                f"SELECT seq FROM ({_ALL_LINKS}) WHERE chain = ?", (published_head.strip().lower(),)).fetchone()
         if published_head is not None:
             wanted = published_head.strip().lower()
-            found = self.conn.execute(f"SELECT seq FROM ({_ALL_LINKS}) WHERE chain = ?", (wanted,)).fetchone()
             if found is None:
                 report.findings.append(Finding(
                     "head", "published head", f"{wanted[:16]}… is not a link of the chain: the results were "
@@ -1532,11 +1533,12 @@ class ResultsStore:
         results stored after that row (the site's rebuild: those before were checked when it
         read them): then every row of the other tables and those results have their links
         checked, and the guards, instead of walking the whole chain (:meth:`audit`)."""
-        if results_after is None:
-            findings = self.audit().findings
-        else:
-            with _sqlite_errors(self.path):
-                findings = self._schema_findings() + self._link_findings(results_after)
+        with self.snapshot():  # one state of the database, whatever is stored meanwhile
+            if results_after is None:
+                findings = self.audit().findings
+            else:
+                with _sqlite_errors(self.path):
+                    findings = self._schema_findings() + self._link_findings(results_after)
         if not findings:
             return
         shown = "; ".join(f.text() for f in findings[:3])
