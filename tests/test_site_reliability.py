@@ -9,6 +9,7 @@ import os
 import shlex
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -194,7 +195,7 @@ def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(t
             "site._swap = killed\n"
             "from dealer.cli import main\n"
             "main(sys.argv[1:])\n")
-    done = subprocess.run([os.sys.executable, "-c", code, "site", str(event_file), "--no-pdf", "--boards-dir",
+    done = subprocess.run([sys.executable, "-c", code, "site", str(event_file), "--no-pdf", "--boards-dir",
                            str(boards), "--out", str(out)], capture_output=True, text=True, check=False)
     assert done.returncode == 9, done.stderr
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s"))
