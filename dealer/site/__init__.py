@@ -371,9 +371,11 @@ def _make_folders(path: Path, made: set[Path]) -> None:
         _make_folders(path.parent, made)
     try:
         os.mkdir(path, FOLDER_MODE)
-        os.chmod(path, FOLDER_MODE)
-    except FileExistsError:
-        pass
+    except FileExistsError:  # an earlier build's (made at another umask by an older version?)
+        if os.path.islink(path) or not os.path.isdir(path):
+            raise UserError(f"{path}: in the site's folder but not a folder a build made (a link or a file); "
+                            "nothing is written through it", field="out") from None
+    os.chmod(path, FOLDER_MODE)
     made.add(path)
 
 
