@@ -408,9 +408,13 @@ def _plain(value: object) -> object:
     return {"value": repr(value)}
 
 
-def _content(seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
-    columns = CHAINED[table]
-    return _ENCODER.encode([seq, table, *(_plain(row[c]) for c in columns)]).encode("utf-8")
+def _content(seq: int, table: str, values: Sequence[object]) -> bytes:
+    """The canonical JSON of a row: [seq, table, the values of the columns its link covers…]."""
+    try:  # plain values (what the tool stores) as they are, in one call of the encoder
+        text = _ENCODER.encode([seq, table, *values])
+    except TypeError:  # a BLOB written behind the tool's back
+        text = _ENCODER.encode([seq, table, *map(_plain, values)])
+    return text.encode("utf-8")
 
 
 def _is_link(text: str) -> bool:
@@ -483,19 +487,15 @@ def _bulk_links(previous: bytes, first_seq: int, table: str, columns: Sequence[S
     return out
 
 
-def _link_of(previous: bytes, seq: int, table: str, values: tuple[object, ...]) -> bytes:
+def _link_of(previous: bytes, seq: int, table: str, values: Sequence[object]) -> bytes:
     """:func:`link` of a row given as the values of the columns its link covers, in order (the
-    audit's fast path: the same bytes as :func:`_content`)."""
-    try:
-        text = _ENCODER.encode([seq, table, *values])
-    except TypeError:  # a BLOB written behind the tool's back
-        text = _ENCODER.encode([seq, table, *map(_plain, values)])
-    return hashlib.sha256(previous + text.encode("utf-8")).digest()
+    audit reads them so)."""
+    return hashlib.sha256(previous + _content(seq, table, values)).digest()
 
 
 def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
     """The chain value of a row: SHA-256(previous link || canonical JSON of [seq, table, columns…])."""
-    return hashlib.sha256(previous + _content(seq, table, row)).digest()
+    return _link_of(previous, seq, table, [row[c] for c in CHAINED[table]])
 
 
 @dataclass(frozen=True)

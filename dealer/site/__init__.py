@@ -31,7 +31,7 @@ import orjson
 
 from dealer.errors import UserError
 from dealer.event import Event
-from dealer.files import check_writable_folder, os_problem
+from dealer.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.folder import EventFolder, set_file_name
 from dealer.render.strings import LANGS, strings
 from dealer.resources import templates_dir
@@ -289,14 +289,7 @@ class _Writer:
         self._parent(target)
         if self.manifest:  # a folder of an earlier build: its file may be a link to the live one's
             _unlink(target)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        try:
-            os.fchmod(fd, FILE_MODE)  # whatever the umask (a cached look at it would miss a change)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
+        _write_public(target, data)
         if self.mirror is not None:  # a first build: the spare folder made as it goes, of links
             link = self.mirror / name
             self._parent(link)
@@ -342,16 +335,9 @@ def _read_identities(path: Path) -> dict[str, dict[str, list[int]]]:
 def _write_identities(path: Path, folders: Mapping[str, Mapping[str, list[int]]]) -> None:
     """Written whole or not at all, owner-only; one that cannot be written fails nothing (the
     next build checks the digests instead)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        _unlink(partial)
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as file:
-            file.write(orjson.dumps({"version": 1, "folders": folders}))
-        os.replace(partial, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
+    with contextlib.suppress(UserError):
+        write_atomic(path, orjson.dumps({"version": 1, "folders": folders}), mode=OWNER_ONLY, replace=True,
+                     durable=False)
 
 
 def _digest_bytes(data: bytes) -> str:
@@ -390,7 +376,7 @@ def _write_public(path: Path, data: bytes) -> None:
     """A new world-readable file (0644 whatever the umask), replacing none."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        os.fchmod(fd, FILE_MODE)  # whatever the umask (a cached look at it would miss a change)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -913,7 +899,8 @@ def _check_site_folders(out: Path, spare: Path, new: Path) -> dict[str, Any] | N
         live = _read_manifest(out)
         if live is None:
             try:
-                holds = next(iter(os.scandir(out)), None) is not None
+                with os.scandir(out) as entries:
+                    holds = next(entries, None) is not None
             except OSError as error:
                 raise os_problem(error, out, "read the folder", field="out") from None
             if holds:
