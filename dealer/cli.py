@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +31,7 @@ from dealer.errors import (
 if TYPE_CHECKING:
     from dealer.event import Event
     from dealer.folder import EventFolder
+    from dealer.words import CommandWords
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,45 +43,41 @@ BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=
                                  help="Where the events' folders (board sets, results.sqlite) live.")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
-#: The library names fields; these are their flags here (the rest: ``--`` + field with dashes),
-#: or, for the fields no command has a flag for, the part of the event file that gives them.
-FLAGS = {"defenders_points": "--points", "entered_by": "--by", "boards_root": "--boards-dir",
-         "published": "--commitment", "out": "--out",
-         "teams": "event file [[teams]]", "event_format": "event file [format]", "rounds": "event file [[rounds]]"}
-#: What to do, by the hint keys the library attaches to its errors.
-HINTS = {
-    "use_correct": "to change it use `dealer results correct` with --reason",
-    "use_add": "use `dealer results add`",
-    "accept_implausible": "a real result beyond it: `dealer results add` or `correct` with --accept-implausible",
-    "audit": "`dealer results audit EVENT.toml` lists every change",
-    "misattributed": ("restore those matches in the event file, or withdraw their results: "
-                      "`dealer results correct EVENT.toml --round R --match M --withdraw --reason …`"),
-    "deal": "deal it first: `dealer deal EVENT.toml`",
-    "finish_deal": "`dealer deal EVENT.toml` finishes it",
-    "discard_incomplete": "`dealer deal EVENT.toml --discard-incomplete` removes the unfinished deal",
-    "round_pair": "pair it with `dealer round pair EVENT.toml --round N`",
-    "round_undo": "`dealer round undo EVENT.toml --round N --reason …` (only while it has no result)",
-    "allow_incomplete": "`dealer results missing EVENT.toml` lists them; --allow-incomplete pairs anyway",
-    "missing": "`dealer results missing EVENT.toml` lists them",
-    "accept_warnings": "read the warnings, then pair with --accept-warnings to store the round as shown",
-    "accept_missing": ("`dealer results missing EVENT.toml` lists what is missing; --accept-missing releases "
-                       "anyway (only when no table has still to play the set)"),
-    "withdraw_forfeit": "`dealer results forfeit EVENT.toml --round R --team T --withdraw --reason …` (or "
-                        "`results late … --withdraw`) withdraws it",
-}
-
 # Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
 # terminal raw: they could retitle it, hide text or reorder what a line shows.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def default_lang(environ: Mapping[str, str] = os.environ) -> str:
+    """The language of the command line's messages when ``--lang`` is not given: ``DEALER_LANG``
+    (``zh…`` or ``en…``), else ``LANG`` (``zh…`` is Chinese; anything else, unset, ``C`` and
+    ``POSIX`` too, is English)."""
+    for name in ("DEALER_LANG", "LANG"):
+        value = environ.get(name, "").strip().lower()
+        if value.startswith("zh"):
+            return "zh"
+        if value.startswith("en") or (name == "LANG" and value):
+            return "en"
+    return "en"
+
+
+def message_lang() -> str:
+    """The language chosen with ``dealer --lang`` (or its default) for the command running."""
+    ctx = click.get_current_context(silent=True)
+    lang = ctx.find_root().params.get("message_lang") if ctx is not None else None
+    return lang if lang in ("zh", "en") else default_lang()
+
+
+def command_words() -> CommandWords:
+    """The command line's words in the chosen language (the catalog is read on first use)."""
+    from dealer.words import command_words
+
+    return command_words(message_lang())
+
+
 def flag(field: str) -> str:
-    return FLAGS.get(field, "--" + field.replace("_", "-"))
-
-
-def hint_text(key: str) -> str | None:
-    return HINTS.get(key)
+    return command_words().label(field)
 
 
 def safe_text(text: str) -> str:
@@ -101,8 +98,9 @@ def echo_json(value: Any, indent: int | None = None) -> None:
 
 def report_error(error: UserError) -> None:
     """The one place a user error is shown: ``error:`` and its lines, on stderr."""
-    lines = error.lines(flag, hint_text)
-    echo(f"error: {lines[0]}", err=True)
+    words = command_words()
+    lines = error.lines(words)
+    echo(words.text("cli.error", {"message": lines[0]}), err=True)
     for line in lines[1:]:
         echo(line, err=True)
 
@@ -131,7 +129,7 @@ class DealerGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException):
             raise
         except (click.Abort, KeyboardInterrupt):
-            click.echo("interrupted: nothing half-written is kept", err=True)
+            echo(command_words().text("cli.interrupted"), err=True)
             ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The output's reader went away (`dealer results history … | head -1`): nobody to tell.
@@ -155,7 +153,10 @@ class DealerGroup(click.Group):
 
 @click.group(cls=DealerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dealer")
-def main() -> None:
+@click.option("--lang", "message_lang", type=click.Choice(["zh", "en"]), default=default_lang,
+              help="Language of the command line's messages, errors and hints (default: DEALER_LANG, "
+                   "else LANG: zh* is Chinese, anything else English). The papers' own --lang is apart.")
+def main(message_lang: str) -> None:
     """Duplicate dealer and scorer for Shengji (升级 / 双升 / 拖拉机).
 
     Deal fixed boards from a secret key, print what goes on the table, score the results.

@@ -29,29 +29,32 @@ def whole_number(text: str) -> int | None:
 
 
 class NotAWholeNumber(ValueError):
-    """What :func:`read_whole_number` says about a value it refuses (its one argument)."""
+    """What :func:`read_whole_number` says about a value it refuses: a message key of the word
+    catalog and its parameters (as :class:`dealer.errors.UserError` has them)."""
 
-    @property
-    def message(self) -> str:
-        return str(self.args[0])
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
 
 
-def read_whole_number(text: str | None, what: str, low: int | None = None) -> int:
+def read_whole_number(text: str | None, what: object, low: int | None = None) -> int:
     """The whole number ``text`` says (a file's cell, a typed value), or
-    :class:`NotAWholeNumber` with the message every entry path gives (``what``: "the round
-    number"): missing, too many digits, not a whole number, below ``low``."""
+    :class:`NotAWholeNumber` with the message every entry path gives (``what``: the value's
+    name, ``Phrase("terms.round_number")``): missing, too many digits, not a whole number,
+    below ``low``."""
     text = (text or "").strip()
     if not text:
-        raise NotAWholeNumber(f"{what} is missing; expected a whole number")
+        raise NotAWholeNumber("number.missing", what=what)
     try:
         value = whole_number(text)
     except OverflowError as digits:
-        raise NotAWholeNumber(f"{what} has {digits.args[0]:,} digits; expected a whole number of at most "
-                              f"{DIGITS_LIMIT}") from None
+        raise NotAWholeNumber("number.too_many_digits", what=what, digits=digits.args[0],
+                              limit=DIGITS_LIMIT) from None
     if value is None:
-        raise NotAWholeNumber(f"expected {what} as a whole number")
+        raise NotAWholeNumber("number.not_whole", what=what)
     if low is not None and value < low:
-        raise NotAWholeNumber(f"{what} must be {low} or more")
+        raise NotAWholeNumber("number.too_low", what=what, low=low)
     return value
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.cards import side_of
-from dealer.errors import FieldLabel, HintText, UserError, no_hint, plain_label
+from dealer.errors import UserError, Wording
 from dealer.event import Event, Match
 
 TABLES = ("A", "B")
@@ -84,9 +84,9 @@ class AttributionError(ScoringError):
             "they were played; scoring them would change the standings silently",
             hint="misattributed")
 
-    def lines(self, label: FieldLabel = plain_label, hint: HintText = no_hint) -> list[str]:
-        advice = hint(self.hint) if self.hint else None
-        return [self.message, *(f"  {f.text()}" for f in self.found), *([advice] if advice else [])]
+    def lines(self, words: Wording | None = None) -> list[str]:
+        head, *advice = super().lines(words)
+        return [head, *(f"  {f.text()}" for f in self.found), *advice]
 
 
 def attribution_problems(event: Event, seatings: Iterable[StoredSeating]) -> list[Misattributed]:

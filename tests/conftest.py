@@ -3,6 +3,7 @@ the one helper that drives the ``dealer`` command in-process (click's CliRunner)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -17,6 +18,10 @@ from dealer.event import Event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+
+# The tests read the command line's messages in English (``dealer --lang`` defaults from
+# DEALER_LANG): set here, before any run, for in-process runs and every subprocess alike.
+os.environ["DEALER_LANG"] = "en"
 
 #: Every exit status the command documents (README, "Exit statuses"); an internal error is not one.
 DOCUMENTED_STATUSES = {EXIT_OK, EXIT_DIFFERENCE, EXIT_REJECTED, EXIT_ENVIRONMENT}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dealer.errors import FileProblem, Problem, Rejected, UserError
+from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.folder import EventFolder
@@ -55,9 +55,8 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
         return None
     if event.levels and not folder.path.is_dir():
         # Not folder.require()'s "was not committed or dealt": a level race is never dealt.
-        raise FileProblem(f"{folder.boards_root}: no such folder: it holds the results and pairings of level race "
-                          f"{event.id} (a level race is never dealt: its folder is made by its first result or "
-                          "pairing); is the boards folder right?", field="boards_root")
+        raise FileProblem("entry.no_level_race_folder", field="boards_root", folder=folder.boards_root,
+                          event=event.id)
     folder.require()
     folder.check_kind(event, database=False)
     if check_deal:
@@ -97,8 +96,9 @@ def stored_attribution_problems(event: Event, store: ResultsStore, after: int | 
     return attribution_problems(event, store.seatings(after=after))
 
 
-def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:
-    return Rejected(None, [Problem(None, None, field, None, value, message, hint)], 1)
+def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None,
+              **params: object) -> Rejected:
+    return Rejected(None, [Problem(None, None, field, None, value, message, hint, params)], 1)
 
 
 def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
@@ -106,19 +106,19 @@ def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
     try:
         parsed = parse_payload(payload)
     except PayloadError as error:
-        raise _rejected("qr", None, str(error)) from None  # the message quotes the payload
+        # the message quotes the payload
+        raise Rejected(None, [Problem(None, None, "qr", None, None, error.key, params=error.params)], 1) from None
     if not isinstance(parsed, TravellerId | ScoreSheetId):
-        raise _rejected("qr", payload, "a wallet label does not name a match; scan the traveller or the "
-                                       "score sheet")
+        raise _rejected("qr", payload, "entry.wallet_label_qr")
     if parsed.event != event.id:
-        raise _rejected("qr", payload, f"the slip belongs to event {parsed.event!r}, not {event.id!r}")
+        raise _rejected("qr", payload, "entry.other_event", event=parsed.event, event_id=event.id)
     found: dict[str, str] = {"round": str(parsed.round), "match": parsed.match}
     if isinstance(parsed, TravellerId):
         found["board"] = str(parsed.board)
     else:
         found["table"] = parsed.table
     problems = [
-        Problem(None, None, key, None, values[key], f"disagrees with the QR payload, which says {value}")
+        Problem(None, None, key, None, values[key], "entry.disagrees_with_qr", params={"value": value})
         for key, value in found.items()
         if values.get(key) not in (None, "") and str(values[key]).strip() != value
     ]
@@ -146,8 +146,8 @@ def add_result(
             if entry.same_result(old):
                 return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
             raise _rejected("defenders_points", str(entry.defenders_points),
-                            f"duplicate: {slot_text(entry.slot)} already has {stored_text(old)}",
-                            hint="use_correct")
+                            "level_result.duplicate",
+                            hint="use_correct", slot=slot_text(entry.slot), stored=stored_text(old))
         import_id = store.insert_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
     return f"added {slot_text(entry.slot)}: {entry.defenders_points} points (import #{import_id})"
 
@@ -159,15 +159,17 @@ def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
         try:
-            numbers[key] = read_whole_number(values.get(key), f"the {key} number", low=1)
+            numbers[key] = read_whole_number(values.get(key), Phrase({"round": "terms.the_round_number",
+                                                                      "board": "terms.the_board_number"}[key]), low=1)
         except NotAWholeNumber as refused:
-            problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.message))
+            problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.key,
+                                    params=refused.params))
     match = (values.get("match") or "").strip()
     if not match:
-        problems.append(Problem(None, None, "match", None, None, "the match is missing"))
+        problems.append(Problem(None, None, "match", None, None, "entry.match_missing"))
     table = (values.get("table") or "").strip().upper()
     if table not in ("A", "B"):
-        problems.append(Problem(None, None, "table", None, table or None, "table must be A or B"))
+        problems.append(Problem(None, None, "table", None, table or None, "result.table_not_a_or_b"))
     if problems:
         raise Rejected(None, problems, 1)
     return numbers["round"], match, table, numbers["board"]
@@ -188,13 +190,14 @@ def correct_result(
     another correction changed it meanwhile, this one is refused instead of silently winning.
     """
     if not reason.strip():
-        raise _rejected("reason", reason, "a correction needs a reason")
+        raise _rejected("reason", reason, "results.correction_needs_reason")
     with store.transaction():
         if withdraw:
             slot = _stored_slot(values)
             old = store.current_row(slot)
             if old is None:
-                raise _rejected(None, None, f"{slot_text(slot)} has no result to withdraw", hint="use_add")
+                raise _rejected(None, None, "level_result.nothing_to_withdraw", hint="use_add",
+                                slot=slot_text(slot))
             entry = Entry(*slot, None, ns_team=old["ns_team"], ew_team=old["ew_team"],
                           played_set=old["played_set"], note=(values.get("note") or None),
                           entered_by=(values.get("entered_by") or None), withdrawn=True)
@@ -203,16 +206,15 @@ def correct_result(
             check_seating(store, event, {(entry.round, entry.match)})
             old = store.current_row(entry.slot)
             if old is None:
-                raise _rejected(None, None, f"{slot_text(entry.slot)} has no result to correct",
-                                hint="use_add")
+                raise _rejected(None, None, "level_result.nothing_to_correct",
+                                hint="use_add", slot=slot_text(entry.slot))
         if expect_current is not None:
             stored = "withdrawn" if old["withdrawn"] else str(old["defenders_points"])
             expected = whole_number_or_none(expect_current)
             wanted = str(expected) if expected is not None else expect_current.strip().lower()
             if wanted != stored:
                 raise _rejected("expect_current", expect_current,
-                                f"{slot_text(entry.slot)} now has {stored_text(old)}: it was changed "
-                                "meanwhile; nothing stored")
+                                "entry.changed_meanwhile", slot=slot_text(entry.slot), stored=stored_text(old))
         if entry.same_result(old):
             return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
         import_id = store.insert_batch([entry], source="correct", kind="correct",
@@ -229,26 +231,25 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
     match the event file no longer has, or entered under the wrong seating), with a reason; the
     slots withdrawn."""
     if not reason.strip():
-        raise _rejected("reason", reason, "a correction needs a reason")
+        raise _rejected("reason", reason, "results.correction_needs_reason")
     problems: list[Problem] = []
     round_number = 0
     try:
-        round_number = read_whole_number(values.get("round"), "the round number", low=1)
+        round_number = read_whole_number(values.get("round"), Phrase("terms.the_round_number"), low=1)
     except NotAWholeNumber as refused:
         problems.append(Problem(None, None, "round", None, (values.get("round") or "").strip() or None,
-                                refused.message))
+                                refused.key, params=refused.params))
     match = (values.get("match") or "").strip()
     if not match:
-        problems.append(Problem(None, None, "match", None, None, "the match is missing; expected a match id "
-                                "of the round"))
+        problems.append(Problem(None, None, "match", None, None, "result.match_missing"))
     if problems:
         raise Rejected(None, problems, 1)
     entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_match_rows(round_number, match)
         if not rows:
-            raise _rejected(None, None, f"round {round_number} match {match} has no current result to "
-                                        "withdraw")
+            raise _rejected(None, None, "level_result.nothing_to_withdraw_in_match", round=round_number,
+                            match=match)
         entries = [Entry(r["round"], r["match"], r["tbl"], r["board"], None, ns_team=r["ns_team"],
                          ew_team=r["ew_team"], played_set=r["played_set"], entered_by=entered_by,
                          withdrawn=True) for r in rows]
@@ -286,7 +287,7 @@ def missing(
     """Per match, the missing (board, table) results (a level race: the tables); ``store=None``:
     no database yet, all missing."""
     if round_number is not None and event.round(round_number) is None:
-        raise UserError(f"round {round_number} is not in the event", field="round")
+        raise UserError("entry.round_not_in_event", field="round", round=round_number)
     if store is not None:
         found = stored_attribution_problems(event, store)
         if found:

@@ -194,8 +194,8 @@ def _file_kind(path: Path) -> str:
     if suffix in CSV_SUFFIXES:
         return "csv"
     if suffix == ".xls":
-        raise FileProblem(f"{path}: an Excel 97-2003 workbook (.xls) is not read; save it as .xlsx or CSV")
-    raise FileProblem(f"{path}: expected a .csv (.tsv, .txt) or .xlsx (.xlsm) file")
+        raise FileProblem("import.xls_not_read", path=path)
+    raise FileProblem("import.unknown_file_kind", path=path)
 
 
 def _reason(error: BaseException) -> str:
@@ -218,17 +218,14 @@ def _decode(data: bytes, source: str) -> str:
             return data[len(codecs.BOM_UTF8):].decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as error:
             raise FileProblem(
-                f"{source}: the file starts with a UTF-8 byte-order mark but is not UTF-8 text (byte "
-                f"{error.start + len(codecs.BOM_UTF8):,}); save it again as CSV UTF-8") from None
+                "import.bad_utf8_after_bom", source=source, byte=error.start + len(codecs.BOM_UTF8)) from None
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise FileProblem(f"{source}: the file is UTF-16 text (Excel's \"Unicode Text\"); save it as CSV "
-                          "UTF-8 or CSV")
+        raise FileProblem("import.utf16_text", source=source)
     if data.startswith(b"PK\x03\x04"):
-        raise FileProblem(f"{source}: the file is a zip archive (an XLSX workbook?), not CSV text")
+        raise FileProblem("import.zip_not_csv", source=source)
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise FileProblem(f"{source}: byte {nul:,} is a NUL: not CSV text (UTF-16 without a byte-order "
-                          "mark, or not a text file)")
+        raise FileProblem("import.nul_byte", source=source, byte=nul)
     try:
         return data.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
@@ -236,7 +233,7 @@ def _decode(data: bytes, source: str) -> str:
     try:
         return data.decode("gb18030")  # a superset of GBK, as Excel saves CSV in China
     except UnicodeDecodeError as error:
-        raise FileProblem(f"{source}: the file is neither UTF-8 nor GBK text (byte {error.start:,})") from None
+        raise FileProblem("import.not_utf8_nor_gbk", source=source, byte=error.start) from None
 
 
 def _is_comment(line: str) -> bool:
@@ -268,17 +265,15 @@ def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
                 return
             number += 1
             if record and record[-1].endswith(_END_OF_FILE):
-                raise FileProblem(f"{source}: row {number}: a quote (\") opens a cell that is never closed, "
-                                  "so the rest of the file would be that one cell; close it or remove it")
+                raise FileProblem("import.unclosed_quote", source=source, row=number)
             if number > SHEET_ROWS:
-                raise FileProblem(f"{source}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
+                raise FileProblem("import.more_rows_than_a_sheet", source=source, limit=SHEET_ROWS)
             yield number, list(map(strip, record))
     except csv.Error as error:
         if "field larger than field limit" in str(error):
-            raise FileProblem(f"{source}: row {number + 1}: a cell of more than "
-                              f"{csv.field_size_limit():,} characters (a cell holds at most "
-                              f"{TEXT_LIMIT})") from None
-        raise FileProblem(f"{source}: row {number + 1}: not valid CSV: {_reason(error)}") from None
+            raise FileProblem("import.cell_too_long", source=source, row=number + 1,
+                              length=csv.field_size_limit(), limit=TEXT_LIMIT) from None
+        raise FileProblem("import.invalid_csv", source=source, row=number + 1, reason=_reason(error)) from None
 
 
 #: A document type declaration (and the entities it defines) in any encoding XML allows: no
@@ -299,12 +294,12 @@ def _check_archive(data: bytes, source: str) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
             if len(members) > XLSX_MEMBERS_LIMIT:
-                raise FileProblem(f"{source}: the workbook has {len(members):,} parts; at most "
-                                  f"{XLSX_MEMBERS_LIMIT:,} are read")
+                raise FileProblem("import.too_many_parts", source=source, parts=len(members),
+                                  limit=XLSX_MEMBERS_LIMIT)
             unpacked = sum(member.file_size for member in members)
             if unpacked > XLSX_UNPACKED_LIMIT:
-                raise FileProblem(f"{source}: the workbook unpacks to {unpacked:,} bytes; at most "
-                                  f"{XLSX_UNPACKED_LIMIT:,} are read")
+                raise FileProblem("import.unpacks_too_big", source=source, unpacked=unpacked,
+                                  limit=XLSX_UNPACKED_LIMIT)
             for member in members:
                 xml = not member.filename.lower().endswith(_NOT_XML_PARTS)
                 with archive.open(member) as stream:
@@ -312,14 +307,13 @@ def _check_archive(data: bytes, source: str) -> None:
                     while chunk := stream.read(1 << 20):
                         block = tail + chunk
                         if xml and any(mark in block for mark in _DTD_MARKS):
-                            raise FileProblem(f"{source}: {quote(member.filename)} holds a DTD (<!DOCTYPE> or "
-                                              "<!ENTITY>), which no spreadsheet program writes; not read")
+                            raise FileProblem("import.holds_dtd", source=source,
+                                              part=quote(member.filename))
                         tail = block[-32:]
     except UserError:
         raise
     except Exception as error:  # BadZipFile, a bad CRC, an unsupported compression or encryption …
-        raise FileProblem(f"{source}: not a readable XLSX workbook (damaged, or not a zip archive: "
-                          f"{_reason(error)})") from None
+        raise FileProblem("import.damaged_archive", source=source, reason=_reason(error)) from None
 
 
 @contextlib.contextmanager
@@ -331,7 +325,7 @@ def _workbook(data: bytes, source: str) -> Iterator[Any]:
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
     except Exception as error:  # openpyxl raises anything for a damaged workbook
-        raise FileProblem(f"{source}: not a readable XLSX workbook: {_reason(error)}") from None
+        raise FileProblem("import.unreadable_workbook", source=source, reason=_reason(error)) from None
     try:
         yield book
     finally:
@@ -366,15 +360,15 @@ def _sheet_rows(sheet: Any, source: str, budget: list[int]) -> Generator[tuple[i
             number += 1
             budget[0] -= max(1, len(values))  # a blank row counts as one cell
             if number > SHEET_ROWS:
-                raise FileProblem(f"{where}: more than {SHEET_ROWS:,} rows, the most a spreadsheet has")
+                raise FileProblem("import.sheet_more_rows_than_a_sheet", where=where, limit=SHEET_ROWS)
             if budget[0] < 0:
-                raise FileProblem(f"{where}: more than {SHEET_CELLS_LIMIT:,} cells (empty ones included); "
-                                  "at most that many are read")
+                raise FileProblem("import.too_many_cells", where=where,
+                                  limit=SHEET_CELLS_LIMIT)
             yield number, [_cell_text(value) for value in values]
     except UserError:
         raise
     except Exception as error:  # openpyxl parses the sheet lazily: any damage shows up here
-        raise FileProblem(f"{where}: cannot read row {number + 1} (or a later one): {_reason(error)}") \
+        raise FileProblem("import.unreadable_row", where=where, row=number + 1, reason=_reason(error)) \
             from None
 
 
@@ -394,18 +388,19 @@ def _choose_sheet(book: Any, source: str, name: str | None, budget: list[int]) -
         chosen = next((s for s in sheets if s.title == name), None) or next(
             (s for s in sheets if s.title.strip().casefold() == name.strip().casefold()), None)
         if chosen is None:
-            raise FileProblem(f"{source}: no sheet {quote(name)}; visible sheets: {names}", field="sheet")
+            raise FileProblem("import.no_such_sheet", field="sheet", source=source, name=quote(name),
+                              names=names)
         if chosen.sheet_state != "visible":
-            raise FileProblem(f"{source}: sheet {quote(chosen.title)} is hidden and is not read; visible "
-                              f"sheets: {names}", field="sheet")
+            raise FileProblem("import.hidden_sheet", field="sheet", source=source,
+                              name=quote(chosen.title), names=names)
         return chosen
     if not visible:
-        raise FileProblem(f"{source}: the workbook has no visible sheet")
+        raise FileProblem("import.no_visible_sheet", source=source)
     with_data = [s for s in visible if _holds_data(s, source, budget)]
     if len(with_data) > 1:
         listed = ", ".join(quote(s.title) for s in with_data)
-        raise FileProblem(f"{source}: {len(with_data)} sheets hold data ({listed}); name the one to import",
-                          field="sheet")
+        raise FileProblem("import.several_sheets_with_data",
+                          field="sheet", source=source, count=len(with_data), sheets=listed)
     return with_data[0] if with_data else visible[0]
 
 
@@ -431,17 +426,18 @@ def _read_header(source: str, row: int, header: list[str], layout: Layout = TRAV
         if key is None:
             known = ", ".join(f"{k} ({columns[k][1]})" for k in columns)
             problems.append(Problem(source, row, None, label, None,
-                                    f"unknown column name; expected one of: {known}"))
+                                    "import.unknown_column", params={"known": known}))
         elif key in seen:
             problems.append(Problem(source, row, key, label, None,
-                                    f"column {key} appears twice (also {seen[key]})"))
+                                    "import.duplicate_column", params={"name": key, "seen": seen[key]}))
         else:
             seen[key] = label
             mapping[i] = (key, label)
     for key in layout.required:
         if key not in seen:
             problems.append(Problem(source, row, key, None, None,
-                                    f"required column {key} ({columns[key][1]}) is missing"))
+                                    "import.required_column_missing", params={"name": key,
+                                                                              "columns": columns[key][1]}))
     return _Header(row, mapping, {i for i, name in enumerate(header) if name}, problems)
 
 
@@ -469,9 +465,9 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
         if last < 0:
             continue
         if last >= COLUMNS_LIMIT:
-            raise FileProblem(f"{source}: row {number}, column {column_letter(last)}: a value beyond column "
-                              f"{column_letter(COLUMNS_LIMIT - 1)}; at most {COLUMNS_LIMIT} columns are read "
-                              f"(a result file has at most {len(layout.columns)})")
+            raise FileProblem("import.value_beyond_last_column", source=source, row=number,
+                              column=column_letter(last), last_column=column_letter(COLUMNS_LIMIT - 1),
+                              limit=COLUMNS_LIMIT, columns=len(layout.columns))
         if first:
             parsed.sample = is_sample_marker(cells[0])
             first = False
@@ -485,16 +481,14 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
             continue
         data_rows += 1
         if data_rows > ROWS_LIMIT:
-            raise FileProblem(f"{source}: more than {ROWS_LIMIT:,} data rows; at most {ROWS_LIMIT:,} are read "
-                              "from one file (split it)")
+            raise FileProblem("import.too_many_rows", source=source, limit=ROWS_LIMIT)
         stray = None if last < named_before else \
             next((i for i in range(last + 1) if cells[i] and i not in header.named), None)
         if stray is not None:
             letter = column_letter(stray)
             problems.append(Problem(
                 source, number, None, letter, cells[stray],
-                f"a value under a column without a header (column {letter} of the header, row "
-                f"{header.row}, is empty): name the column or clear the value"))
+                "import.value_without_header", params={"letter": letter, "row": header.row}))
         elif not problems:
             parsed.numbers.append(number)
             parsed.cells.append(cells)
@@ -516,8 +510,8 @@ def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVE
     source = str(path)
     kind = _file_kind(path)
     if sheet is not None and kind != "xlsx":
-        raise FileProblem(f"{source}: a CSV file has no sheets (a sheet is named for XLSX workbooks only)",
-                          field="sheet")
+        raise FileProblem("import.csv_has_no_sheets",
+                          field="sheet", source=source)
     data = read_bytes(path, "traveller file", FILE_LIMIT)
     digest = hashlib.sha256(data).hexdigest()
     if kind == "csv":
@@ -552,9 +546,9 @@ def refuse_forfeited(store: ResultsStore, matches: set[tuple[int, str]]) -> None
     for action in store.actions(("forfeit", "late")):
         data = action.data
         if not action.undone and data.get("forfeit") and (action.round, str(data.get("match"))) in matches:
-            raise UserError(f"round {action.round} match {data.get('match')}: {data.get('team')} forfeits it "
-                            f"(recorded: {action.reason}); it takes no result unless the forfeit is withdrawn",
-                            field="match", hint="withdraw_forfeit")
+            raise UserError("import.match_forfeited",
+                            field="match", hint="withdraw_forfeit", round=action.round, match=data.get('match'),
+                            team=data.get('team'), reason=action.reason)
 
 
 def import_file(
@@ -579,7 +573,7 @@ def import_file(
         batch = _validate_rows(event, parsed)
         slots = batch.slots()
     if not len(batch):
-        raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
+        raise FileProblem("import.no_result_rows", source=source)
     rounds = sorted(set(batch.round))
     with store.transaction():
         check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
@@ -631,8 +625,9 @@ def against_stored(
         else:
             problems.append(Problem(
                 source, row.source_row, None, None, None,
-                f"duplicate: {slot_text(slot)} already has {stored_text(old)}, this row says {row.value_text()}",
-                hint="use_correct"))
+                "import.duplicate_of_stored",
+                hint="use_correct", params={"slot_text": slot_text(slot), "stored": stored_text(old),
+                                            "value": row.value_text()}))
     if problems:
         raise Rejected(source, problems, rows)
     return fresh, corrected
@@ -653,8 +648,8 @@ def _validate_rows(event: Event, parsed: ParsedFile) -> EntryBatch:
         if entry.slot in first_row:
             problems.append(Problem(
                 source, raw.number, None, None, None,
-                f"duplicate row: {slot_text(entry.slot)} is already in row {first_row[entry.slot]} "
-                "of this file"))
+                "import.duplicate_row", params={"slot": slot_text(entry.slot),
+                                                                 "row": first_row[entry.slot]}))
             continue
         first_row[entry.slot] = raw.number
         entries.append(entry)

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-from dealer.errors import FileProblem, Problem, Rejected, quote
+from dealer.errors import FileProblem, Phrase, Problem, Rejected, quote
 from dealer.event import Event, Match
 from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
@@ -73,23 +73,24 @@ def stored_slot(values: Mapping[str, str | None], table: bool = True) -> tuple[i
     longer has) by the same rules as a file row; :class:`Rejected` naming each bad field."""
     problems: list[Problem] = []
 
-    def refuse(key: str, message: str) -> None:
-        problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, message))
+    def refuse(key: str, message: str, **params: object) -> None:
+        problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, message,
+                                params=params))
 
     round_number = None
     try:
-        round_number = read_whole_number(values.get("round"), "the round number", low=1)
+        round_number = read_whole_number(values.get("round"), Phrase("terms.the_round_number"), low=1)
     except NotAWholeNumber as refused:
-        refuse("round", refused.message)
+        refuse("round", refused.key, **refused.params)
     match = (values.get("match") or "").strip()
     if not match:
-        refuse("match", "the match is missing; expected a match id of the round")
+        refuse("match", "result.match_missing")
     number = None
     if table:
         text = (values.get("table") or "").strip()
         number = table_number(text)
         if number is None:
-            refuse("table", f"the table is missing; {TABLE_EXPECTED}" if not text else TABLE_EXPECTED)
+            refuse("table", "level_result.table_missing" if not text else "level_result.table_expected")
     if problems or round_number is None:
         raise Rejected(None, problems, 1)
     return round_number, match, number
@@ -104,13 +105,13 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
     def cell(key: str) -> Cell:
         return cells.get(key, empty)
 
-    def problem(key: str, message: str) -> None:
+    def problem(key: str, message: str, **params: object) -> None:
         c = cell(key)
-        problems.append(Problem(source, row.number, key, c.column, c.value, message))
+        problems.append(Problem(source, row.number, key, c.column, c.value, message, params=params))
 
     for key, value in cells.items():
         if len(value.value) > TEXT_LIMIT:
-            problem(key, f"at most {TEXT_LIMIT} characters, got {len(value.value):,}")
+            problem(key, "result.text_too_long", limit=TEXT_LIMIT, length=len(value.value))
     if problems:
         return None, problems
 
@@ -118,16 +119,16 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         if not cell(key).value and not required:
             return None
         try:
-            return read_whole_number(cell(key).value, what)
+            return read_whole_number(cell(key).value, Phrase(what))
         except NotAWholeNumber as refused:
-            problem(key, refused.message)
+            problem(key, refused.key, **refused.params)
             return None
 
-    round_number = number("round", "the round number")
+    round_number = number("round", "terms.the_round_number")
     rnd = event.round(round_number) if round_number is not None else None
     if round_number is not None and rnd is None:
-        problem("round", f"round {round_number} is not in the event (rounds: "
-                         f"{', '.join(str(r.number) for r in event.rounds) or 'none yet'})")
+        problem("round", "level_result.round_not_in_event", round=round_number,
+                rounds=', '.join(str(r.number) for r in event.rounds) or Phrase("terms.none_yet"))
     teams: dict[str, str] = {}
     for key in ("home_team", "away_team"):
         text = cell(key).value
@@ -135,37 +136,36 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
             continue
         team = event.team_named(text)
         if team is None:
-            problem(key, "not a team of the event (expected a team id or name)")
+            problem(key, "result.unknown_team")
         elif rnd is not None and team in rnd.byes:
-            problem(key, f"team {team} had a bye in round {rnd.number}: it has no match to score")
+            problem(key, "level_result.team_had_bye", team=team, round=rnd.number)
         else:
             teams[key] = team
     match: Match | None = None
     match_id = cell("match").value
     if not match_id:
-        problem("match", "the match is missing; expected a match id of the round")
+        problem("match", "result.match_missing")
     elif rnd is not None:
         match = rnd.match(match_id)
         if match is None:
-            byes = f"; bye: {', '.join(rnd.byes)}" if rnd.byes else ""
-            problem("match", f"match {quote(match_id)} is not in round {rnd.number} (matches: "
-                             f"{', '.join(m.id for m in rnd.matches)}{byes})")
+            byes = Phrase.of("level_result.byes", teams=", ".join(rnd.byes)) if rnd.byes else ""
+            problem("match", "level_result.match_not_in_round", match=quote(match_id), round=rnd.number,
+                    matches=', '.join(m.id for m in rnd.matches), byes=byes)
     if match is not None:
         for key, expected in (("home_team", match.home), ("away_team", match.away)):
             if key in teams and teams[key] != expected:
-                side = key.split("_")[0]
-                problem(key, f"the {side} team of round {match.round} match {match.id} is {expected} "
-                             f"({match.home} v {match.away})")
+                side = Phrase("terms.home") if key == "home_team" else Phrase("terms.away")
+                problem(key, "level_result.wrong_team", side=side, round=match.round, match=match.id,
+                        expected=expected, home=match.home, away=match.away)
 
     table = None
     table_text = cell("table").value
     if not table_text:
-        problem("table", "the table is missing; expected its number")
+        problem("table", "level_result.table_number_missing")
     else:
         table = table_number(table_text)
         if table is None or not 1 <= table <= event.tables:
-            problem("table", f"the match has no such table: a match of this event is played at tables 1 to "
-                             f"{event.tables}")
+            problem("table", "level_result.no_such_table", tables=event.tables)
             table = None
 
     start = event.profile.level_race.start
@@ -173,23 +173,23 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
     for key in ("home_level", "away_level"):
         text = cell(key).value
         if not text:
-            problem(key, f"the final level is missing; expected one of {' '.join(level_names(start))}")
+            problem(key, "level_result.final_level_missing", levels=' '.join(level_names(start)))
             continue
         try:
             level = race_level(text)
         except ValueError:
             if "".join(text.split()) == "过":
-                problem(key, "过 alone is not a level: write 过A (or A+) for one level past A")
+                problem(key, "level_result.guo_alone")
             else:
-                problem(key, f"no such level; expected one of {' '.join(RACE_LEVELS)} (过A or A+: past A)")
+                problem(key, "level_result.no_such_level", levels=' '.join(RACE_LEVELS))
             continue
         if climbed(level, start) < 0:
-            problem(key, f"below the start: every side starts at {start} (profile {event.profile.id}); expected "
-                         f"one of {' '.join(level_names(start))}")
+            problem(key, "level_result.below_start", start=start, profile=event.profile.id,
+                    levels=' '.join(level_names(start)))
             continue
         levels[key] = level
     if levels.get("home_level") == levels.get("away_level") == RACE_LEVELS[-1]:
-        problem("away_level", "both sides cannot be past A: the first side past A ends the race")
+        problem("away_level", "level_result.both_past_a")
 
     last_game = None
     text = cell("last_game").value
@@ -199,16 +199,15 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
             team = next((t.id for t in event.teams if text.strip() in (t.id, t.name)), None)
             last_game = "home" if team == match.home else "away" if team == match.away else None
         if last_game is None:
-            problem("last_game", "expected home or away (主 / 客), or a team of the match")
+            problem("last_game", "level_result.bad_last_game")
     elif (len(levels) == 2 and levels["home_level"] == levels["away_level"]
           and event.profile.level_race.match_winner == "tables"):
-        problem("last_game", "both sides finished on the same level: the last game's winner (末局胜方) decides "
-                             "the table, and it is missing")
+        problem("last_game", "level_result.last_game_missing")
     games: dict[str, int] = {}
     for key in ("home_games", "away_games"):
-        won = number(key, "the games won", required=False)
+        won = number(key, "terms.the_games_won", required=False)
         if won is not None and not 0 <= won <= GAMES_LIMIT:
-            problem(key, f"expected 0 to {GAMES_LIMIT} games")
+            problem(key, "level_result.games_out_of_range", limit=GAMES_LIMIT)
         elif won is not None:
             games[key] = won
 
@@ -266,15 +265,15 @@ def import_level_file(store: ResultsStore, event: Event, path: str | Path, enter
             continue
         if entry.slot in first_row:
             problems.append(Problem(source, raw.number, None, None, None,
-                                    f"duplicate row: {slot_text(entry.slot)} is already in row "
-                                    f"{first_row[entry.slot]} of this file"))
+                                    "import.duplicate_row", params={"slot": slot_text(entry.slot),
+                                                                    "row": first_row[entry.slot]}))
             continue
         first_row[entry.slot] = raw.number
         entries.append(entry)
     if problems:
         raise Rejected(source, problems, len(parsed.rows))
     if not entries:
-        raise FileProblem(f"{source}: no result rows in the file (is it the right file?); nothing imported")
+        raise FileProblem("import.no_result_rows", source=source)
     rounds = sorted({e.round for e in entries})
     with store.transaction():
         _check_seating(store, event, {(e.round, e.match) for e in entries})
@@ -299,8 +298,9 @@ def _entry(event: Event, values: Mapping[str, str | None]) -> LevelEntry:
     return entry
 
 
-def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None) -> Rejected:
-    return Rejected(None, [Problem(None, None, field, None, value, message, hint)], 1)
+def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None,
+              **params: object) -> Rejected:
+    return Rejected(None, [Problem(None, None, field, None, value, message, hint, params)], 1)
 
 
 def add_level_result(store: ResultsStore, event: Event, values: Mapping[str, str | None]) -> str:
@@ -312,8 +312,8 @@ def add_level_result(store: ResultsStore, event: Event, values: Mapping[str, str
         if old is not None:
             if entry.same_result(old):
                 return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
-            raise _rejected("home_level", entry.home_level, f"duplicate: {slot_text(entry.slot)} already has "
-                            f"{_stored_text(old)}", hint="use_correct")
+            raise _rejected("home_level", entry.home_level, "level_result.duplicate", hint="use_correct",
+                            slot=slot_text(entry.slot), stored=_stored_text(old))
         import_id = store.insert_level_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
     return f"added {slot_text(entry.slot)}: {entry.value_text()} (import #{import_id})"
 
@@ -322,7 +322,7 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
                          withdraw: bool = False) -> str:
     """Supersede a table's current result with a new one (or withdraw it), with a reason."""
     if not reason.strip():
-        raise _rejected("reason", reason, "a correction needs a reason")
+        raise _rejected("reason", reason, "results.correction_needs_reason")
     with store.transaction():
         if withdraw:
             round_number, match, table = stored_slot(values)
@@ -330,7 +330,8 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
             slot = (round_number, match, table)
             old = store.current_level_row(slot)
             if old is None or old["withdrawn"]:
-                raise _rejected(None, None, f"{slot_text(slot)} has no result to withdraw", hint="use_add")
+                raise _rejected(None, None, "level_result.nothing_to_withdraw", hint="use_add",
+                                slot=slot_text(slot))
             entry = LevelEntry(*slot, None, None, home_team=old["home_team"], away_team=old["away_team"],
                                note=values.get("note") or None, entered_by=values.get("entered_by") or None,
                                withdrawn=True)
@@ -339,7 +340,8 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
             _check_seating(store, event, {(entry.round, entry.match)})
             old = store.current_level_row(entry.slot)
             if old is None:
-                raise _rejected(None, None, f"{slot_text(entry.slot)} has no result to correct", hint="use_add")
+                raise _rejected(None, None, "level_result.nothing_to_correct", hint="use_add",
+                                slot=slot_text(entry.slot))
         if entry.same_result(old):
             return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
         import_id = store.insert_level_batch([entry], source="correct", kind="correct", entered_by=entry.entered_by,
@@ -354,13 +356,14 @@ def withdraw_level_match(store: ResultsStore, values: Mapping[str, str | None], 
     """Withdraw every current table result of one match (``round`` and ``match`` of ``values``,
     read as :func:`stored_slot` reads them), with a reason; the slots withdrawn."""
     if not reason.strip():
-        raise _rejected("reason", reason, "a correction needs a reason")
+        raise _rejected("reason", reason, "results.correction_needs_reason")
     round_number, match, _table = stored_slot(values, table=False)
     entered_by = values.get("entered_by") or None
     with store.transaction():
         rows = store.current_level_match_rows(round_number, match)
         if not rows:
-            raise _rejected(None, None, f"round {round_number} match {match} has no current result to withdraw")
+            raise _rejected(None, None, "level_result.nothing_to_withdraw_in_match", round=round_number,
+                            match=match)
         entries = [LevelEntry(r["round"], r["match"], r["tbl"], None, None, home_team=r["home_team"],
                               away_team=r["away_team"], entered_by=entered_by, withdrawn=True) for r in rows]
         store.insert_level_batch(entries, source="correct", kind="correct", entered_by=entered_by,

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dealer.errors import UserError, quote
+from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
 from dealer.folder import EventFolder
 from dealer.results.db import Action, ResultsStore
@@ -78,18 +78,17 @@ def _check_format(event: Event, pairings: Sequence[Action]) -> None:
         stored = action.data.get("format")
         bracket = any(m.get("slot") for m in action.data["matches"])
         if stored is not None and stored != kind:
-            was = f"as a {stored} round"
+            was = Phrase.of("round.paired_as", format=stored)
         elif stored is None and bracket != (kind == "knockout"):
-            was = "in a knockout bracket" if bracket else "without a knockout bracket (a Swiss or round robin round)"
+            was = Phrase("round.paired_in_bracket") if bracket else Phrase("round.paired_without_bracket")
         else:
             continue
-        raise RoundError(f"round {action.round} was paired {was}, but the event file's format is now {kind}: "
-                         "the stored pairings do not fit it; restore the format the rounds were paired with",
-                         field="event_format")
+        raise RoundError("round.format_changed",
+                         field="event_format", round=action.round, was=was, kind=kind)
     needed = event.format.rounds_needed(len(event.teams))
     if len(pairings) > needed:
-        raise RoundError(f"{len(pairings)} rounds are paired, but the event file's format ({kind}) has rounds 1 to "
-                         f"{needed}: restore the rounds it was paired for", field="event_format")
+        raise RoundError("round.too_few_rounds", field="event_format", paired=len(pairings),
+                         kind=kind, needed=needed)
 
 
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
@@ -125,13 +124,12 @@ def scheduled(event: Event, store: ResultsStore | None) -> Event:
         for match in rnd.matches:
             for team in (match.home, match.away):
                 if team not in known:
-                    raise RoundError(f"round {rnd.number} match {match.id} was paired with team {quote(team)}, "
-                                     "which the event file no longer has: restore the team (a team that leaves "
-                                     "forfeits its later matches)", field="teams")
+                    raise RoundError("round.match_team_gone", field="teams", round=rnd.number,
+                                     match=match.id, team=quote(team))
         for team in rnd.byes:
             if team not in known:
-                raise RoundError(f"round {rnd.number} gave a bye to team {quote(team)}, which the event file no "
-                                 "longer has: restore the team", field="teams")
+                raise RoundError("round.bye_team_gone", field="teams", round=rnd.number,
+                                 team=quote(team))
     _check_format(event, pairings)
     played = dataclasses.replace(event, rounds=rounds)
     _check_unused(played, store)
@@ -144,9 +142,8 @@ def _check_unused(event: Event, store: ResultsStore | None) -> None:
     unused = unused_sets(store) if store is not None else {}
     for match in event.matches() if unused else ():
         if match.set in unused:
-            raise RoundError(f"round {match.round} match {match.id} plays set {match.set}, which was declared unused "
-                             f"on {unused[match.set]}: a set declared unused is never played (once the key is "
-                             "released, anyone can derive its hands); restore the event file", field="rounds")
+            raise RoundError("round.plays_unused_set", field="rounds", round=match.round,
+                             match=match.id, set=match.set, unused=unused[match.set])
 
 
 def load_scheduled(event: Event, folder: EventFolder) -> Event:
@@ -178,7 +175,7 @@ def show_round(event: Event, folder: EventFolder, number: int) -> RoundView:
     if not event.format.paired:
         rnd = event.round(number)
         if rnd is None:
-            raise RoundError(f"round {number} is not in the event file", field="round")
+            raise RoundError("round.not_in_event_file", field="round", number=number)
         return RoundView(number, rnd.matches, rnd.byes, ())
     store = open_existing_results(event, folder)
     action = None
@@ -186,7 +183,7 @@ def show_round(event: Event, folder: EventFolder, number: int) -> RoundView:
         with store:
             action = _current_pairings(store).get(number)
     if action is None:
-        raise RoundError(f"round {number} is not paired yet", field="round", hint="round_pair")
+        raise RoundError("round.not_paired_yet", field="round", hint="round_pair", number=number)
     return _view(action)
 
 
@@ -197,8 +194,8 @@ def declared_end(store: ResultsStore | None) -> Action | None:
     return next((a for a in store.actions(("end",)) if not a.undone), None)
 
 
-def _end_text(end: Action) -> str:
-    return f"the event was declared over after round {end.round} on {end.at} ({end.reason})"
+def _end_text(end: Action) -> Phrase:
+    return Phrase.of("round.declared_over", round=end.round, at=end.at, reason=end.reason)
 
 
 def _ranges(numbers: Sequence[int]) -> str:
@@ -266,7 +263,7 @@ def end_event(event: Event, folder: EventFolder, reason: str, entered_by: str | 
     nothing has been played, and when the event is over anyway; a second declaration changes
     nothing."""
     if not reason.strip():
-        raise RoundError("a reason is required (it is kept with the results)", field="reason")
+        raise RoundError("round.reason_required_kept", field="reason")
     store = open_results(event, folder)
     with store:
         with store.transaction():
@@ -277,14 +274,13 @@ def end_event(event: Event, folder: EventFolder, reason: str, entered_by: str | 
             if event.format.paired:
                 last = max((r.number for r in before.rounds), default=0)
                 if not last:
-                    raise RoundError("no round is paired yet: nothing has been played to end")
+                    raise RoundError("round.nothing_paired_to_end")
             else:
                 last = max((s.round for s in scored.scores if s.played), default=0)
                 if not last:
-                    raise RoundError("no result is stored yet: nothing has been played to end")
+                    raise RoundError("round.nothing_played_to_end")
             if not left:
-                raise RoundError("every round the event needs is played and complete: it is over without a "
-                                 "declaration (release its sets, then the key)")
+                raise RoundError("round.already_complete")
             store.insert_action("end", last, {"unfinished": left}, reason=reason.strip(), entered_by=entered_by)
     return (f"declared the event over after round {last} ({reason.strip()}); left unplayed: {'; '.join(left)}. "
             "No further round is paired; the key can be released once every set is released or declared "
@@ -296,25 +292,23 @@ def withdraw_end(event: Event, folder: EventFolder, reason: str, entered_by: str
     released (it was released on the end), and once a set that a round still to come would play
     is declared unused."""
     if not reason.strip():
-        raise RoundError("a reason is required (it is kept with the results)", field="reason")
+        raise RoundError("round.reason_required_kept", field="reason")
     store = open_results(event, folder)
     with store:
         with store.transaction():
             end = declared_end(store)
             if end is None:
-                raise RoundError("the event's end is not declared: nothing to withdraw", field="withdraw")
+                raise RoundError("round.end_not_declared", field="withdraw")
             key = next((r for r in store.releases() if r.kind == "key"), None)
             if key is not None:
-                raise RoundError(f"the key was released on {key.at} ({key.reason}), the event being over: its end "
-                                 "stands", field="withdraw")
+                raise RoundError("round.key_released_end_stands", field="withdraw", at=key.at, reason=key.reason)
             if event.format.paired:
                 paired = max((a.round for a in _current_pairings(store).values()), default=0)
                 needed = event.format.rounds_needed(len(event.teams))
                 blocked = {n: when for n, when in unused_sets(store).items() if paired < n <= needed}
                 if blocked:
-                    raise RoundError(f"set(s) {', '.join(map(str, sorted(blocked)))} declared unused since the end: "
-                                     f"the rounds that play them could no longer be paired; the end stands",
-                                     field="withdraw")
+                    raise RoundError("round.unused_sets_block_withdraw",
+                                     field="withdraw", sets=', '.join(map(str, sorted(blocked))))
             store.insert_action("undo", end.round, {}, reason=reason.strip(), undoes=end.id, entered_by=entered_by)
     return f"withdrew the event's end (declared after round {end.round}: {end.reason}); reason: {reason.strip()}"
 
@@ -337,11 +331,12 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
     rematch, a second bye) is returned unstored unless ``accept_warnings``.
     """
     if not event.format.paired:
-        raise RoundError("this event's rounds are listed in its event file (format fixed): nothing to pair",
+        raise RoundError("round.fixed_nothing_to_pair",
                          field="round")
     limit = event.format.rounds_needed(len(event.teams))
     if not 1 <= number <= limit:
-        raise RoundError(f"round {number}: the {event.format.kind} format has rounds 1 to {limit}", field="round")
+        raise RoundError("round.beyond_format", field="round", number=number, kind=event.format.kind,
+                         limit=limit)
     store = open_results(event, folder)
     with store:
         # A pairing follows from every stored pairing, result and forfeit: only links of the chain
@@ -351,38 +346,35 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
             current = _current_pairings(store)
             end = declared_end(store)
             if end is not None:
-                raise RoundError(f"{_end_text(end)}: no round is paired after it; withdraw the end first "
-                                 "(`dealer round end EVENT.toml --withdraw --reason …`)", field="round")
+                raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
             if number in current:
-                raise RoundError(f"round {number} is already paired; to pair it again, undo it first "
-                                 "(while it has no result)", field="round", hint="round_undo")
+                raise RoundError("round.already_paired", field="round", hint="round_undo",
+                                 number=number)
             unused = unused_sets(store)
             if number in unused:  # round N plays set N
-                raise RoundError(f"round {number} would play set {number}, which was declared unused on "
-                                 f"{unused[number]}: it cannot be played", field="round")
+                raise RoundError("round.would_play_unused_set", field="round", number=number,
+                                 unused=unused[number])
             if number > 1 and number - 1 not in current:
-                raise RoundError(f"round {number - 1} is not paired yet: rounds are paired in order",
-                                 field="round", hint="round_pair")
+                raise RoundError("round.pair_in_order",
+                                 field="round", hint="round_pair", number=number - 1)
             field = [t.id for t in event.seeded_teams()]
             first = current.get(1)
             if (first is not None and event.format.kind in ("round-robin", "knockout")
                     and first.data.get("teams", field) != field):
-                raise RoundError(f"the teams or their seeds have changed since round 1 was paired: a "
-                                 f"{event.format.kind}'s whole schedule follows from them (round 1 was paired with "
-                                 f"{', '.join(first.data['teams'])}); restore them in the event file",
-                                 field="teams")
+                raise RoundError("round.teams_changed",
+                                 field="teams", kind=event.format.kind, data=', '.join(first.data['teams']))
             before = scheduled(event, store)  # every stored round is before this one (checked above)
             scored = _scored(before, store)
             warnings: list[PairingWarning] = []
             if number > 1:
                 missing = _missing_in(scored, number - 1)
                 if missing and event.format.kind == "knockout":
-                    raise RoundError(f"round {number - 1} has missing results, so it is not known who goes "
-                                     f"through: {'; '.join(missing[:5])}", field="round", hint="missing")
+                    raise RoundError("round.knockout_results_missing", field="round", hint="missing",
+                                     number=number - 1, missing='; '.join(missing[:5]))
                 if missing and not allow_incomplete:
-                    raise RoundError(f"round {number - 1} has missing results ({'; '.join(missing[:5])}"
-                                     f"{'; …' if len(missing) > 5 else ''}): enter them first, or pair on the "
-                                     "results so far", field="round", hint="allow_incomplete")
+                    raise RoundError("round.previous_round_incomplete", field="round", hint="allow_incomplete",
+                                     number=number - 1, missing='; '.join(missing[:5]),
+                                     more='; …' if len(missing) > 5 else '')
                 if missing:
                     warnings.append(PairingWarning("incomplete-previous-round",
                                                    f"paired with {len(missing)} match(es) of round {number - 1} "
@@ -392,13 +384,12 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
 
                 conflicts = bracket_conflicts(scored)
                 if conflicts:
-                    raise RoundError("a corrected result changed who went through after the next round was "
-                                     "paired: " + "; ".join(conflicts), field="round")
+                    raise RoundError("round.correction_changed_bracket", field="round",
+                                     conflicts="; ".join(conflicts))
             paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
                                 winners=winners(scored) if event.format.kind == "knockout" else None)
             if not paired.pairings and not paired.byes:
-                raise RoundError(f"round {number} has nothing to play: the knockout is decided (no second "
-                                 "final is needed)", field="round")
+                raise RoundError("round.knockout_decided", field="round", number=number)
             warnings.extend(paired.warnings)
             view = _round_view(event, number, paired, warnings)
             needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
@@ -431,27 +422,25 @@ def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
     """Undo round ``number``'s pairing (appended, with the reason): only the last paired round,
     and only while it has no result and no forfeit."""
     if not event.format.paired:
-        raise RoundError("this event's rounds are listed in its event file (format fixed)", field="round")
+        raise RoundError("round.fixed_rounds", field="round")
     if not reason.strip():
-        raise RoundError("a reason is required", field="reason")
+        raise RoundError("round.reason_required", field="reason")
     store = open_results(event, folder)
     with store:
         with store.transaction():
             current = _current_pairings(store)
             end = declared_end(store)
             if end is not None:
-                raise RoundError(f"{_end_text(end)}: withdraw the end first (`dealer round end EVENT.toml "
-                                 "--withdraw --reason …`)", field="round")
+                raise RoundError("round.withdraw_end_first", field="round", end_text=_end_text(end))
             if number not in current:
-                raise RoundError(f"round {number} is not paired: nothing to undo", field="round")
+                raise RoundError("round.nothing_to_undo", field="round", number=number)
             if max(current) != number:
-                raise RoundError(f"round {max(current)} is paired after it: undo that first", field="round")
+                raise RoundError("round.later_round_paired", field="round", later=max(current))
             if store.history(round_number=number) or store.level_history(round_number=number):
-                raise RoundError(f"round {number} has results stored (even withdrawn ones, which are kept): "
-                                 "its pairing is played and cannot be undone", field="round")
+                raise RoundError("round.has_results", field="round", number=number)
             if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
-                raise RoundError(f"round {number} has a recorded forfeit or lateness: undo is refused",
-                                 field="round")
+                raise RoundError("round.has_forfeit_or_lateness",
+                                 field="round", number=number)
             store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
                                 entered_by=entered_by)
     return _view(current[number])
@@ -468,8 +457,8 @@ def record_lateness(event: Event, folder: EventFolder, number: int, team: str, m
     """Record a team's lateness as the profile says: a deduction, a forfeit of the round, or nothing."""
     rule = event.profile.lateness_rule(minutes)
     if rule is None:
-        raise RoundError(f"{minutes} minute(s) late costs nothing under profile {event.profile.id}: nothing "
-                         "recorded", field="minutes")
+        raise RoundError("round.lateness_costs_nothing", field="minutes", minutes=minutes,
+                         profile=event.profile.id)
     return _record(event, folder, number, team, reason, entered_by, minutes=minutes, forfeit=rule.forfeit,
                    net_level_points=rule.net_level_points)
 
@@ -478,27 +467,27 @@ def _record(event: Event, folder: EventFolder, number: int, team: str, reason: s
             *, match_id: str | None = None, forfeit: bool = False, minutes: int | None = None,
             net_level_points: int = 0) -> str:
     if not reason.strip():
-        raise RoundError("a reason is required", field="reason")
+        raise RoundError("round.reason_required", field="reason")
     store = open_results(event, folder)
     with store:
         with store.transaction():
             rnd = scheduled(event, store).round(number)
             if rnd is None:
-                raise RoundError(f"round {number} is not {'paired' if event.format.paired else 'in the event'}",
-                                 field="round")
+                state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
+                raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
             match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
             if match is None:
-                raise RoundError(f"team {quote(team)} has no match in round {number}", field="team")
+                raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
             if match_id is not None and match.id != match_id:
-                raise RoundError(f"team {quote(team)} plays match {match.id} of round {number}, not "
-                                 f"{quote(match_id)}", field="match")
+                raise RoundError("round.team_in_other_match", field="match", team=quote(team),
+                                 match=match.id, number=number, given=quote(match_id))
             if forfeit and (store.current_match_rows(number, match.id)
                             or store.current_level_match_rows(number, match.id)):
-                raise RoundError(f"round {number} match {match.id} has results: withdraw them before recording "
-                                 "a forfeit", field="match", hint="misattributed")
+                raise RoundError("round.match_has_results", field="match", hint="misattributed",
+                                 number=number, match=match.id)
             if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")
                                and a.data.get("team") == team for a in store.actions(("forfeit", "late"))):
-                raise RoundError(f"team {quote(team)} already forfeits round {number}", field="team")
+                raise RoundError("round.already_forfeits", field="team", team=quote(team), number=number)
             data: dict[str, Any] = {"team": team, "match": match.id, "forfeit": forfeit}
             if minutes is not None:
                 data["minutes"] = minutes
@@ -516,15 +505,16 @@ def withdraw_adjustment(event: Event, folder: EventFolder, number: int, team: st
     """Withdraw the forfeit (``kind`` "forfeit") or lateness ("late") recorded for ``team`` in round
     ``number``: an ``undo`` action naming it, with the reason (nothing is deleted)."""
     if not reason.strip():
-        raise RoundError("a reason is required", field="reason")
+        raise RoundError("round.reason_required", field="reason")
     store = open_results(event, folder)
     with store:
         with store.transaction():
             found = [a for a in store.actions((kind,)) if a.round == number and not a.undone
                      and a.data.get("team") == team]
             if not found:
-                what = "forfeit" if kind == "forfeit" else "lateness"
-                raise RoundError(f"no {what} of team {quote(team)} is recorded in round {number}", field="team")
+                what = Phrase("terms.forfeit") if kind == "forfeit" else Phrase("terms.lateness")
+                raise RoundError("round.nothing_recorded", field="team", what=what, team=quote(team),
+                                 number=number)
             for action in found:
                 store.insert_action("undo", number, {}, reason=reason.strip(), undoes=action.id,
                                     entered_by=entered_by)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
-from dealer.errors import Problem, quote
+from dealer.errors import Phrase, Problem, quote
 from dealer.event import Event, Match
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number
 from dealer.results.db import Entry, EntryBatch
@@ -99,91 +99,91 @@ def validate_row(
     def cell(key: str) -> Cell:
         return cells.get(key, _EMPTY)
 
-    def problem(key: str, message: str, hint: str | None = None) -> None:
+    def problem(key: str, message: str, hint: str | None = None, **params: object) -> None:
         c = cell(key)
-        problems.append(Problem(source, row.number, key, c.column, c.value, message, hint))
+        problems.append(Problem(source, row.number, key, c.column, c.value, message, hint, params))
 
     for key, value in cells.items():
         if len(value.value) > TEXT_LIMIT:
-            problem(key, f"at most {TEXT_LIMIT} characters, got {len(value.value):,}")
+            problem(key, "result.text_too_long", limit=TEXT_LIMIT, length=len(value.value))
     if problems:
         return None, problems
 
     def required_int(key: str, what: str) -> int | None:
         try:
-            return read_whole_number(cell(key).value, what)
+            return read_whole_number(cell(key).value, Phrase(what))
         except NotAWholeNumber as refused:
-            problem(key, refused.message)
+            c = cell(key)
+            problems.append(Problem(source, row.number, key, c.column, c.value, refused.key, params=refused.params))
             return None
 
-    round_number = required_int("round", "the round number")
+    round_number = required_int("round", "terms.the_round_number")
     match_id = cell("match").value
     match: Match | None = None
     rnd = event.round(round_number) if round_number is not None else None
     if round_number is not None and rnd is None:
         numbers = ", ".join(str(r.number) for r in event.rounds)
-        problem("round", f"round {round_number} is not in the event (rounds: {numbers})")
+        problem("round", "result.round_not_in_event", round=round_number, rounds=numbers)
     if not match_id:
-        problem("match", "the match is missing; expected a match id of the round")
+        problem("match", "result.match_missing")
     elif rnd is not None:
         match = rnd.match(match_id)
         if match is None:
             ids = ", ".join(m.id for m in rnd.matches)
-            problem("match", f"match {quote(match_id)} is not in round {rnd.number} (matches: {ids})")
+            problem("match", "result.match_not_in_round", match=quote(match_id), round=rnd.number, matches=ids)
 
     table = _TABLES.get(cell("table").value.strip().upper())
     if table is None:
-        problem("table", "table must be A or B")
+        problem("table", "result.table_not_a_or_b")
 
-    board = required_int("board", "the board number")
+    board = required_int("board", "terms.the_board_number")
     if board is not None and not 1 <= board <= event.boards_per_set:
-        problem("board", f"board {board} is not in the round's set; expected 1 to {event.boards_per_set}")
+        problem("board", "result.board_not_in_set", board=board, boards=event.boards_per_set)
         board = None
 
-    points = required_int("defenders_points", "the defenders' points")
+    points = required_int("defenders_points", "terms.the_defenders_points")
     if points is not None:
         low, high = plausible_range(event)
         limit = absolute_limit(event)
         if abs(points) > limit:
             problem("defenders_points",
-                    f"beyond the absolute bound of -{limit} to {limit} ({ABSOLUTE_PACKS} × the "
-                    f"{100 * event.decks} points of {event.decks} decks); not accepted, even as an "
-                    "implausible result")
+                    "result.points_beyond_bound", limit=limit, packs=ABSOLUTE_PACKS, pack_points=100 * event.decks,
+                    decks=event.decks)
             points = None
         elif points % 5:
-            problem("defenders_points", "defenders' points must be a multiple of 5")
+            problem("defenders_points", "result.points_not_multiple_of_5")
             points = None
         elif check_plausible and not low <= points <= high:
             problem("defenders_points",
-                    f"implausible for profile {event.profile.id} with {event.decks} decks; "
-                    f"expected {low} to {high}", hint="accept_implausible")
+                    "result.points_implausible", hint="accept_implausible", profile=event.profile.id,
+                    decks=event.decks, low=low, high=high)
             points = None
 
     trump = None
     if cell("trump").value:
         trump = _TRUMPS.get(cell("trump").value.strip().upper())
         if trump is None:
-            problem("trump", f"unknown trump suit; expected {TRUMP_EXPECTED}")
+            problem("trump", "result.unknown_trump", expected=TRUMP_EXPECTED)
 
     conditions = event.board(match.set, board) if match is not None and board is not None else None
     declarer = None
     if cell("declarer").value:
         declarer = _SEATS.get(cell("declarer").value.strip().upper())
         if declarer is None:
-            problem("declarer", f"expected a seat: {' '.join(SEATS)} (北 东 南 西)")
+            problem("declarer", "result.not_a_seat", seats=' '.join(SEATS))
         elif conditions is not None and declarer != conditions.declarer:
-            problem("declarer", f"the schedule has declarer {conditions.declarer} for set "
-                                f"{conditions.set} board {conditions.number}")
+            problem("declarer", "result.declarer_not_scheduled", declarer=conditions.declarer, set=conditions.set,
+                    board=conditions.number)
     level = None
     if cell("level").value:
         try:
             level = normalize_level(cell("level").value.strip().upper())
         except ValueError:
-            problem("level", f"expected a level: {' '.join(LEVELS)}")
+            problem("level", "result.not_a_level", levels=' '.join(LEVELS))
         else:
             if conditions is not None and level != conditions.level:
-                problem("level", f"the schedule has level {conditions.level} for set "
-                                 f"{conditions.set} board {conditions.number}")
+                problem("level", "result.level_not_scheduled", level=conditions.level, set=conditions.set,
+                        board=conditions.number)
 
     for key, side in (("ns_team", "NS"), ("ew_team", "EW")):
         text = cell(key).value
@@ -191,13 +191,14 @@ def validate_row(
             continue
         team = event.team_named(text)
         if team is None:
-            problem(key, "not a team of the event (expected a team id or name)")
+            problem(key, "result.unknown_team")
         elif match is not None and table is not None:
             expected = match.seats(table)[side]
             if team != expected:
-                home = "home" if expected == match.home else "away"
-                problem(key, f"at table {table} of round {match.round} match {match.id} "
-                             f"{side[0]}-{side[1]} is {expected} (the {home} team; A: home E-W, B: home N-S)")
+                home = Phrase("terms.home") if expected == match.home else Phrase("terms.away")
+                pair = Phrase("terms.ns") if side == "NS" else Phrase("terms.ew")
+                problem(key, "result.team_not_at_seat", table=table, round=match.round, match=match.id,
+                        seats=pair, expected=expected, home=home)
 
     if problems or round_number is None or match is None or table is None or board is None \
             or points is None:

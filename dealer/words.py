@@ -1,0 +1,126 @@
+"""The one word catalog, ``dealer/data/strings.toml``, and the faces that say its messages.
+
+The catalog has the words of the pages (``[zh]``, ``[en]``), of the reports (``[report.zh]``,
+``[report.en]``), of ``dealer rules explain`` (``[explain.*]``) and every message of an error or
+a problem (``[messages.*]``: each key with its ``zh`` and ``en`` template, ``{name}`` parameters
+as :meth:`str.format` takes them); ``[hints]`` and ``[flags]`` are the command line's own words.
+It is read once, the first time a word is needed.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from dealer.errors import Params, Phrase
+
+LANGS = ("zh", "en")
+
+
+@functools.cache
+def catalog() -> dict[str, Any]:
+    """The whole catalog, as TOML reads it."""
+    text = (resources.files("dealer") / "data" / "strings.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _leaves(table: Mapping[str, Any], prefix: str = "") -> dict[str, dict[str, str]]:
+    """``{"a": {"b": {"zh": …, "en": …}}}`` → ``{"a.b": {"zh": …, "en": …}}``."""
+    out: dict[str, dict[str, str]] = {}
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()) \
+                and set(value) <= set(LANGS):
+            out[key] = value
+        elif isinstance(value, dict):
+            out.update(_leaves(value, key + "."))
+        else:
+            raise ValueError(f"strings.toml: {key} is not a table of languages")
+    return out
+
+
+@functools.cache
+def messages() -> dict[str, dict[str, str]]:
+    """Every message key → its template per language."""
+    return _leaves(catalog()["messages"])
+
+
+@functools.cache
+def hints() -> dict[str, dict[str, str]]:
+    return _leaves(catalog()["hints"])
+
+
+@functools.cache
+def flags() -> dict[str, dict[str, str]]:
+    return _leaves(catalog()["flags"])
+
+
+def section(name: str, lang: str) -> dict[str, Any]:
+    """The words of one part (``report``, ``explain``) in ``lang``."""
+    return dict(catalog()[name][check_lang(lang)])
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r} (zh or en)")
+    return lang
+
+
+def parameters(template: str) -> set[str]:
+    """The parameter names a template uses."""
+    return {name.split(".")[0].split("[")[0] for _text, name, _spec, _conv in string.Formatter().parse(template)
+            if name}
+
+
+class Words:
+    """The messages in one language. Fields are named as they are (``defenders_points``) and
+    hints are not said: an interface that has its own (the command line) subclasses."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = check_lang(lang)
+
+    def text(self, key: str, params: Params | None = None) -> str:
+        entry = messages().get(key)
+        if entry is None:  # a key the catalog lacks (a test catches it): say what there is
+            shown = ", ".join(f"{name}={value}" for name, value in (params or {}).items())
+            return f"{key} ({shown})" if shown else key
+        values = {name: self.text(value.key, value.params) if isinstance(value, Phrase) else value
+                  for name, value in (params or {}).items()}
+        return entry[self.lang].format(**values)
+
+    def label(self, field: str) -> str:
+        return field
+
+    def hint(self, key: str) -> str | None:
+        return None
+
+    def message(self, error: Any) -> str:
+        """An error (:class:`~dealer.errors.UserError`) or problem as printed, its lines joined."""
+        lines = error.lines(self) if hasattr(error, "lines") else [error.text(self)]
+        return "\n".join(lines)
+
+
+class CommandWords(Words):
+    """The command line's words: a field named by its flag, a hint said as the command to use."""
+
+    def label(self, field: str) -> str:
+        entry = flags().get(field)
+        return entry[self.lang] if entry else "--" + field.replace("_", "-")
+
+    def hint(self, key: str) -> str | None:
+        entry = hints().get(key)
+        return entry[self.lang] if entry else None
+
+
+@functools.cache
+def words(lang: str) -> Words:
+    return Words(lang)
+
+
+@functools.cache
+def command_words(lang: str) -> CommandWords:
+    return CommandWords(lang)
