@@ -327,7 +327,7 @@ def check_boardset(data: Any, plan: PlanOf | None = None) -> tuple[CheckedSet | 
     all, or is one of schema 3 and no plan is given.
     """
     if not isinstance(data, Mapping) or data.get("schema") not in _FIELDS:
-        raise BoardSetError(f"not a board set document (schema {BOARDSET_SCHEMA} expected)")
+        raise BoardSetError("boardset.not_a_board_set", boardset_schema=BOARDSET_SCHEMA)
     problems: list[str] = []
     allowed = _FIELDS[data["schema"]]
     for name in sorted(set(data) - allowed):
@@ -344,8 +344,7 @@ def check_boardset(data: Any, plan: PlanOf | None = None) -> tuple[CheckedSet | 
         except (TypeError, ValueError):
             return None, ["the plan cannot be read"]
     elif plan is None:
-        raise BoardSetError("the set file names its plan by its hash only (schema "
-                            f"{BOARDSET_SCHEMA}): the event's commitment.json, which holds the plan, is needed")
+        raise BoardSetError("boardset.plan_needed", boardset_schema=BOARDSET_SCHEMA)
     content = plan.plan
     if data["plan_sha256"] != plan.sha256:
         problems.append("plan_sha256 is not the hash of the plan")

@@ -82,25 +82,23 @@ def parse_championship(data: Mapping[str, Any], where: str, base: Path) -> Champ
     """The ``[championship]`` table; every key checked, event paths taken relative to ``base``."""
     unknown = set(data) - {"championship"}
     if unknown or not isinstance(data.get("championship"), Mapping):
-        raise ChampionshipError(f"{where}: expected one table [championship] with name and events")
+        raise ChampionshipError("championship.not_a_table", where=where)
     head = data["championship"]
     stray = set(head) - {"name", "events", "place_points"}
     if stray:
-        raise ChampionshipError(f"{where}: championship: unknown key(s) {', '.join(sorted(stray))} "
-                                "(known: events, name, place_points)")
+        raise ChampionshipError("championship.unknown_keys", where=where, stray=', '.join(sorted(stray)))
     name = head.get("name", "")
     if not isinstance(name, str):
-        raise ChampionshipError(f"{where}: championship.name: expected a text, got {quote(name)}")
+        raise ChampionshipError("championship.bad_name", where=where, name=quote(name))
     events = head.get("events")
     if not isinstance(events, list) or not events or not all(isinstance(e, str) and e.strip() for e in events):
-        raise ChampionshipError(f"{where}: championship.events: expected a list of event files, got {quote(events)}")
+        raise ChampionshipError("championship.bad_events", where=where, events=quote(events))
     if len(set(events)) != len(events):
-        raise ChampionshipError(f"{where}: championship.events: an event file is named twice")
+        raise ChampionshipError("championship.event_named_twice", where=where)
     points = head.get("place_points")
     if points is not None and (not isinstance(points, list) or not points or not all(
             isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 10_000 for p in points)):
-        raise ChampionshipError(f"{where}: championship.place_points: expected a list of whole numbers, "
-                                f"got {quote(points)}")
+        raise ChampionshipError("championship.bad_place_points", where=where, points=quote(points))
     return ChampionshipFile(name, tuple(base / e for e in events), tuple(points) if points else None)
 
 
@@ -110,7 +108,7 @@ def read_championship(path: str | Path) -> ChampionshipFile:
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise FileProblem(f"{path}: not a valid TOML file: {error}") from None
+        raise FileProblem("championship.not_toml", path=path, error=error) from None
     return parse_championship(data, str(path), path.parent)
 
 
@@ -148,11 +146,10 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
     for event_path in championship.events:
         event = load_event(event_path)
         if any(e.event == event.id for e in found):
-            raise ChampionshipError(f"{event_path}: event {event.id} is already in the championship")
+            raise ChampionshipError("championship.event_twice", event_path=event_path, event_id=event.id)
         points = championship.place_points or event.profile.place_points
         if not points:
-            raise ChampionshipError(f"{event_path}: profile {event.profile.id} has no final_place_points; give "
-                                    "place_points in the championship file")
+            raise ChampionshipError("championship.no_place_points", event_path=event_path, profile_id=event.profile.id)
         data = build_report(event, EventFolder.of(event, boards_root))
         if data.places is not None:
             order = tuple((place, tuple(teams)) for place, teams in data.places)

@@ -96,6 +96,11 @@ def echo_json(value: Any, indent: int | None = None) -> None:
     click.echo(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
+def say(key: str, **params: object) -> None:
+    """A message of the catalog on stderr, in the chosen language."""
+    echo(command_words().text(key, params), err=True)
+
+
 def report_error(error: UserError) -> None:
     """The one place a user error is shown: ``error:`` and its lines, on stderr."""
     words = command_words()
@@ -129,7 +134,7 @@ class DealerGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException):
             raise
         except (click.Abort, KeyboardInterrupt):
-            echo(command_words().text("cli.interrupted"), err=True)
+            say("cli.interrupted")
             ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The output's reader went away (`dealer results history … | head -1`): nobody to tell.
@@ -146,8 +151,7 @@ class DealerGroup(click.Group):
             ctx.exit(problem.exit_status)
         except Exception:
             click.echo(traceback.format_exc(), err=True)
-            click.echo(f"internal error: this is a bug in dealer {__version__}, not a problem with your "
-                       "files; please report it with the lines above", err=True)
+            say("cli.internal_error", version=__version__)
             ctx.exit(EXIT_INTERNAL)
 
 
@@ -212,7 +216,7 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
 
     points = whole_number_or_none(points_text)
     if points is None:
-        raise UserError(f"expected a whole number of points, got {quote(points_text)}", field="points")
+        raise UserError("cli.points_not_a_number", field="points", points=quote(points_text))
     result = load_profile(profile_id).level_points(decks, points)
     if as_json:
         echo_json(result.as_dict())
@@ -286,7 +290,7 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
         return
     report = deal_event(event, folder, key_file, public_value)
     for warning in report.warnings:
-        echo(f"warning: {warning}", err=True)
+        say("cli.warning", warning=warning)
     if report.key_created:
         echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
     for path in report.kept:
@@ -319,7 +323,7 @@ def verify(boardsets: tuple[str, ...], key_file: str, public_value: str | None, 
             differing = True
             continue
         for note in report.notes:
-            echo(f"note: {note}", err=True)
+            say("cli.note", note=note)
         checked = "the published commitment" if published else "the commitment in the file"
         echo(f"{boardset}: set {report.set_number} verified: {report.boards} boards, the whole file and "
              f"{checked} match the key")
@@ -395,9 +399,9 @@ def results_import(event_file: str, files: tuple[str, ...], entered_by: str | No
         else:
             echo(outcome.summary())
     for path in files[len(outcomes):]:  # after the database itself refused
-        echo(f"{path}: not tried", err=True)
+        say("cli.not_tried", path=path)
     if failed:
-        echo(f"{len(failed)} of {len(files)} file(s) rejected", err=True)
+        say("cli.files_rejected", failed=len(failed), files=len(files))
         sys.exit(max(error.exit_status for error in failed))
 
 
@@ -425,9 +429,9 @@ def _result_kind_fields(event: Event, fields: dict[str, str | None], required: b
     given = [flag(k) for k in wrong if fields.get(k) not in (None, "")]
     kind = 'a level race (result = "levels")' if event.levels else "a boards event"
     if given:
-        raise UserError(f"{', '.join(given)}: not a field of {kind}")
+        raise UserError("cli.not_a_field", given=', '.join(given), kind=kind)
     if required and not event.levels and fields.get("defenders_points") in (None, ""):
-        raise UserError("missing --points (the defenders' points)", field="defenders_points")
+        raise UserError("cli.points_missing", field="defenders_points")
 
 
 @results.command("add")
@@ -494,9 +498,9 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
     _result_kind_fields(event, fields, required=False)
     if event.levels:
         if withdraw == (fields.get("home_level") is not None or fields.get("away_level") is not None):
-            raise UserError("give either --home-level and --away-level, or --withdraw")
+            raise UserError("cli.levels_or_withdraw")
         if expect_current is not None:
-            raise UserError("--expect-current is for board results")
+            raise UserError("cli.expect_current_for_boards")
         with open_results(event, folder) as store:
             if withdraw and fields.get("table") is None:
                 withdrawn = withdraw_level_match(store, fields, reason)
@@ -506,10 +510,10 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
             echo(correct_level_result(store, event, fields, reason, withdraw))
         return
     if withdraw == (values.get("points") is not None):
-        raise UserError("give either --points or --withdraw")
+        raise UserError("cli.points_or_withdraw")
     whole_match = withdraw and fields.get("table") is None and fields.get("board") is None
     if whole_match and expect_current is not None:
-        raise UserError("--expect-current names one slot's value: give --table and --board too")
+        raise UserError("cli.expect_current_needs_slot")
     with open_results(event, folder) as store:
         if whole_match:
             slots = withdraw_match(store, fields, reason)
@@ -532,22 +536,23 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
     import dataclasses
 
-    from dealer.errors import quote
+    from dealer.errors import Phrase, quote
     from dealer.results.entry import open_existing_results
 
     event, folder = _event_folder(event_file, boards_dir)
     level_table = None
     if table is not None and event.levels:
-        from dealer.results.levels import TABLE_EXPECTED, table_number
+        from dealer.results.levels import table_number
 
         level_table = table_number(table)  # as every entry of a level race reads it
         if level_table is None:
-            raise UserError(f"table {quote(table)}: {TABLE_EXPECTED}", field="table")
+            raise UserError("cli.bad_level_table", field="table", table=quote(table),
+                            expected=Phrase("level_result.table_expected"))
     elif table is not None and table.strip().upper() not in ("A", "B"):
-        raise UserError(f"table {quote(table)}: expected A or B", field="table")
+        raise UserError("cli.table_not_a_or_b", field="table", table=quote(table))
     store = open_existing_results(event, folder)
     if store is None:
-        echo("no results yet", err=True)
+        say("cli.no_results_yet")
         return
     if event.levels:
         with store:
@@ -625,7 +630,7 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
         echo(f"the published head is link {report.published_link} of the chain: the results it showed "
              "are unchanged")
     if not report.ok:
-        echo(f"{len(report.findings)} finding(s): the database was changed outside the tool", err=True)
+        say("cli.audit_findings", findings=len(report.findings))
         sys.exit(EXIT_DIFFERENCE)
     echo("audit passed: every row is as the tool wrote it")
 
@@ -649,7 +654,7 @@ def results_forfeit(event_file: str, round_: int, match: str | None, team: str, 
         echo(withdraw_adjustment(event, folder, round_, team, "forfeit", reason, entered_by))
         return
     if match is None:
-        raise UserError("give the match the team forfeits", field="match")
+        raise UserError("cli.forfeit_needs_match", field="match")
     echo(record_forfeit(event, folder, round_, match, team, reason, entered_by))
 
 
@@ -672,7 +677,7 @@ def results_late(event_file: str, round_: int, team: str, minutes: int | None, w
         echo(withdraw_adjustment(event, folder, round_, team, "late", reason, entered_by))
         return
     if minutes is None:
-        raise UserError("give the minutes late", field="minutes")
+        raise UserError("cli.minutes_needed", field="minutes")
     echo(record_lateness(event, folder, round_, team, minutes, reason, entered_by))
 
 
@@ -695,7 +700,7 @@ def _echo_round(view: Any, event: Event) -> None:
     for team in view.byes:
         echo(f"  bye: {team} {names.get(team, '')}")
     for warning in view.warnings:
-        echo(f"warning: {warning}", err=True)
+        say("cli.warning", warning=warning)
 
 
 @round_group.command("pair")
@@ -720,8 +725,8 @@ def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomp
                               allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
     _echo_round(view, event)
     if not stored:
-        raise UserError(f"round {round_} not stored: it has warnings the director must accept",
-                        hint="accept_warnings")
+        raise UserError("cli.round_has_warnings",
+                        hint="accept_warnings", round=round_)
     echo(f"stored round {round_}: {len(view.matches)} match(es), {len(view.byes)} bye(s)")
 
 
@@ -823,14 +828,14 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
     from dealer.site.release import release as release_set
 
     if (set_number is None) == (not reveal_key):
-        raise UserError("give either --set N or --key", field="set")
+        raise UserError("cli.set_or_key", field="set")
     if unused and reveal_key:
-        raise UserError("a set is declared unused: give it (--set N), not --key", field="unused")
+        raise UserError("site.unused_needs_set", field="unused")
     event, folder = _event_folder(event_file, boards_dir)
     outcome = release_set(event, folder, set_number, reason, entered_by=entered_by, accept_missing=accept_missing,
                           unused=unused)
     for warning in outcome.warnings:
-        echo(f"warning: {warning}", err=True)
+        say("cli.warning", warning=warning)
     echo(outcome.text())
     if outcome.release is not None:
         echo("rebuild the site to show it: `dealer site EVENT.toml`")
@@ -973,7 +978,7 @@ def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: st
     key = folder.read_key(event, key_file)
     lines = list(payloads) or [line for line in sys.stdin if line.strip()]
     if not lines:
-        raise UserError("no payload: give them as arguments or one per line on stdin", field="payloads")
+        raise UserError("cli.no_payload", field="payloads")
     checks = [check_label_payload(key, event.id, event.sets, event.boards_per_set, line) for line in lines]
     for check in checks:
         echo(f"{'genuine' if check.genuine else 'NOT GENUINE'}: {check.payload}: {check.text}")

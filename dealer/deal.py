@@ -50,9 +50,9 @@ def parse_key(text: str) -> bytes:
     try:
         key = bytes.fromhex(cleaned)
     except ValueError:
-        raise KeyFormatError("a key is 64 hexadecimal digits") from None
+        raise KeyFormatError("deal.key_not_hex") from None
     if len(key) != KEY_BYTES:
-        raise KeyFormatError(f"a key is 64 hexadecimal digits, got {len(cleaned)}")
+        raise KeyFormatError("deal.key_length", digits=len(cleaned))
     return key
 
 
@@ -65,7 +65,7 @@ def board_input_parts(
 ) -> tuple[bytes, bytes]:
     """The parts of :func:`board_input` before and after the board number."""
     if len(key) != KEY_BYTES:
-        raise KeyFormatError(f"a key is {KEY_BYTES} bytes")
+        raise KeyFormatError("deal.key_bytes", key_bytes=KEY_BYTES)
     head = (
         STREAM_TAG
         + key

@@ -95,9 +95,7 @@ def _key(folder: EventFolder, key_file: str | Path | None) -> tuple[bytes, Path,
 def refuse_level_race(event: Event) -> None:
     """A level race (``result = "levels"``) plays no fixed boards: nothing to commit or deal."""
     if event.levels:
-        raise UserError(f'event {event.id} is a level race (result = "levels"): it plays no fixed boards, so '
-                        "there is nothing to commit or deal; pair its rounds and enter its table results "
-                        "(docs/tournaments.md, Level races)", field="event")
+        raise UserError("dealing.level_race_not_dealt", field="event", event_id=event.id)
 
 
 def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None = None) -> DealReport:
@@ -133,8 +131,7 @@ def _commit(event: Event, folder: EventFolder, key_file: str | Path | None, plan
     existing = folder.read_committed()
     if existing is None or existing.commitment != committed:
         raise FileProblem(
-            f"{target}: a different commitment is already published for this event "
-            "(another key or a changed event plan); not replacing it"
+            "dealing.other_commitment_published", target=target
         )
     return report
 
@@ -156,15 +153,14 @@ def commitment_bytes(document: Mapping[str, Any]) -> bytes:
 
 def check_public_value(event: Event, public_value: str | None) -> None:
     if event.public_value_source and public_value is None:
-        raise UserError(f"the event names a public value ({event.public_value_source}): give it",
-                          field="public_value")
+        raise UserError("dealing.public_value_needed",
+                          field="public_value", public_value_source=event.public_value_source)
     if event.public_value_source and public_value is not None and not public_value.strip():
-        raise UserError("the public value is empty: with it the boards would be known before the "
-                          f"draw ({event.public_value_source}); give the drawn value", field="public_value")
+        raise UserError("dealing.public_value_empty", field="public_value",
+                        public_value_source=event.public_value_source)
     if public_value is not None and not event.public_value_source:
         raise UserError(
-            "a public value was given but the event file does not name its source "
-            "(event.public_value_source), so the commitment would not cover it", field="public_value")
+            "dealing.public_value_unexpected", field="public_value")
 
 
 def deal_event(
@@ -183,8 +179,7 @@ def deal_event(
     check_public_value(event, public_value)
     if folder.deal_state() == "complete":
         raise FileProblem(
-            f"{folder.path}: event {event.id} is already dealt ({MANIFEST_FILE}); not overwriting "
-            "any board set (move the folder away to deal again)")
+            "dealing.already_dealt", folder_path=folder.path, event_id=event.id, manifest_file=MANIFEST_FILE)
     plan = PlanOf(event.plan(ALGORITHM))
     report = _commit(event, folder, key_file, plan)
     key = read_key(report.key_file)
@@ -234,9 +229,8 @@ def _write_or_same(target: Path, data: bytes, mode: int | None, durable: bool = 
         raise os_problem(error, target, "read the file") from None
     if not same:
         raise FileProblem(
-            f"{target}: left by a deal that did not finish, and not what this key and public "
-            "value deal; not overwriting it (remove the unfinished deal first)",
-            hint="discard_incomplete")
+            "dealing.unfinished_other_deal",
+            hint="discard_incomplete", target=target)
     return False
 
 
@@ -244,7 +238,7 @@ def discard_incomplete(folder: EventFolder) -> list[Path]:
     """Remove the set files of a deal that did not finish (no manifest: nothing can have been
     printed or scored from them). A finished deal is never touched."""
     if folder.deal_state() != "incomplete":
-        raise FileProblem(f"{folder.path}: no unfinished deal to discard (state: {folder.deal_state()})")
+        raise FileProblem("dealing.nothing_to_discard", folder_path=folder.path, deal_state=folder.deal_state())
     removed = []
     for path in folder.set_files():
         try:
@@ -263,8 +257,8 @@ def read_published(value: str) -> str:
     data = read_json(value, "published commitment")
     found = data.get("commitment") if isinstance(data, Mapping) else None
     if not isinstance(found, str) or not _TYPED_HEX64.fullmatch(found):
-        raise FileProblem(f"{value}: not a commitment file (no 64-hex-digit commitment in it)",
-                          field="published")
+        raise FileProblem("dealing.not_a_commitment_file",
+                          field="published", value=value)
     return found.lower()
 
 
@@ -277,9 +271,8 @@ def _plan_for(path: Path, published: str | None, plans: dict[Path, PlanOf]) -> P
     if source not in plans:
         if given is None and not source.exists():
             raise FileProblem(
-                f"{path}: the set file names its plan by its hash only (schema {BOARDSET_SCHEMA}); give the event's "
-                f"{COMMITMENT_FILE}, which holds the plan, with --commitment (or keep it beside the set file)",
-                field="published")
+                "dealing.plan_needed",
+                field="published", path=path, boardset_schema=BOARDSET_SCHEMA, commitment_file=COMMITMENT_FILE)
         plans[source] = read_commitment(source).plan_of
     return plans[source]
 
@@ -313,7 +306,7 @@ def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value
         try:
             reports[index] = verify_boardset(data, key, public_value, expected, named)
         except BoardSetError as error:
-            raise FileProblem(f"{path}: {error}") from None
+            raise FileProblem("dealing.unreadable_set_file", path=path, error=error) from None
     return [report for report in reports if report is not None]
 
 

@@ -238,37 +238,36 @@ class Event:
 def _table(value: Any, where: str, allowed: set[str], example: str) -> Mapping[str, Any]:
     """A TOML table with only known keys (a misspelt key must not be silently ignored)."""
     if not isinstance(value, Mapping):
-        raise EventError(f"{where}: expected a table like {example}, got {quote(value)}")
+        raise EventError("event.not_a_table_like", where=where, example=example, value=quote(value))
     unknown = set(value) - allowed
     if unknown:
         raise EventError(
-            f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-            f"(known: {', '.join(sorted(allowed))})"
+            "event.unknown_keys", where=where, unknown=', '.join(sorted(unknown)), allowed=', '.join(sorted(allowed))
         )
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise EventError(f"{where}: expected a list, got {quote(value)}")
+        raise EventError("event.not_a_list", where=where, value=quote(value))
     return value
 
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise EventError(f"{where}: expected true or false, got {quote(value)}")
+        raise EventError("event.not_a_boolean", where=where, value=quote(value))
     return value
 
 
 def _require(data: Mapping[str, Any], key: str, where: str) -> Any:
     if key not in data:
-        raise EventError(f"{where}{key}: missing (required)")
+        raise EventError("event.missing", where=where, name=key)
     return data[key]
 
 
 def _int(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EventError(f"{where}: expected a whole number from {low} to {high}, got {quote(value)}")
+        raise EventError("event.number_out_of_range", where=where, low=low, high=high, value=quote(value))
     return value
 
 
@@ -278,9 +277,9 @@ NAME_LIMIT = 200
 
 def _str(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise EventError(f"{where}: expected a non-empty text, got {quote(value)}")
+        raise EventError("event.not_a_text", where=where, value=quote(value))
     if len(value.strip()) > NAME_LIMIT:
-        raise EventError(f"{where}: at most {NAME_LIMIT} characters, got {len(value.strip()):,}")
+        raise EventError("event.text_too_long", where=where, limit=NAME_LIMIT, length=len(value.strip()))
     return value.strip()
 
 
@@ -291,7 +290,7 @@ def _level(value: Any, where: str) -> str:
         return normalize_level(str(value))
     except ValueError:
         raise EventError(
-            f"{where}: expected a level ({', '.join(LEVELS)}), got {quote(value)}"
+            "event.not_a_level", where=where, levels=', '.join(LEVELS), value=quote(value)
         ) from None
 
 
@@ -299,7 +298,7 @@ def _seat(value: Any, where: str) -> str:
     text = str(value).strip()
     text = text.upper() if text.isascii() else text  # ASCII only: "ſ".upper() is "S"
     if text not in SEATS:
-        raise EventError(f"{where}: expected a seat N, E, S or W, got {quote(value)}")
+        raise EventError("event.not_a_seat", where=where, value=quote(value))
     return text
 
 
@@ -308,11 +307,11 @@ def _schedule(
 ) -> dict[tuple[int, int], BoardConditions]:
     rotation_raw = data.get("declarer_rotation", list(DEFAULT_ROTATION))
     if not isinstance(rotation_raw, list) or not rotation_raw:
-        raise EventError("schedule.declarer_rotation: expected a list of seats")
+        raise EventError("event.declarer_rotation_not_a_list")
     rotation = [_seat(s, f"schedule.declarer_rotation[{i}]") for i, s in enumerate(rotation_raw)]
     levels_raw = data.get("levels", list(LEVELS))
     if not isinstance(levels_raw, list) or not levels_raw:
-        raise EventError("schedule.levels: expected a list of levels")
+        raise EventError("event.levels_not_a_list")
     levels = [_level(v, f"schedule.levels[{i}]") for i, v in enumerate(levels_raw)]
     schedule = {
         (s, n): BoardConditions(s, n, rotation[(n - 1) % len(rotation)], levels[(n - 1) % len(levels)])
@@ -321,14 +320,14 @@ def _schedule(
     }
     overrides = data.get("overrides", [])
     if not isinstance(overrides, list):
-        raise EventError("schedule.overrides: expected a list of tables")
+        raise EventError("event.overrides_not_a_list")
     for i, override in enumerate(overrides):
         where = f"schedule.overrides[{i}]"
         if not isinstance(override, Mapping):
-            raise EventError(f"{where}: expected a table like {{ board = 5, level = \"J\" }}")
+            raise EventError("event.override_not_a_table", where=where)
         unknown = set(override) - {"set", "board", "declarer", "level"}
         if unknown:
-            raise EventError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+            raise EventError("event.unknown_override_keys", where=where, unknown=', '.join(sorted(unknown)))
         number = _int(_require(override, "board", f"{where}."), f"{where}.board", 1, boards)
         targets = (
             [_int(override["set"], f"{where}.set", 1, sets)] if "set" in override
@@ -353,13 +352,12 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     event_id = _str(_require(head, "id", "event."), "event.id")
     if not EVENT_ID.fullmatch(event_id):
         raise EventError(
-            f"event.id: {quote(event_id)} must be lower-case letters, digits and '-' "
-            "(it names the folder boards/<id>/)"
+            "event.bad_id", event_id=quote(event_id)
         )
     name = _str(_require(head, "name", "event."), "event.name")
     date_value = head.get("date", "")
     if isinstance(date_value, dt.datetime) or isinstance(date_value, dt.time):
-        raise EventError(f"event.date: expected a date YYYY-MM-DD, got a time {date_value}")
+        raise EventError("event.date_with_time", date_value=date_value)
     if isinstance(date_value, dt.date):
         date = date_value.isoformat()
     else:
@@ -368,37 +366,35 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             try:
                 dt.date.fromisoformat(date)
             except ValueError:
-                raise EventError(f"event.date: expected YYYY-MM-DD, got {quote(date)}") from None
+                raise EventError("event.bad_date", date=quote(date)) from None
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
     except (KeyError, ProfileError) as error:
-        raise EventError(f"event.profile: {error}") from None
+        raise EventError("event.bad_profile", error=error) from None
     decks = _int(head.get("decks", 2), "event.decks", 1, 4)
     if decks not in profile.supported_decks:
         raise EventError(
-            f"event.decks: profile {profile.id} supports "
-            f"{', '.join(map(str, profile.supported_decks))} deck(s), not {decks}"
+            "event.decks_not_supported", profile_id=profile.id, supported=', '.join(map(str, profile.supported_decks)),
+            decks=decks
         )
     rules = profile.rules_for(decks)
     kitty = _int(head.get("kitty", rules.kitty), "event.kitty", 0, 54 * decks)
     try:
         hand = rules.hand_for_kitty(kitty)
     except ProfileError as error:
-        raise EventError(f"event.kitty: {error}") from None
+        raise EventError("event.bad_kitty", error=error) from None
     kitty_mode = head.get("kitty_mode", "in-hand")
     if kitty_mode not in KITTY_MODES:
-        raise EventError(f"event.kitty_mode: expected 'in-hand' (计副制) or 'separate', got {quote(kitty_mode)}")
+        raise EventError("event.bad_kitty_mode", kitty_mode=quote(kitty_mode))
     result = _choice(head.get("result", "boards"), "event.result", RESULT_KINDS)
     if result == "levels":
         stray = [f"event.{k}" for k in _BOARD_ONLY_KEYS if k in head] + (["schedule"] if "schedule" in data else [])
         if stray:
-            raise EventError(f"{', '.join(stray)}: a level race (result = \"levels\") plays no fixed boards; "
-                             "leave out the board keys")
+            raise EventError("event.level_race_has_no_boards", stray=', '.join(stray))
         tables = _int(_require(head, "tables", "event."), "event.tables", 2, MAX_TABLES)
     elif "tables" in head:
-        raise EventError('event.tables: only a level race (result = "levels") has tables to declare; '
-                         "a boards match always has tables A and B")
+        raise EventError("event.tables_only_for_level_race")
     else:
         tables = 2
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
@@ -407,8 +403,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     needed = event_format.rounds_needed(team_count)
     sets = _int(head.get("sets", needed or 1), "event.sets", 1, 999)
     if sets < needed:
-        raise EventError(f"event.sets: the {event_format.kind} format can need {needed} rounds with "
-                         f"{team_count} teams, one board set each; sets = {sets} is too few (leave it out)")
+        raise EventError("event.too_few_sets", kind=event_format.kind, needed=needed, teams=team_count, sets=sets)
     public_source = head.get("public_value_source")
     if public_source is not None:
         public_source = _str(public_source, "event.public_value_source")
@@ -425,16 +420,16 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         raw = _table(item, where, _TEAM_KEYS, '[[teams]] with id = "T1", name = "…"')
         team_id = _str(_require(raw, "id", f"{where}."), f"{where}.id")
         if team_id in seen_ids:
-            raise EventError(f"{where}.id: team id {quote(team_id)} is used twice")
+            raise EventError("event.duplicate_team_id", where=where, team_id=quote(team_id))
         seen_ids.add(team_id)
         players = raw.get("players", [])
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise EventError(f"{where}.players: expected a list of names")
+            raise EventError("event.players_not_a_list", where=where)
         seed = raw.get("seed")
         if seed is not None:
             seed = _int(seed, f"{where}.seed", 1, 100_000)
             if seed in seen_seeds:
-                raise EventError(f"{where}.seed: seed {seed} is given twice")
+                raise EventError("event.duplicate_seed", where=where, seed=seed)
             seen_seeds.add(seed)
         teams.append(Team(
             team_id,
@@ -446,10 +441,9 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         ))
     team_ids = {t.id for t in teams}
     if event_format.paired and len(teams) < 2:
-        raise EventError(f"teams: the {event_format.kind} format needs at least 2 teams")
+        raise EventError("event.too_few_teams", kind=event_format.kind)
     if event_format.paired and data.get("rounds"):
-        raise EventError(f"rounds: a {event_format.kind} event's rounds are paired as it goes "
-                         "(dealer round pair), not listed in the event file", hint="round-pair")
+        raise EventError("event.rounds_are_paired", hint="round-pair", kind=event_format.kind)
     prizes: list[Prize] = []
     for i, item in enumerate(_list(data.get("prizes", []), "prizes")):
         where = f"prizes[{i}]"
@@ -463,7 +457,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         raw = _table(item, where, _ROUND_KEYS, "[[rounds]] with number = 1, matches = […]")
         number = _int(raw.get("number", i + 1), f"{where}.number", 1, 999)
         if any(r.number == number for r in rounds):
-            raise EventError(f"{where}.number: round {number} appears twice")
+            raise EventError("event.duplicate_round", where=where, number=number)
         matches: list[Match] = []
         match_ids: set[str] = set()
         busy: set[str] = set()
@@ -472,28 +466,28 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             m = _table(item_match, mwhere, _MATCH_KEYS, '{ id = "1", home = "T1", away = "T2", set = 1 }')
             raw_id = m.get("id", j + 1)
             if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
-                raise EventError(f"{mwhere}.id: expected a text or a number, got {quote(raw_id)}")
+                raise EventError("event.bad_match_id_type", mwhere=mwhere, raw_id=quote(raw_id))
             match_id = _str(str(raw_id), f"{mwhere}.id")
             if not MATCH_ID.fullmatch(match_id):
                 raise EventError(
-                    f"{mwhere}.id: {quote(match_id)} must be 1 to 16 letters, digits, '-' or '_' "
-                    "(it is printed in the slips' QR codes)"
+                    "event.bad_match_id", mwhere=mwhere, match_id=quote(match_id)
                 )
             if match_id in match_ids:
-                raise EventError(f"{mwhere}.id: match {quote(match_id)} appears twice in round {number}")
+                raise EventError("event.duplicate_match", mwhere=mwhere, match_id=quote(match_id), number=number)
             match_ids.add(match_id)
             home = _str(_require(m, "home", f"{mwhere}."), f"{mwhere}.home")
             away = _str(_require(m, "away", f"{mwhere}."), f"{mwhere}.away")
             if home == away:
-                raise EventError(f"{mwhere}: a team cannot play itself ({quote(home)})")
+                raise EventError("event.team_plays_itself", mwhere=mwhere, home=quote(home))
             for key, team_id in (("home", home), ("away", away)):
                 if team_id not in team_ids:
                     raise EventError(
-                        f"{mwhere}.{key}: team {quote(team_id)} is not among the teams "
-                        f"({', '.join(sorted(team_ids))})"
+                        "event.unknown_team", mwhere=mwhere, side=key, team_id=quote(team_id),
+                        team_ids=', '.join(sorted(team_ids))
                     )
                 if team_id in busy:
-                    raise EventError(f"{mwhere}.{key}: team {quote(team_id)} plays twice in round {number}")
+                    raise EventError("event.team_plays_twice", mwhere=mwhere, side=key, team_id=quote(team_id),
+                                     number=number)
                 busy.add(team_id)
             set_number = _int(m.get("set", 1), f"{mwhere}.set", 1, sets)
             matches.append(Match(number, match_id, home, away, set_number, table=j + 1))
@@ -523,7 +517,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
 
 def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise EventError(f"{where}: expected one of {', '.join(choices)}, got {quote(value)}")
+        raise EventError("event.not_a_choice", where=where, choices=', '.join(choices), value=quote(value))
     return str(value)
 
 
@@ -533,13 +527,13 @@ def _format(data: Any) -> Format:
     kind = _choice(raw.get("kind", "fixed"), "format.kind", FORMAT_KINDS)
     stray = set(raw) - {"kind"} - _FORMAT_KEYS[kind]
     if stray:
-        raise EventError(f"format: key(s) {', '.join(sorted(stray))} do not apply to kind = {quote(kind)} "
-                         f"(it takes: {', '.join(sorted(_FORMAT_KEYS[kind])) or 'nothing else'})")
+        raise EventError("event.format_keys_do_not_apply", stray=', '.join(sorted(stray)), kind=quote(kind),
+                         takes=', '.join(sorted(_FORMAT_KEYS[kind])) or 'nothing else')
     if kind == "swiss" and "rounds" not in raw:
-        raise EventError("format.rounds: missing (required for a swiss: the number of rounds)")
+        raise EventError("event.swiss_rounds_missing")
     bracket = raw.get("bracket", "standard")
     if not isinstance(bracket, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", bracket):
-        raise EventError(f"format.bracket: expected the name of a bracket order file, got {quote(bracket)}")
+        raise EventError("event.bad_bracket", bracket=quote(bracket))
     return Format(
         kind=kind,
         cycles=_int(raw.get("cycles", 1), "format.cycles", 1, 2),

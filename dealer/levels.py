@@ -98,7 +98,7 @@ class ScoredLevelEvent(ScoredEvent):
 
     def __init__(self, event: Event, results: LevelColumns, adjustments: Adjustments | None = None) -> None:
         if not event.levels:
-            raise ScoringError(f"event {event.id} records boards, not levels")
+            raise ScoringError("levels.not_a_level_race", event_id=event.id)
         self.event = event
         self.adjustments = adjustments or Adjustments()
         self.profile = event.profile
@@ -110,7 +110,7 @@ class ScoredLevelEvent(ScoredEvent):
         for round_number, match_id, table, home, away, last in results.rows:
             i = self._index.get((round_number, match_id))
             if i is None:
-                raise ScoringError(f"level result for round {round_number} match {match_id} not in the event")
+                raise ScoringError("levels.unknown_match", round=round_number, match=match_id)
             h, a = climbed(home, start), climbed(away, start)
             self.lines[i][table] = TableLine(table, home, away, h, a, last, table_winner(h, a, last))
         self._score_levels()

@@ -86,7 +86,7 @@ class DeckRules:
         cards = 54 * self.decks - kitty
         if kitty not in (self.kitty, *self.alternative_kitty) or cards % 4:
             allowed = ", ".join(str(k) for k in (self.kitty, *self.alternative_kitty))
-            raise ProfileError(f"kitty of {kitty} cards not allowed with {self.decks} decks ({allowed})")
+            raise ProfileError("profiles.kitty_not_allowed", kitty=kitty, decks=self.decks, allowed=allowed)
         return cards // 4
 
 
@@ -197,7 +197,7 @@ class Profile:
         except KeyError:
             supported = ", ".join(str(d) for d in self.supported_decks)
             raise ProfileError(
-                f"profile {self.id} has no rules for {decks} decks (supported: {supported})"
+                "profiles.decks_not_supported", profile=self.id, decks=decks, supported=supported
             ) from None
 
     def level_points(self, decks: int, defenders_points: int) -> LevelResult:
@@ -208,7 +208,7 @@ class Profile:
         """
         rules = self.rules_for(decks)
         if defenders_points % 5:
-            raise ProfileError(f"defenders' points must be a multiple of 5, got {defenders_points}")
+            raise ProfileError("profiles.points_not_multiple_of_5", defenders_points=defenders_points)
         for band in rules.bands:
             if band.contains(defenders_points):
                 bonus = 1 if self.tai_counts_as_level and band.side != "declarer" else 0
@@ -219,7 +219,7 @@ class Profile:
                     self.id, decks, defenders_points, declarer, defenders, band.side
                 )
         raise ProfileError(  # pragma: no cover - profiles are checked to cover every value
-            f"profile {self.id} has no band for {defenders_points} points"
+            "profiles.no_band", profile=self.id, defenders_points=defenders_points
         )
 
     def lateness_rule(self, minutes: int) -> LatenessRule | None:
@@ -238,13 +238,13 @@ class Profile:
 def _band(data: Mapping[str, Any], where: str) -> LevelBand:
     side = data.get("side")
     if side not in _SIDES:
-        raise ProfileError(f"{where}: side must be one of {', '.join(_SIDES)}, got {side!r}")
+        raise ProfileError("profiles.bad_side", where=where, sides=', '.join(_SIDES), side=side)
     count = data.get("count", "up")
     if count not in ("up", "down"):
-        raise ProfileError(f"{where}: count must be 'up' or 'down', got {count!r}")
+        raise ProfileError("profiles.bad_count", where=where, count=count)
     unknown = set(data) - {"side", "base", "min", "max", "per", "anchor", "count", "cap"}
     if unknown:
-        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        raise ProfileError("event.unknown_override_keys", where=where, unknown=', '.join(sorted(unknown)))
     return LevelBand(
         side=side,
         base=int(data.get("base", 0)),
@@ -260,12 +260,11 @@ def _band(data: Mapping[str, Any], where: str) -> LevelBand:
 def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
     """Bands must be sorted, cover every multiple of 5 exactly once, open at both ends."""
     if bands[0].min is not None or bands[-1].max is not None:
-        raise ProfileError(f"{where}: the first band must be open below and the last open above")
+        raise ProfileError("profiles.bands_not_open", where=where)
     for lower, upper in itertools.pairwise(bands):
         if lower.max is None or upper.min is None or upper.min != lower.max + 5:
             raise ProfileError(
-                f"{where}: bands must follow each other in steps of 5 points "
-                f"(after {lower.describe()} comes {upper.describe()})"
+                "profiles.bands_not_contiguous", where=where, lower=lower.describe(), upper=upper.describe()
             )
 
 
@@ -280,7 +279,7 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         _check_bands(bands, where)
         hand, kitty = int(rules["hand"]), int(rules["kitty"])
         if 4 * hand + kitty != 54 * decks:
-            raise ProfileError(f"{where}: 4 hands of {hand} and a kitty of {kitty} ≠ {54 * decks}")
+            raise ProfileError("profiles.cards_do_not_add_up", where=where, hand=hand, kitty=kitty, decks=54 * decks)
         deck_rules[decks] = DeckRules(
             decks=decks,
             hand=hand,
@@ -290,10 +289,10 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
             kitty_multipliers=dict(rules.get("kitty_multipliers", {})),
         )
     if not deck_rules:
-        raise ProfileError(f"profile {name} defines no deck rules")
+        raise ProfileError("profiles.no_deck_rules", name=name)
     match_points = {k: int(v) for k, v in dict(data["match_points"]).items()}
     if set(match_points) != {"win", "draw", "loss"}:
-        raise ProfileError(f"profile {name}: match_points needs win, draw and loss")
+        raise ProfileError("profiles.match_points_incomplete", name=name)
     known = {
         "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
         "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
@@ -324,17 +323,17 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
 
 def _whole(value: Any, where: str, low: int = -1000, high: int = 1000) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ProfileError(f"{where}: expected a whole number from {low} to {high}, got {value!r}")
+        raise ProfileError("profiles.number_out_of_range", where=where, low=low, high=high, value=value)
     return value
 
 
 def _keys(data: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
-        raise ProfileError(f"{where}: expected a table")
+        raise ProfileError("profiles.not_a_table", where=where)
     unknown = set(data) - allowed
     if unknown:
-        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                           f"(known: {', '.join(sorted(allowed))})")
+        raise ProfileError("event.unknown_keys", where=where, unknown=', '.join(sorted(unknown)),
+                           allowed=', '.join(sorted(allowed)))
     return data
 
 
@@ -359,7 +358,7 @@ def _forfeit(data: Any, name: str) -> ForfeitRule:
 
 def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
     if not isinstance(data, list):
-        raise ProfileError(f"profile {name}, lateness: expected a list of tables")
+        raise ProfileError("profiles.lateness_not_a_list", name=name)
     rules: list[LatenessRule] = []
     for i, item in enumerate(data):
         where = f"profile {name}, lateness[{i}]"
@@ -371,7 +370,7 @@ def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
             _whole(raw.get("net_level_points", 0), f"{where}.net_level_points", -100, 0),
             bool(raw.get("forfeit", False)))
         if rules and (rules[-1].max_minutes is None or rule.min_minutes <= rules[-1].max_minutes):
-            raise ProfileError(f"{where}: the rules must follow each other without overlapping")
+            raise ProfileError("profiles.lateness_overlaps", where=where)
         rules.append(rule)
     return tuple(rules)
 
@@ -379,9 +378,10 @@ def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
 def _knockout_tie_breaks(data: Any, name: str) -> tuple[str, ...]:
     where = f"profile {name}, knockout_tie_breaks"
     if not isinstance(data, list) or not data or any(k not in KNOCKOUT_TIE_BREAKS for k in data):
-        raise ProfileError(f"{where}: expected a list of {', '.join(KNOCKOUT_TIE_BREAKS)}, got {data!r}")
+        raise ProfileError("profiles.bad_knockout_tie_breaks", where=where, known=', '.join(KNOCKOUT_TIE_BREAKS),
+                           data=data)
     if data[-1] != "higher_seed":
-        raise ProfileError(f"{where}: must end with higher_seed, so that every knockout match has a winner")
+        raise ProfileError("profiles.knockout_ties_end", where=where)
     return tuple(data)
 
 
@@ -389,10 +389,10 @@ def _place_points(data: Any, name: str) -> tuple[int, ...]:
     """``final_place_points = [10, 7, 5, 3]``: whole numbers, not rising."""
     where = f"profile {name}, final_place_points"
     if not isinstance(data, list):
-        raise ProfileError(f"{where}: expected a list of whole numbers, got {data!r}")
+        raise ProfileError("profiles.not_a_list_of_numbers", where=where, data=data)
     points = tuple(_whole(v, f"{where}[{i}]", 0, 10_000) for i, v in enumerate(data))
     if any(lower > upper for upper, lower in itertools.pairwise(points)):
-        raise ProfileError(f"{where}: a lower place cannot score more than a higher one, got {list(points)}")
+        raise ProfileError("profiles.place_points_not_descending", where=where, points=list(points))
     return points
 
 
@@ -403,8 +403,8 @@ def _level_race(data: Any, name: str) -> LevelRaceRule:
     try:
         start = normalize_level(start)
     except ValueError:
-        raise ProfileError(f"{where}.start: expected a level ({', '.join(LEVELS)}), got {start!r}") from None
+        raise ProfileError("profiles.bad_start", where=where, levels=', '.join(LEVELS), start=start) from None
     winner = raw.get("match_winner", "net_levels")
     if winner not in MATCH_WINNER_RULES:
-        raise ProfileError(f"{where}.match_winner: expected one of {', '.join(MATCH_WINNER_RULES)}, got {winner!r}")
+        raise ProfileError("profiles.bad_match_winner", where=where, rules=', '.join(MATCH_WINNER_RULES), winner=winner)
     return LevelRaceRule(start, str(winner))

@@ -78,8 +78,7 @@ _NUMBER = re.compile(r"[1-9][0-9]{0,8}")
 
 def _positive(text: str, name: str, payload: str) -> int:
     if not _NUMBER.fullmatch(text):
-        raise PayloadError(f"QR payload {_shown(payload)}: {name} must be a positive decimal number "
-                           "(digits 0-9, no leading zero)")
+        raise PayloadError("qr.bad_number", shown=_shown(payload), name=name)
     return int(text)
 
 
@@ -91,32 +90,32 @@ def parse_payload(payload: str) -> LabelId | TravellerId | ScoreSheetId:
     """Parse any payload of the spec; raises :class:`PayloadError`."""
     parts = payload.strip().split(":")
     if len(parts) < 2 or parts[0] != PREFIX:
-        raise PayloadError(f"QR payload {_shown(payload)}: not a {PREFIX} payload")
+        raise PayloadError("qr.not_a_payload", shown=_shown(payload), prefix=PREFIX)
     kind, fields = parts[1], parts[2:]
     expected = {"L": 5, "T": 4, "S": 4}
     if kind not in expected:
-        raise PayloadError(f"QR payload {_shown(payload)}: unknown kind {quote(kind)} (L, T or S)")
+        raise PayloadError("qr.unknown_kind", shown=_shown(payload), kind=quote(kind))
     if len(fields) != expected[kind]:
-        raise PayloadError(f"QR payload {_shown(payload)}: {kind} payloads have {expected[kind]} fields")
+        raise PayloadError("qr.field_count", shown=_shown(payload), kind=kind, expected=expected[kind])
     event = fields[0]
     if not EVENT_ID.fullmatch(event):
-        raise PayloadError(f"QR payload {_shown(payload)}: bad event id {quote(event)}")
+        raise PayloadError("qr.bad_event_id", shown=_shown(payload), event=quote(event))
     if kind == "L":
         tag = fields[4]
         if len(tag) != TAG_LENGTH or not re.fullmatch(r"[A-Z2-7]+", tag):
-            raise PayloadError(f"QR payload {_shown(payload)}: bad check tag {quote(tag)}")
+            raise PayloadError("qr.bad_tag", shown=_shown(payload), tag=quote(tag))
         return LabelId(event, _positive(fields[1], "set", payload),
                        _positive(fields[2], "board", payload),
                        _positive(fields[3], "copy", payload), tag)
     round_number = _positive(fields[1], "round", payload)
     match = fields[2]
     if not MATCH_ID.fullmatch(match):
-        raise PayloadError(f"QR payload {_shown(payload)}: bad match id {quote(match)}")
+        raise PayloadError("qr.bad_match_id", shown=_shown(payload), match=quote(match))
     if kind == "T":
         return TravellerId(event, round_number, match, _positive(fields[3], "board", payload))
     table = fields[3]
     if table not in ("A", "B"):
-        raise PayloadError(f"QR payload {_shown(payload)}: table must be A or B")
+        raise PayloadError("qr.bad_table", shown=_shown(payload))
     return ScoreSheetId(event, round_number, match, table)
 
 

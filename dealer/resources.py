@@ -34,7 +34,7 @@ def load_profile(profile_id: str) -> Profile:
     """The rule profile ``profile_id``; raises :class:`ProfileError` when unknown."""
     if profile_id not in profile_ids():
         raise ProfileError(
-            f"unknown rule profile {profile_id!r} (known: {', '.join(profile_ids())})"
+            "resources.unknown_profile", profile_id=profile_id, profile_ids=', '.join(profile_ids())
         )
     return profile_from_mapping(_read_toml("profiles", f"{profile_id}.toml"))
 
@@ -59,8 +59,7 @@ def templates_dir() -> Path:
     folder = Path(__file__).resolve().parent.parent / "templates"
     if not folder.is_dir():
         raise FileProblem(
-            f"templates folder not found at {folder}: install the package from its source tree "
-            "with `pip install -e .` (as `make` does)"
+            "resources.no_templates", folder=folder
         )
     return folder
 
@@ -77,6 +76,6 @@ def load_bracket_order(name: str) -> Any:
     from dealer.tournament.knockout import bracket_order_from_mapping
 
     if name not in bracket_names():
-        raise FileProblem(f"unknown bracket order {name!r} (known: {', '.join(bracket_names())})",
-                          field="bracket")
+        raise FileProblem("resources.unknown_bracket_order",
+                          field="bracket", name=name, known=', '.join(bracket_names()))
     return bracket_order_from_mapping(_read_toml("brackets", f"{name}.toml"))

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.cards import side_of
-from dealer.errors import UserError, Wording
+from dealer.errors import Phrase, UserError, Wording
 from dealer.event import Event, Match
 
 TABLES = ("A", "B")
@@ -68,10 +68,11 @@ class Misattributed:
 
     round: int
     match: str
-    reason: str
+    reason: Phrase
 
-    def text(self) -> str:
-        return f"round {self.round} match {self.match}: {self.reason}"
+    def text(self, words: Wording | None = None) -> str:
+        params = {"round": self.round, "match": self.match, "reason": self.reason}
+        return words.text("scoring.misattributed", params) if words else str(Phrase("scoring.misattributed", params))
 
 
 class AttributionError(ScoringError):
@@ -79,21 +80,18 @@ class AttributionError(ScoringError):
 
     def __init__(self, found: Sequence[Misattributed]) -> None:
         self.found = list(found)
-        super().__init__(
-            f"results are stored for {len(self.found)} match(es) that the event file no longer has as "
-            "they were played; scoring them would change the standings silently",
-            hint="misattributed")
+        super().__init__("scoring.results_misattributed", hint="misattributed", matches=len(self.found))
 
     def lines(self, words: Wording | None = None) -> list[str]:
         head, *advice = super().lines(words)
-        return [head, *(f"  {f.text()}" for f in self.found), *advice]
+        return [head, *(f"  {f.text(words)}" for f in self.found), *advice]
 
 
 def attribution_problems(event: Event, seatings: Iterable[StoredSeating]) -> list[Misattributed]:
     """Every match whose stored results were entered for a match, set or seating (N-S and E-W
     team at each table) that the event no longer has. Results stored without their seating (by
     versions before 0.2) are taken as they are."""
-    found: dict[tuple[int, str], str] = {}
+    found: dict[tuple[int, str], Phrase] = {}
     for seating in seatings:
         key = (seating.round, seating.match)
         if key in found:
@@ -101,18 +99,18 @@ def attribution_problems(event: Event, seatings: Iterable[StoredSeating]) -> lis
         rnd = event.round(seating.round)
         match = rnd.match(seating.match) if rnd is not None else None
         if match is None:
-            found[key] = "not in the event file any more"
+            found[key] = Phrase("scoring.match_gone")
             continue
         if seating.played_set is not None and seating.played_set != match.set:
-            found[key] = f"played on set {seating.played_set}, the event file now says set {match.set}"
+            found[key] = Phrase.of("scoring.set_changed", played=seating.played_set, now=match.set)
             continue
         if seating.ns_team is None and seating.ew_team is None:
             continue
         seats = match.seats(seating.table)
         if (seating.ns_team, seating.ew_team) != (seats["NS"], seats["EW"]):
-            found[key] = (f"entered with {seating.ns_team} N-S and {seating.ew_team} E-W at table "
-                          f"{seating.table}; the event file now seats {seats['NS']} N-S and {seats['EW']} "
-                          f"E-W there (home {match.home}, away {match.away})")
+            found[key] = Phrase.of("scoring.seating_changed", ns=seating.ns_team, ew=seating.ew_team,
+                                   table=seating.table, now_ns=seats["NS"], now_ew=seats["EW"], home=match.home,
+                                   away=match.away)
     return [Misattributed(r, m, reason) for (r, m), reason in sorted(found.items())]
 
 
@@ -294,10 +292,10 @@ class ResultGrid:
             rows = np.fromiter(map(index.__getitem__, zip(rounds, matches, strict=True)),
                                dtype=np.int64, count=len(rounds))
         except KeyError as error:
-            raise ScoringError(f"result for round/match {error.args[0]} not in the event") from None
+            raise ScoringError("scoring.unknown_match", match=error.args[0]) from None
         board_index = np.asarray(boards, dtype=np.int64) - 1
         if board_index.size and (board_index.min() < 0 or board_index.max() >= event.boards_per_set):
-            raise ScoringError("a result names a board outside the set")
+            raise ScoringError("scoring.board_outside_set")
         table_index = np.fromiter(map("B".__eq__, tables), dtype=np.bool_, count=len(tables)).astype(np.int64)
         return rows, board_index, table_index
 
@@ -368,7 +366,7 @@ class ScoredEvent:
         self._index = {(m.round, m.id): i for i, m in enumerate(matches)}
         grid = results if isinstance(results, ResultGrid) else ResultGrid.of(event, results)
         if not grid.fits(event):
-            raise ScoringError("the results grid does not have the event's matches and boards")
+            raise ScoringError("scoring.grid_mismatch")
         #: The results scored (a level race's: ``None``).
         self.grid: ResultGrid | None = grid
         self.present: BoolArray = grid.present

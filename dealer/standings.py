@@ -161,8 +161,7 @@ def check_tie_breaks(chain: Sequence[str], profile_id: str) -> tuple[str, ...]:
     for key in chain:
         if key not in TIE_BREAKS:
             raise TieBreakError(
-                f"rule profile {profile_id}: unknown tie-break {key!r} in tie_breaks "
-                f"(known: {', '.join(TIE_BREAKS)})")
+                "standings.unknown_tie_break", profile_id=profile_id, name=key, known=', '.join(TIE_BREAKS))
     return tuple(chain)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from dealer.errors import Params, Phrase
+from dealer.errors import Params, Phrase, UserError
 
 LANGS = ("zh", "en")
 
@@ -88,9 +88,17 @@ class Words:
         if entry is None:  # a key the catalog lacks (a test catches it): say what there is
             shown = ", ".join(f"{name}={value}" for name, value in (params or {}).items())
             return f"{key} ({shown})" if shown else key
-        values = {name: self.text(value.key, value.params) if isinstance(value, Phrase) else value
-                  for name, value in (params or {}).items()}
+        values = {name: self._value(value) for name, value in (params or {}).items()}
         return entry[self.lang].format(**values)
+
+    def _value(self, value: object) -> object:
+        """A parameter as the message shows it: a phrase or an error (its message) in this language,
+        a list of them joined as clauses; anything else as it is (numbers keep their format)."""
+        if isinstance(value, Phrase | UserError):
+            return self.text(value.key, value.params)
+        if isinstance(value, list | tuple):
+            return self.text("errors.clause_separator").join(str(self._value(v)) for v in value)
+        return value
 
     def label(self, field: str) -> str:
         return field

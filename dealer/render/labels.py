@@ -93,34 +93,32 @@ def layout_from_mapping(layout_id: str, data: dict[str, Any]) -> LabelLayout:
     where = f"label layout {layout_id}"
     missing = [key for key in (*_NUMBERS, "columns", "rows", "pocket_labels") if key not in data]
     if missing:
-        raise LayoutError(f"{where}: missing {', '.join(missing)}", field="layout")
+        raise LayoutError("render.layout_missing", field="layout", where=where, missing=', '.join(missing))
     try:
         numbers = {key: float(data[key]) for key in _NUMBERS}
         columns, rows = int(data["columns"]), int(data["rows"])
     except (TypeError, ValueError):
-        raise LayoutError(f"{where}: sizes must be numbers of millimetres", field="layout") from None
+        raise LayoutError("render.sizes_not_numbers", field="layout", where=where) from None
     if data["pocket_labels"] not in MIN_CONTENT_MM:
-        raise LayoutError(f"{where}: pocket_labels must be 'separate' or 'inline'", field="layout")
+        raise LayoutError("render.bad_pocket_labels", field="layout", where=where)
     if numbers["inset_mm"] < LABEL_INSET_MM:
-        raise LayoutError(f"{where}: inset_mm = {numbers['inset_mm']:g} mm: ink must stay at least "
-                          f"{LABEL_INSET_MM:g} mm inside each label (labels shift about 1 mm as they feed)",
-                          field="layout")
+        raise LayoutError("render.inset_too_small",
+                          field="layout", where=where, inset=numbers['inset_mm'], minimum=LABEL_INSET_MM)
     if numbers["sheet_edge_mm"] < SHEET_EDGE_MM:
-        raise LayoutError(f"{where}: sheet_edge_mm = {numbers['sheet_edge_mm']:g} mm: ink must stay at least "
-                          f"{SHEET_EDGE_MM:g} mm from the sheet edge (office printers do not print nearer)",
-                          field="layout")
+        raise LayoutError("render.sheet_edge_too_small",
+                          field="layout", where=where, edge=numbers['sheet_edge_mm'], minimum=SHEET_EDGE_MM)
     layout = LabelLayout(
         id=layout_id, name=str(data.get("name", layout_id)), product=str(data.get("product", "")),
         columns=columns, rows=rows, pocket_labels=str(data["pocket_labels"]),
         **numbers,
     )
     if columns < 1 or rows < 1 or layout.label_width_mm <= 0 or layout.label_height_mm <= 0:
-        raise LayoutError(f"{where}: needs at least one label of a positive size", field="layout")
+        raise LayoutError("render.no_label", field="layout", where=where)
     right, bottom = layout.label_box(layout.per_sheet - 1)[2:]
     if layout.margin_left_mm < 0 or layout.margin_top_mm < 0 or right > layout.page_width_mm + 0.01 \
             or bottom > layout.page_height_mm + 0.01:
-        raise LayoutError(f"{where}: the labels do not fit on the {layout.page_width_mm:g} × "
-                          f"{layout.page_height_mm:g} mm sheet", field="layout")
+        raise LayoutError("render.labels_do_not_fit", field="layout", where=where, width=layout.page_width_mm,
+                          height=layout.page_height_mm)
     need_width, need_height = MIN_CONTENT_MM[layout.pocket_labels]
     for position in range(layout.per_sheet):
         inset = layout.safe_insets(position)
@@ -129,18 +127,16 @@ def layout_from_mapping(layout_id: str, data: dict[str, Any]) -> LabelLayout:
         if width < need_width or height < need_height:
             column, row = position % columns + 1, position // columns + 1
             raise LayoutError(
-                f"{where}: the label in row {row}, column {column} keeps {max(width, 0):.1f} × "
-                f"{max(height, 0):.1f} mm inside the safe area ({layout.sheet_edge_mm:g} mm sheet margin, "
-                f"{layout.inset_mm:g} mm label inset); its content needs {need_width:g} × {need_height:g} mm",
-                field="layout")
+                "render.label_too_small",
+                field="layout", where=where, row=row, column=column, width=max(width, 0), height=max(height, 0),
+                edge=layout.sheet_edge_mm, inset=layout.inset_mm, need_width=need_width, need_height=need_height)
     return layout
 
 
 def check_offsets(offset_x: float, offset_y: float) -> None:
     for name, value in (("offset_x", offset_x), ("offset_y", offset_y)):
         if abs(value) > MAX_OFFSET_MM:
-            raise UserError(f"{value:g} mm: an offset corrects printer drift of at most "
-                            f"{MAX_OFFSET_MM:g} mm (print `dealer print alignment` to measure it)", field=name)
+            raise UserError("render.offset_too_big", field=name, value=value, limit=MAX_OFFSET_MM)
 
 
 def load_label_layout(name: str) -> LabelLayout:
@@ -158,10 +154,10 @@ def load_label_layout(name: str) -> LabelLayout:
         try:
             data = tomllib.loads(read_bytes(path, "label layout", 1 << 16).decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            raise LayoutError(f"{path}: not a TOML layout file ({error})", field="layout") from None
+            raise LayoutError("render.bad_layout_file", field="layout", path=path, error=error) from None
         return layout_from_mapping(str(path), data)
     layouts = label_layouts()
     if name not in layouts:
-        raise LayoutError(f"unknown label layout {name!r} (known: {', '.join(sorted(layouts))}, or a .toml file)",
-                          field="layout")
+        raise LayoutError("render.unknown_layout",
+                          field="layout", name=name, layouts=', '.join(sorted(layouts)))
     return layout_from_mapping(name, layouts[name])

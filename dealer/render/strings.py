@@ -1,13 +1,13 @@
-"""The words printed on pages, in Chinese and English (data: ``dealer/data/strings.toml``)."""
+"""The words printed on pages, in Chinese and English (data: ``dealer/data/strings.toml``, read
+by :mod:`dealer.words`, the one loader of the word catalog)."""
 
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
 from typing import Any
 
-LANGS = ("zh", "en")
+from dealer.words import LANGS, catalog, check_lang
+
+__all__ = ["LANGS", "Strings", "strings"]
 
 
 class Strings(dict[str, Any]):
@@ -23,13 +23,5 @@ class Strings(dict[str, Any]):
         return str(self[key]).format(**values)
 
 
-@functools.cache
-def _all() -> dict[str, dict[str, Any]]:
-    text = (resources.files("dealer") / "data" / "strings.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
 def strings(lang: str) -> Strings:
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r} (zh or en)")
-    return Strings(_all()[lang])
+    return Strings(catalog()[check_lang(lang)])

@@ -15,7 +15,7 @@ from typing import Any
 
 from dealer.boardset import BoardSet
 from dealer.deal import Board
-from dealer.errors import FileProblem, UserError
+from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
@@ -86,14 +86,14 @@ class Source:
             return list(range(1, self.event.sets + 1))
         for number in self.options.sets:
             if not 1 <= number <= self.event.sets:
-                raise UserError(f"set {number} is not in the event (sets 1 to {self.event.sets})", field="set")
+                raise UserError("render.no_such_set", field="set", number=number, sets=self.event.sets)
         return list(dict.fromkeys(self.options.sets))
 
     def copies(self, set_number: int) -> int:
         if self.options.copies is not None:
             if not 1 <= self.options.copies <= MAX_COPIES:
-                raise UserError(f"{self.options.copies} copies: expected 1 to {MAX_COPIES} copies of a set",
-                                  field="copies")
+                raise UserError("render.bad_copies",
+                                  field="copies", copies=self.options.copies, most=MAX_COPIES)
             return self.options.copies
         return self.event.copies_needed(set_number)
 
@@ -112,8 +112,8 @@ class Source:
             return None
         for number in self.options.boards:
             if not 1 <= number <= self.event.boards_per_set:
-                raise UserError(f"board {number} is not in the event (boards 1 to {self.event.boards_per_set})",
-                                field="board")
+                raise UserError("render.no_such_board",
+                                field="board", number=number, boards=self.event.boards_per_set)
         return tuple(sorted(set(self.options.boards)))
 
     def key(self) -> bytes:
@@ -127,8 +127,8 @@ class Source:
             self._layout = load_label_layout(self.options.layout)
             check_offsets(self.options.offset_x, self.options.offset_y)
             if not 1 <= self.options.start_at <= self._layout.per_sheet:
-                raise UserError(f"{self.options.start_at}: a sheet of layout {self._layout.id} has positions "
-                                f"1 to {self._layout.per_sheet}", field="start_at")
+                raise UserError("render.bad_start_at", field="start_at", start_at=self.options.start_at,
+                                layout_id=self._layout.id, per_sheet=self._layout.per_sheet)
         return self._layout
 
     def common(self, kind: str, set_number: int | None) -> dict[str, Any]:
@@ -145,11 +145,11 @@ class Source:
             "set_number": set_number,
         }
 
-    def played_sets_only(self, kind: str, set_number: int) -> None:
+    def played_sets_only(self, kind: Phrase, set_number: int) -> None:
         """Travellers and score sheets are per match: a set no match plays has none."""
         if not any(m.set == set_number for m in self.event.matches()):
-            raise UserError(f"no match of the event plays set {set_number}, so it has no {kind}",
-                              field="set")
+            raise UserError("render.set_not_played",
+                              field="set", set_number=set_number, kind=kind)
 
     def path(self, kind: str, set_number: int) -> Path:
         suffix = "pdf" if self.options.fmt == "pdf" else "html"
@@ -163,7 +163,7 @@ def hand_records(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
     per_page = source.options.per_page
     if per_page not in HAND_RECORDS_PER_PAGE:
-        raise UserError(f"{per_page} boards per page: expected 1, 2 or 4", field="per_page")
+        raise UserError("render.bad_per_page", field="per_page", per_page=per_page)
     boardset = source.boardset(set_number)
     boards = source.boards(set_number)
     common = source.common("hand-records", set_number)
@@ -183,7 +183,7 @@ def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[di
 
     store = open_existing_results(source.event, source.folder)
     if store is None:
-        raise UserError("no results yet: --with-results prints them once scored", field="with_results")
+        raise UserError("render.no_results_yet", field="with_results")
     with store:
         rows = store.current_rows()
     shown: dict[int, list[dict[str, Any]]] = {}
@@ -257,7 +257,7 @@ def dealing_guide(source: Source, set_number: int) -> Document:
 
 def travellers(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
-    source.played_sets_only("travellers", set_number)
+    source.played_sets_only(Phrase("render.travellers"), set_number)
     common = source.common("travellers", set_number)
     common["slip"] = page_layout("travellers")
     common["conversion"] = conversion(source)
@@ -274,16 +274,16 @@ def conversion(source: Source) -> list[dict[str, str]]:
             for row in conversion_rows(source.event.profile, source.event.decks)]
 
 
-def _whole_match_only(source: Source, kind: str, one: str, set_number: int) -> None:
+def _whole_match_only(source: Source, kind: Phrase, one: Phrase, set_number: int) -> None:
     """The papers of :data:`WHOLE_SET_KINDS`: for sets that matches play, never for one board."""
     source.played_sets_only(kind, set_number)
     if source.board_numbers() is not None:
-        raise UserError(f"{one} lists every board of a match: print it without --board", field="board")
+        raise UserError("render.whole_match_only", field="board", one=one)
 
 
 def score_sheets(source: Source, set_number: int) -> Document:
     t = strings(source.options.lang)
-    _whole_match_only(source, "score sheets", "a score sheet", set_number)
+    _whole_match_only(source, Phrase("render.score_sheets"), Phrase("render.a_score_sheet"), set_number)
     common = source.common("score-sheets", set_number)
     common["conversion"] = conversion(source)
     pages = ctx.score_sheet_pages(source.event, set_number, t)
@@ -294,7 +294,7 @@ def score_sheets(source: Source, set_number: int) -> Document:
 def table_cards(source: Source, set_number: int) -> Document:
     """A card per table of each match: the boards it plays, in order, and when it exchanges wallets."""
     t = strings(source.options.lang)
-    _whole_match_only(source, "table cards", "a table card", set_number)
+    _whole_match_only(source, Phrase("render.table_cards"), Phrase("render.a_table_card"), set_number)
     common = source.common("table-cards", set_number)
     common["slip"] = page_layout("table-cards")
     pages = ctx.table_card_pages(source.event, set_number, t, int(common["slip"]["stanzas"]))
@@ -341,7 +341,7 @@ def expand_kinds(kind: str) -> list[str]:
     if kind == "pairings":
         return [kind]
     if kind not in WRITERS:
-        raise UserError(f"unknown kind {kind!r} (one of {', '.join(KINDS)}, all)", field="kind")
+        raise UserError("render.unknown_kind", field="kind", kind=kind, kinds=', '.join(KINDS))
     return [kind]
 
 
@@ -353,23 +353,21 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
     if event.levels and kind not in ("pairings", "score-sheets"):
-        raise UserError(f'event {event.id} is a level race (result = "levels"): it has no boards, so no board '
-                        "papers; print its pairings and score sheets (dealer print pairings|score-sheets "
-                        "EVENT.toml --round N)", field="event")
+        raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
     if event.levels and options.round is None:
-        raise UserError("a level race's papers are printed one round at a time: give the round", field="round")
+        raise UserError("render.level_race_needs_round", field="round")
     if options.round is not None:
         # One round: its matches only (travellers and score sheets), on the set(s) it plays.
         chosen = event.round(options.round)
         if chosen is None:
-            state = "paired yet" if event.format.paired else "in the event"
-            raise UserError(f"round {options.round} is not {state}", field="round",
-                            hint="round_pair" if event.format.paired else None)
+            state = Phrase("render.state_paired") if event.format.paired else Phrase("round.state_in_event")
+            raise UserError("render.round_not_paired", field="round",
+                            hint="round_pair" if event.format.paired else None, round=options.round, state=state)
         event = dataclasses.replace(event, rounds=(chosen,))
         if options.sets is None and chosen.matches:
             options = dataclasses.replace(options, sets=tuple(sorted({m.set for m in chosen.matches})))
     elif kind == "pairings":
-        raise UserError("pairings are printed one round at a time: give the round", field="round")
+        raise UserError("render.pairings_need_round", field="round")
     source = Source(event, options)
     if kind != "alignment":
         source.folder.check_kind(event)  # the folder must hold this kind of event
@@ -386,7 +384,7 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     # the event's plan, must be the committed ones, whatever the kind.
     source.deal = source.folder.check_deal(event)
     if source.deal is None:
-        raise FileProblem(f"{source.folder.path}: event {event.id} is not dealt yet", hint="deal")
+        raise FileProblem("render.not_dealt", hint="deal", folder_path=source.folder.path, event_id=event.id)
     kinds = expand_kinds(kind)
     if kinds == ["pairings"]:
         assert options.round is not None

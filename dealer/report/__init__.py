@@ -17,16 +17,14 @@ import html
 import io
 import json
 import re
-import tomllib
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-from dealer.errors import UserError
+from dealer.errors import Phrase, UserError
 from dealer.event import Event, Team
 from dealer.explain import tie_break_name
 from dealer.files import AtomicFile, check_writable_folder, write_atomic
@@ -48,30 +46,16 @@ from dealer.scoring import (
 from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
-
-STRINGS_FILE = "report-strings.toml"  # in dealer/data: the words of the reports, zh and en
-
-
-@functools.cache
-def _strings() -> dict[str, dict[str, str]]:
-    text = (resources.files("dealer") / "data" / STRINGS_FILE).read_text(encoding="utf-8")
-    tables: dict[str, dict[str, str]] = tomllib.loads(text)
-    keys = {lang: set(table) for lang, table in tables.items()}
-    first = next(iter(keys.values()))
-    for lang, names in keys.items():
-        if names != first:
-            raise ValueError(f"{STRINGS_FILE}: [{lang}] does not have the same keys as the others: "
-                             f"{', '.join(sorted(names ^ first))}")
-    return tables
+from dealer.words import LANGS, section
 
 
 def labels(lang: str) -> dict[str, str]:
-    """The report words of ``lang`` (``dealer/data/report-strings.toml``)."""
-    return _strings()[lang]
+    """The report words of ``lang`` (``dealer/data/strings.toml``, ``[report.<lang>]``)."""
+    return section("report", lang)
 
 
 def languages() -> list[str]:
-    return list(_strings())
+    return list(LANGS)
 
 
 @dataclass
@@ -126,10 +110,12 @@ class ReportData:
 
         return unfinished(self.scored, self.places)
 
-    def footnotes(self) -> list[str]:
-        """Every forfeit and deduction, with its reason: each report prints them."""
-        notes = [f"R{f.round} M{f.match}: {f.team} 弃权 forfeit — {f.reason}" for f in self.adjustments.forfeits]
-        notes += [f"R{d.round}: {d.team} {d.net_level_points:+d} 小分 net LP — {d.reason}"
+    def footnotes(self, lang: str) -> list[str]:
+        """Every forfeit and deduction, with its reason, in ``lang``: each report prints them."""
+        t = labels(lang)
+        notes = [t["forfeit_note"].format(round=f.round, match=f.match, team=f.team, reason=f.reason)
+                 for f in self.adjustments.forfeits]
+        notes += [t["deduction_note"].format(round=d.round, team=d.team, points=d.net_level_points, reason=d.reason)
                   for d in self.adjustments.deductions]
         return notes
 
@@ -191,9 +177,7 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
 
         conflicts = bracket_conflicts(scored) if check_bracket else []
         if conflicts:
-            raise RoundError("a corrected result changed who went through after the next round was paired: "
-                             + "; ".join(conflicts) + " (correct the result back: a played round's pairing "
-                             "stays)", field="round")
+            raise RoundError("report.correction_changed_bracket", field="round", conflicts="; ".join(conflicts))
         places = knockout_places(scored)
     groups = group_standings(scored, seed) if event.format.groups > 1 else []
     return ReportData(event, scored, rank_teams(scored, seed), sample,
@@ -494,7 +478,8 @@ def table_names(data: ReportData) -> list[str]:
                else [f"crosstable-{chr(65 + g)}" for g, _t in data.groups]
                if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
     return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
-            *(f"group-{chr(65 + g)}" for g, _t in data.groups), *(["adjustments"] if data.footnotes() else []),
+            *(f"group-{chr(65 + g)}" for g, _t in data.groups),
+            *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions else []),
             *(["prizes"] if data.event.prizes else [])]
 
 
@@ -513,8 +498,8 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
         found["tables"] = (LEVEL_SHEET_HEAD, level_rows(data))
     for group, table in data.groups:
         found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
-    if data.footnotes():
-        found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in data.footnotes()])
+    if notes := data.footnotes(lang):
+        found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in notes])
     if data.event.prizes:
         found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
                            [[name, team] for name, teams in data.prizes() for team in teams])
@@ -841,7 +826,7 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
         inline=inline,
         sheets=(markupsafe.Markup(text) for text in sheets_html(data, lang)) if inline else (),
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
-        profile=data.event.profile, footnotes=data.footnotes(), prizes=data.prizes(), names=data.names,
+        profile=data.event.profile, footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
         places=data.places, bracket=_bracket(data), groups=groups,
     )
 
@@ -1040,8 +1025,9 @@ def parse_formats(text: str) -> list[str]:
     chosen = list(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
     unknown = [f for f in chosen if f not in REPORT_WRITERS]
     if unknown or not chosen:
-        raise UserError(f"{'unknown ' + ', '.join(unknown) if unknown else 'no format given'}; expected "
-                          f"one or more of {', '.join(REPORT_WRITERS)}, separated by commas", field="format")
+        raise UserError("report.bad_formats", field="format", unknown=Phrase.of("report.unknown_formats",
+                                                                                formats=", ".join(unknown)) if unknown
+                        else Phrase("report.no_format"), known=', '.join(REPORT_WRITERS))
     return chosen
 
 

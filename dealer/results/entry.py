@@ -159,8 +159,8 @@ def _stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
         try:
-            numbers[key] = read_whole_number(values.get(key), Phrase({"round": "terms.the_round_number",
-                                                                      "board": "terms.the_board_number"}[key]), low=1)
+            what = Phrase("terms.the_round_number") if key == "round" else Phrase("terms.the_board_number")
+            numbers[key] = read_whole_number(values.get(key), what, low=1)
         except NotAWholeNumber as refused:
             problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.key,
                                     params=refused.params))

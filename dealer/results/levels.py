@@ -90,7 +90,10 @@ def stored_slot(values: Mapping[str, str | None], table: bool = True) -> tuple[i
         text = (values.get("table") or "").strip()
         number = table_number(text)
         if number is None:
-            refuse("table", "level_result.table_missing" if not text else "level_result.table_expected")
+            if not text:
+                refuse("table", "level_result.table_missing")
+            else:
+                refuse("table", "level_result.table_expected")
     if problems or round_number is None:
         raise Rejected(None, problems, 1)
     return round_number, match, number
@@ -224,7 +227,7 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
 def level_attribution_problems(event: Event, store: ResultsStore,
                                matches: set[tuple[int, str]] | None = None) -> list[Misattributed]:
     """Matches whose stored level results were entered for teams the event no longer has there."""
-    found: dict[tuple[int, str], str] = {}
+    found: dict[tuple[int, str], Phrase] = {}
     for round_number, match_id, home, away in store.level_seatings():
         key = (round_number, match_id)
         if (matches is not None and key not in matches) or key in found:
@@ -232,10 +235,10 @@ def level_attribution_problems(event: Event, store: ResultsStore,
         rnd = event.round(round_number)
         match = rnd.match(match_id) if rnd is not None else None
         if match is None:
-            found[key] = "not in the event file any more"
+            found[key] = Phrase("scoring.match_gone")
         elif (home, away) != (match.home, match.away):
-            found[key] = (f"entered with home {home} and away {away}; the event file now has home "
-                          f"{match.home}, away {match.away}")
+            found[key] = Phrase.of("level_result.teams_changed", home=home, away=away, now_home=match.home,
+                                   now_away=match.away)
     return [Misattributed(r, m, reason) for (r, m), reason in sorted(found.items())]
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dealer.errors import UserError
+from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.folder import EventFolder, set_file_name
@@ -359,8 +359,7 @@ def _make_folders(path: Path, made: set[Path]) -> None:
         os.mkdir(path, FOLDER_MODE)
     except FileExistsError:  # an earlier build's (made at another umask by an older version?)
         if os.path.islink(path) or not os.path.isdir(path):
-            raise UserError(f"{path}: in the site's folder but not a folder a build made (a link or a file); "
-                            "nothing is written through it", field="out") from None
+            raise UserError("site.foreign_entry", field="out", path=path) from None
     os.chmod(path, FOLDER_MODE)
     made.add(path)
 
@@ -401,10 +400,9 @@ def _remove_owned(folder: Path) -> None:
 
 
 def _not_ours(folder: Path) -> UserError:
-    what = "a link" if folder.is_symlink() else "a folder" if folder.is_dir() else "a file"
-    return UserError(f"{folder} is {what} this tool did not make (no {MARKER} or {MANIFEST} in it): "
-                     "the site never replaces or deletes what it did not write; move it away, or name "
-                     "another folder with --out", field="out")
+    what = Phrase("site.a_link") if folder.is_symlink() else Phrase("site.a_folder") if folder.is_dir() \
+        else Phrase("site.a_file")
+    return UserError("site.not_ours", field="out", folder=folder, what=what, marker=MARKER, manifest=MANIFEST)
 
 
 def _unlink(path: Path) -> None:
@@ -879,14 +877,14 @@ def site_folder(out: Path) -> Path:
     step and the link goes on pointing at the live site."""
     named = Path(os.path.abspath(out))
     if named == named.parent or not named.name:
-        raise UserError(f"{out}: name a folder for the site (not the root of the file system)", field="out")
+        raise UserError("site.out_is_root", field="out", out=out)
     if named.is_symlink():
         resolved = Path(os.path.realpath(named))
         if not resolved.is_dir():
-            raise UserError(f"{out}: a link to {resolved}, which is not a folder", field="out")
+            raise UserError("site.out_links_elsewhere", field="out", out=out, resolved=resolved)
         named = resolved
     elif named.exists() and not named.is_dir():
-        raise UserError(f"{out}: not a folder", field="out")
+        raise UserError("site.out_not_a_folder", field="out", out=out)
     return named
 
 
@@ -904,9 +902,7 @@ def _check_site_folders(out: Path, spare: Path, new: Path) -> dict[str, Any] | N
             except OSError as error:
                 raise os_problem(error, out, "read the folder", field="out") from None
             if holds:
-                raise UserError(f"{out} holds files and is not a site this tool made (no {MANIFEST} in it): "
-                                "the site never replaces or deletes what it did not write; name a new or empty "
-                                "folder with --out", field="out")
+                raise UserError("site.out_not_a_site", field="out", out=out, manifest=MANIFEST)
     for hidden in (spare, spare.with_name(spare.name + ".partial"), new):
         if os.path.lexists(hidden) and not _owned(hidden):
             raise _not_ours(hidden)

@@ -77,8 +77,8 @@ def check_page_names(pages: Sequence[PlannedPage]) -> None:
         folded = page.name.lower()
         if folded in seen:
             first = seen[folded]
-            raise PageNameClash(f"two pages of the site would have one file name: {first.name!r} "
-                                f"({first.template}) and {page.name!r} ({page.template}); nothing was written")
+            raise PageNameClash("site.page_name_clash", first=first.name, first_template=first.template,
+                                second=page.name, second_template=page.template)
         seen[folded] = page
 
 

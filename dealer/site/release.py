@@ -150,20 +150,20 @@ def release(event: Event, folder: EventFolder, set_number: int | None, reason: s
     from dealer.results.rounds import load_scheduled
 
     if event.levels:
-        raise ReleaseError("a level race deals no boards: there are no hands to release", field="set")
+        raise ReleaseError("site.level_race_no_hands", field="set")
     if unused and set_number is None:
-        raise ReleaseError("a set is declared unused: give it (--set N), not --key", field="unused")
+        raise ReleaseError("site.unused_needs_set", field="unused")
     if unused and accept_missing:
-        raise ReleaseError("it releases a set's hands despite missing results; a set declared unused shows none",
+        raise ReleaseError("site.accept_missing_needs_set",
                            field="accept_missing")
     if not reason.strip():
-        raise ReleaseError("a release needs a reason (it is kept with the results)", field="reason")
+        raise ReleaseError("site.reason_required", field="reason")
     folder.require()
     folder.check_kind(event)  # not the folder of a level race of the same id
     if folder.deal_state() != "complete":
-        raise ReleaseError(f"event {event.id} is not dealt: there are no hands to release", field="set", hint="deal")
+        raise ReleaseError("site.not_dealt", field="set", hint="deal", event_id=event.id)
     if set_number is not None and not 1 <= set_number <= event.sets:
-        raise ReleaseError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
+        raise ReleaseError("site.no_such_set", field="set", set=set_number, sets=event.sets)
     stored, end, head = _stored(event, folder)
     earlier: dict[tuple[str, int | None], Release] = {(r.kind, r.set_number): r for r in stored}
     kind = "key" if set_number is None else "unused" if unused else "set"
@@ -171,33 +171,28 @@ def release(event: Event, folder: EventFolder, set_number: int | None, reason: s
         return ReleaseOutcome(None, earlier[(kind, set_number)], [])
     if kind == "set" and ("unused", set_number) in earlier:
         gone = earlier[("unused", set_number)]
-        raise ReleaseError(f"set {set_number} was declared unused on {gone.at} ({gone.reason}): it is not shown as a "
-                           "played set (the key, once released, reveals it)", field="set")
+        raise ReleaseError("site.set_unused", field="set", set=set_number, at=gone.at, reason=gone.reason)
     if kind == "unused" and ("set", set_number) in earlier:
         shown = earlier[("set", set_number)]
-        raise ReleaseError(f"set {set_number} was released on {shown.at} ({shown.reason}): its hands are public as "
-                           "played; it cannot be declared unused", field="set")
+        raise ReleaseError("site.set_released", field="set", set=set_number, at=shown.at, reason=shown.reason)
     data = build_report(event, folder)  # the event as scheduled (paired rounds included)
     warnings: list[str] = []
     if kind == "key":
         left = _key_left(data, earlier, end)
         if left:
-            raise ReleaseError("the key derives every set, so it is released only once the event is over: "
-                               + "; ".join(left) + "; nothing released", field="key")
+            raise ReleaseError("site.key_only_when_over", field="key", left="; ".join(left))
     elif kind == "unused":
         assert set_number is not None
         refusal = _unused_refusal(data, set_number, end)
         if refusal:
-            raise ReleaseError(f"set {set_number} cannot be declared unused: {refusal}; nothing stored", field="set")
+            raise ReleaseError("site.cannot_declare_unused", field="set", set=set_number, refusal=refusal)
     else:
         assert set_number is not None
         warnings = _missing_for(data, set_number)
         if warnings and not accept_missing:
-            raise ReleaseError(f"set {set_number} is still being played: " + "; ".join(warnings)
-                               + " (its hands would show a table what it has still to play); nothing released",
-                               field="set", hint="accept_missing")
-    changed = ReleaseError("the results or the director's actions changed while this was checked: nothing "
-                           "released; run it again")
+            raise ReleaseError("site.set_still_played", field="set", hint="accept_missing", set=set_number,
+                               warnings="; ".join(warnings))
+    changed = ReleaseError("site.changed_meanwhile")
     if head != data.chain_head:
         raise changed
     with open_results(load_scheduled(event, folder), folder) as store:

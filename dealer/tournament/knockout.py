@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from dealer.errors import UserError, quote
+from dealer.errors import Phrase, UserError, quote
 
 Elimination = Literal["single", "double"]
 GrandFinal = Literal["reset", "single"]
@@ -60,8 +60,9 @@ class BracketOrderError(BracketError):
 class ResultMissing(BracketError):
     """A round depends on matches that have no winner yet; ``slots`` lists them."""
 
-    def __init__(self, message: str, slots: Sequence[str]) -> None:
-        super().__init__(message, field="winners")
+    def __init__(self, key: str, slots: Sequence[str], **params: object) -> None:
+        super().__init__(key, field="winners")
+        self.params.update(params)
         self.slots = tuple(slots)
 
 
@@ -82,8 +83,7 @@ class BracketOrder:
         if order is None:
             known = ", ".join(str(s) for s in sorted(self.sizes)) or "none"
             raise BracketOrderError(
-                f"the bracket order has no list for {size} positions (it has: {known}); "
-                f"add sizes.{size} to the bracket order file", field=f"sizes.{size}")
+                "knockout.no_order_for_size", field=f"sizes.{size}", size=size, known=known)
         return order
 
 
@@ -95,34 +95,34 @@ def bracket_order_from_mapping(data: Mapping[str, Any]) -> BracketOrder:
     Any other arrangement is accepted: the rules' own seed table (附件七) may differ from ours.
     """
     if not isinstance(data, Mapping):
-        raise BracketOrderError("the bracket order must be a table with a [sizes] table")
+        raise BracketOrderError("knockout.order_not_a_table")
     unknown = sorted(set(data) - _ORDER_KEYS)
     if unknown:
-        raise BracketOrderError(f"unknown key {quote(unknown[0])} (known: sizes, source)", field=unknown[0])
+        raise BracketOrderError("knockout.unknown_key", field=unknown[0], unknown=quote(unknown[0]))
     source = data.get("source", "")
     if not isinstance(source, str):
-        raise BracketOrderError(f"source must be text, not {quote(source)}", field="source")
+        raise BracketOrderError("knockout.source_not_text", field="source", source=quote(source))
     sizes = data.get("sizes")
     if not isinstance(sizes, Mapping) or not sizes:
-        raise BracketOrderError("a [sizes] table is required: size = [seed at position 1, 2, …]",
+        raise BracketOrderError("knockout.sizes_missing",
                                 field="sizes")
     out: dict[int, tuple[int, ...]] = {}
     for key, value in sizes.items():
         where = f"sizes.{key}"
         size = int(key) if isinstance(key, str) and key.isascii() and key.isdigit() else 0
         if size < 2 or size & (size - 1):
-            raise BracketOrderError(f"a bracket size must be a power of two from 2 up, not {quote(key)}",
-                                    field=where)
+            raise BracketOrderError("knockout.size_not_power_of_two",
+                                    field=where, size=quote(key))
         if not isinstance(value, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in value):
-            raise BracketOrderError(f"must be a list of seed numbers, not {quote(value)}", field=where)
+            raise BracketOrderError("knockout.not_seed_numbers", field=where, value=quote(value))
         if sorted(value) != list(range(1, size + 1)):
             repeated = sorted({s for s in value if value.count(s) > 1})
             missing = sorted(set(range(1, size + 1)) - set(value))
-            detail = "; ".join(part for part in (
-                f"repeated: {', '.join(map(str, repeated))}" if repeated else "",
-                f"missing: {', '.join(map(str, missing))}" if missing else "",
-                f"{len(value)} numbers for {size} positions" if len(value) != size else "") if part)
-            raise BracketOrderError(f"must list each seed 1…{size} exactly once ({detail})", field=where)
+            detail = [part for part in (
+                Phrase.of("knockout.repeated", seeds=", ".join(map(str, repeated))) if repeated else None,
+                Phrase.of("knockout.missing", seeds=", ".join(map(str, missing))) if missing else None,
+                Phrase.of("knockout.count", numbers=len(value), size=size) if len(value) != size else None) if part]
+            raise BracketOrderError("knockout.seeds_not_once_each", field=where, size=size, detail=detail)
         out[size] = tuple(value)
     return BracketOrder(dict(sorted(out.items())), source)
 
@@ -231,18 +231,18 @@ class Bracket:
         seen: set[str] = set()
         for team in seeds:
             if not isinstance(team, str) or not team:
-                raise BracketError(f"a team id must be a non-empty string, not {quote(team)}", field="seeds")
+                raise BracketError("knockout.bad_team_id", field="seeds", team=quote(team))
             if team in seen:
-                raise BracketError(f"team {quote(team)} is seeded twice", field="seeds")
+                raise BracketError("knockout.seeded_twice", field="seeds", team=quote(team))
             seen.add(team)
         if len(seeds) < 2:
-            raise BracketError(f"a knockout needs at least 2 teams, not {len(seeds)}", field="seeds")
+            raise BracketError("knockout.too_few_teams", field="seeds", teams=len(seeds))
         if elimination not in ("single", "double"):
-            raise BracketError(f"elimination must be 'single' or 'double', not {quote(elimination)}",
-                               field="elimination")
+            raise BracketError("knockout.bad_elimination",
+                               field="elimination", elimination=quote(elimination))
         if grand_final not in ("reset", "single"):
-            raise BracketError(f"grand_final must be 'reset' or 'single', not {quote(grand_final)}",
-                               field="grand_final")
+            raise BracketError("knockout.bad_grand_final",
+                               field="grand_final", grand_final=quote(grand_final))
         self.seeds: tuple[str, ...] = tuple(seeds)
         self.elimination: Elimination = elimination
         self.grand_final: GrandFinal = grand_final
@@ -329,8 +329,8 @@ class Bracket:
         empty round when nothing is left to play in it (no reset needed).
         """
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= self.rounds_needed:
-            raise BracketError(f"this bracket has rounds 1…{self.rounds_needed}, not {quote(number)}",
-                               field="round")
+            raise BracketError("knockout.no_such_round",
+                               field="round", rounds=self.rounds_needed, number=quote(number))
         resolver = self._resolver(winners)
         matches: list[KnockoutMatch] = []
         byes: list[KnockoutBye] = []
@@ -352,8 +352,8 @@ class Bracket:
                 matches.append(KnockoutMatch(s.slot, home, away))
         if pending:
             names = ", ".join(dict.fromkeys(pending))
-            raise ResultMissing(f"round {number} cannot be paired yet: no winner for {names}",
-                                list(dict.fromkeys(pending)))
+            raise ResultMissing("knockout.winners_missing",
+                                list(dict.fromkeys(pending)), number=number, names=names)
         return KnockoutRound(number, tuple(matches), tuple(byes))
 
     def places(self, winners: Mapping[str, str]) -> list[tuple[int, tuple[str, ...]]]:
@@ -431,25 +431,26 @@ class _Resolver:
     def check(self) -> None:
         """Every given winner names a real match, comes after its sources, and played in it."""
         if not isinstance(self.winners, Mapping):
-            raise BracketError("winners must map a slot to the winning team id", field="winners")
+            raise BracketError("knockout.bad_winners", field="winners")
         b = self.bracket
         for slot, team in self.winners.items():
             where = f"winners.{slot}"
             s = b._by_id.get(slot) if isinstance(slot, str) else None
             if s is None:
-                raise BracketError(f"there is no match {quote(slot)} in this bracket", field=where)
+                raise BracketError("knockout.no_such_match", field=where, slot=quote(slot))
             if b._state[slot] != "ready":
-                raise BracketError(f"{slot} is a {'bye' if b._state[slot] == 'bye' else 'empty place'}, "
-                                   "not a match: it has no winner to record", field=where)
+                state = Phrase("knockout.a_bye") if b._state[slot] == "bye" else Phrase("knockout.an_empty_place")
+                raise BracketError("knockout.not_a_match", field=where, slot=slot, state=state)
             try:
                 teams = self.teams(s)
                 if slot == "F2" and not self.reset_needed():
-                    raise BracketError("F2 is not played: the winners' champion won F1", field=where)
+                    raise BracketError("knockout.f2_not_played", field=where)
             except _Pending as missing:
-                raise BracketError(f"a winner for {slot} is given but {missing.slot}, which decides who "
-                                   f"plays in it, has none", field=where) from None
+                raise BracketError("knockout.winner_before_feeder", field=where, slot=slot,
+                                   feeder=missing.slot) from None
             if team not in teams:
-                raise BracketError(f"{quote(team)} did not play in {slot} ({teams[0]} v {teams[1]})", field=where)
+                raise BracketError("knockout.team_not_in_match", field=where, team=quote(team), slot=slot,
+                                   home=teams[0], away=teams[1])
 
     def team(self, source: Source) -> str | None:
         """The team a source delivers; None for an empty place; _Pending while undecided."""

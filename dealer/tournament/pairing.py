@@ -70,7 +70,7 @@ def next_round(
             if first == "split":
                 return swiss.first_round_split([t.id for t in event.seeded_teams()])
             if lots_key is None:
-                raise PairingError("round 1 is drawn by lots from the event key: the key is needed",
+                raise PairingError("pairing.key_needed",
                                    field="key_file")
             return swiss.first_round_lots([t.id for t in event.teams],
                                           swiss.lots_material(lots_key, event.id, number))
@@ -79,4 +79,4 @@ def next_round(
         from dealer.tournament.knockout_round import knockout_round
 
         return knockout_round(event, number, winners or {})
-    raise PairingError(f"a {kind} event's rounds are listed in its event file, not paired")
+    raise PairingError("pairing.rounds_are_listed", kind=kind)

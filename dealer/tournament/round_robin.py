@@ -63,7 +63,7 @@ def berger_table(n: int) -> list[list[tuple[int, int]]]:
     with the published tables for 3…16 players.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise ScheduleError(f"a round robin needs at least 2 teams, not {quote(n)}", field="teams")
+        raise ScheduleError("round_robin.too_few_teams", field="teams", teams=quote(n))
     size = n + (n % 2)
     step = size // 2
 
@@ -85,16 +85,16 @@ def _check_teams(team_ids: Sequence[str], field: str) -> None:
     seen: set[str] = set()
     for team in team_ids:
         if not isinstance(team, str) or not team:
-            raise ScheduleError(f"a team id must be a non-empty string, not {quote(team)}", field=field)
+            raise ScheduleError("knockout.bad_team_id", field=field, team=quote(team))
         if team in seen:
-            raise ScheduleError(f"team {quote(team)} is listed twice", field=field)
+            raise ScheduleError("round_robin.team_listed_twice", field=field, team=quote(team))
         seen.add(team)
 
 
 def _check_cycles(cycles: int) -> None:
     if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
-        raise ScheduleError(f"cycles must be a whole number of at least 1, not {quote(cycles)}",
-                            field="cycles")
+        raise ScheduleError("round_robin.bad_cycles",
+                            field="cycles", cycles=quote(cycles))
 
 
 def _group_rounds(team_ids: Sequence[str], cycles: int, group: int) -> list[RobinRound]:
@@ -139,12 +139,12 @@ def serpentine_groups(team_ids_by_seed: Sequence[str], groups: int) -> list[list
     """
     _check_teams(team_ids_by_seed, "teams")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ScheduleError(f"groups must be a whole number of at least 1, not {quote(groups)}",
-                            field="groups")
+        raise ScheduleError("round_robin.bad_groups",
+                            field="groups", groups=quote(groups))
     if len(team_ids_by_seed) < 2 * groups:
         raise ScheduleError(
-            f"{len(team_ids_by_seed)} team(s) cannot fill {groups} groups of at least 2 teams",
-            field="groups")
+            "round_robin.groups_too_many",
+            field="groups", teams=len(team_ids_by_seed), groups=groups)
     out: list[list[str]] = [[] for _ in range(groups)]
     for index, team in enumerate(team_ids_by_seed):
         row, col = divmod(index, groups)
@@ -188,13 +188,13 @@ def rounds_needed(n_teams: int, cycles: int = 1, groups: int = 1) -> int:
     before any set is dealt.
     """
     if isinstance(n_teams, bool) or not isinstance(n_teams, int) or n_teams < 2:
-        raise ScheduleError(f"a round robin needs at least 2 teams, not {quote(n_teams)}", field="teams")
+        raise ScheduleError("round_robin.too_few_teams", field="teams", teams=quote(n_teams))
     _check_cycles(cycles)
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ScheduleError(f"groups must be a whole number of at least 1, not {quote(groups)}",
-                            field="groups")
+        raise ScheduleError("round_robin.bad_groups",
+                            field="groups", groups=quote(groups))
     if n_teams < 2 * groups:
-        raise ScheduleError(f"{n_teams} team(s) cannot fill {groups} groups of at least 2 teams",
-                            field="groups")
+        raise ScheduleError("round_robin.groups_too_many",
+                            field="groups", teams=n_teams, groups=groups)
     largest = -(-n_teams // groups)
     return cycles * (largest + largest % 2 - 1)
