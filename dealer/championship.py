@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import FileProblem, UserError, quote
+from dealer.errors import FileProblem, Phrase, UserError, quote
 from dealer.files import read_bytes
 
 CHAMPIONSHIP_FILE_LIMIT = 1024 * 1024
@@ -104,7 +104,7 @@ def parse_championship(data: Mapping[str, Any], where: str, base: Path) -> Champ
 
 def read_championship(path: str | Path) -> ChampionshipFile:
     path = Path(path)
-    text = read_bytes(path, "championship file", CHAMPIONSHIP_FILE_LIMIT)
+    text = read_bytes(path, Phrase("files.what_championship_file"), CHAMPIONSHIP_FILE_LIMIT)
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:

@@ -25,6 +25,7 @@ from dealer.errors import (
     EXIT_ENVIRONMENT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    Phrase,
     UserError,
 )
 
@@ -146,7 +147,7 @@ class DealerGroup(click.Group):
         except OSError as error:
             from dealer.files import os_problem
 
-            problem = os_problem(error, error.filename or "dealer", "complete the command")
+            problem = os_problem(error, error.filename or "dealer", Phrase("files.do_complete_command"))
             report_error(problem)
             ctx.exit(problem.exit_status)
         except Exception:

@@ -29,7 +29,7 @@ from dealer.boardset import (
     written_set,
 )
 from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
-from dealer.errors import FileProblem, UserError
+from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.files import (
     OWNER_ONLY,
@@ -67,7 +67,7 @@ def _other_events_with_key(root: Path, this_event: str, this_key_id: str) -> lis
     found = []
     for manifest in sorted(root.glob(f"*/{MANIFEST_FILE}")):
         try:
-            data = read_json(manifest, "manifest")
+            data = read_json(manifest, Phrase("files.what_manifest"))
         except FileProblem:
             continue
         if isinstance(data, Mapping) and data.get("key_id") == this_key_id and data.get("event") != this_event:
@@ -226,7 +226,7 @@ def _write_or_same(target: Path, data: bytes, mode: int | None, durable: bool = 
     try:
         same = target.read_bytes() == data
     except OSError as error:
-        raise os_problem(error, target, "read the file") from None
+        raise os_problem(error, target, Phrase("files.do_read_file")) from None
     if not same:
         raise FileProblem(
             "dealing.unfinished_other_deal",
@@ -244,7 +244,7 @@ def discard_incomplete(folder: EventFolder) -> list[Path]:
         try:
             os.unlink(path)
         except OSError as error:
-            raise os_problem(error, path, "remove the board set") from None
+            raise os_problem(error, path, Phrase("files.do_remove_set")) from None
         removed.append(path)
     return removed
 
@@ -254,7 +254,7 @@ def read_published(value: str) -> str:
     text = value.strip()
     if _TYPED_HEX64.fullmatch(text):
         return text.lower()
-    data = read_json(value, "published commitment")
+    data = read_json(value, Phrase("files.what_published_commitment"))
     found = data.get("commitment") if isinstance(data, Mapping) else None
     if not isinstance(found, str) or not _TYPED_HEX64.fullmatch(found):
         raise FileProblem("dealing.not_a_commitment_file",
@@ -286,7 +286,7 @@ def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value
     key = read_key(key_file)
     expected = read_published(published) if published is not None else None
     plans: dict[Path, PlanOf] = {}
-    raws = [read_bytes(path, "board set", SET_FILE_LIMIT) for path in paths]
+    raws = [read_bytes(path, Phrase("files.what_board_set"), SET_FILE_LIMIT) for path in paths]
     reports: list[VerifyReport | None] = [None] * len(paths)
     by_plan: dict[int, tuple[PlanOf, list[int]]] = {}
     for index, (path, raw) in enumerate(zip(paths, raws, strict=True)):
@@ -299,7 +299,7 @@ def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value
     for index, (path, raw) in enumerate(zip(paths, raws, strict=True)):
         if reports[index] is not None:
             continue
-        data = parse_json(raw, path, "board set")
+        data = parse_json(raw, path, Phrase("files.what_board_set"))
         named: PlanOf | None = None
         if isinstance(data, Mapping) and data.get("schema") == BOARDSET_SCHEMA:
             named = _plan_for(Path(path), published, plans)

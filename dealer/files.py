@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from dealer.deal import KeyFormatError, parse_key
-from dealer.errors import EnvironmentProblem, FileProblem, UserError
+from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError
 from dealer.event import Event, EventError, parse_event
 from dealer.resources import load_profile
 
@@ -41,18 +41,18 @@ _ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, er
                        errno.EIO, errno.EMFILE, errno.ENFILE}
 
 
-def os_problem(error: OSError, path: str | Path, action: str, field: str | None = None) -> UserError:
+def os_problem(error: OSError, path: str | Path, action: object, field: str | None = None) -> UserError:
     """An operating-system refusal as a user error naming ``path``: the machine's (disk full,
     read-only, permission) or the path's (a file where a folder is expected, and the like)."""
     reason = error.strerror or str(error)
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         reason = "no space left on the disk"
     if error.errno in _ENVIRONMENT_ERRNOS:
-        return EnvironmentProblem(f"{path}: cannot {action}: {reason}", field=field)
-    return FileProblem(f"{path}: cannot {action}: {reason}", field=field)
+        return EnvironmentProblem("files.cannot", field=field, path=path, action=action, reason=reason)
+    return FileProblem("files.cannot", field=field, path=path, action=action, reason=reason)
 
 
-def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
+def read_bytes(path: str | Path, what: object, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes (checked before reading).
 
     Opened without blocking, so a FIFO (a named pipe nobody writes to) is refused at once
@@ -65,34 +65,33 @@ def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError
             if not stat.S_ISREG(info.st_mode):
-                raise FileProblem(f"{path}: the {what} is not a regular file")
+                raise FileProblem("files.not_a_regular_file", path=path, what=what)
             if info.st_size > limit:
-                raise FileProblem(f"{path}: the {what} is {info.st_size:,} bytes; at most {limit:,} "
-                                  "are read")
+                raise FileProblem("files.over_limit", path=path, what=what, size=info.st_size, limit=limit)
             data = stream.read(limit + 1)
     except FileNotFoundError:
-        raise FileProblem(f"{path}: no such {what}") from None
+        raise FileProblem("files.missing", path=path, what=what) from None
     except IsADirectoryError:
-        raise FileProblem(f"{path}: the {what} is a folder, not a file") from None
+        raise FileProblem("files.is_a_folder", path=path, what=what) from None
     except OSError as error:
-        raise os_problem(error, path, f"read the {what}") from None
+        raise os_problem(error, path, Phrase.of("files.do_read", what=what)) from None
     if len(data) > limit:  # grew while being read
-        raise FileProblem(f"{path}: the {what} is more than {limit:,} bytes")
+        raise FileProblem("files.too_big", path=path, what=what, limit=limit)
     return data
 
 
-def decode_text(data: bytes, path: str | Path, what: str, encoding: str = "utf-8") -> str:
+def decode_text(data: bytes, path: str | Path, what: object, encoding: str = "utf-8") -> str:
     """Text of a file in ``encoding``; a UTF-8 byte-order mark (as Notepad writes) is dropped."""
     if encoding == "utf-8" and data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise FileProblem(f"{path}: the {what} must be {encoding.upper()} text (byte {error.start:,} "
-                          "is not)") from None
+        raise FileProblem("files.bad_encoding", path=path, what=what, encoding=encoding.upper(),
+                          byte=error.start) from None
 
 
-def read_text(path: str | Path, what: str, encoding: str = "utf-8", limit: int = JSON_FILE_LIMIT) -> str:
+def read_text(path: str | Path, what: object, encoding: str = "utf-8", limit: int = JSON_FILE_LIMIT) -> str:
     """A user file's text; a missing, oversized or undecodable file is an error naming it."""
     return decode_text(read_bytes(path, what, limit), path, what, encoding)
 
@@ -103,21 +102,21 @@ def load_event_text(text: str, source: str) -> Event:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise FileProblem(f"{source}: not valid TOML: {error}") from None
+        raise FileProblem("files.not_toml", source=source, error=error) from None
     except ValueError as error:  # e.g. an integer of thousands of digits
         reason = "a whole number of thousands of digits" if "digits" in str(error) else str(error)
-        raise FileProblem(f"{source}: not a usable TOML value: {reason}") from None
+        raise FileProblem("files.bad_toml_value", source=source, reason=reason) from None
     except RecursionError:
-        raise FileProblem(f"{source}: not a usable event file: arrays or tables nested too deeply") \
+        raise FileProblem("files.nested_too_deeply", source=source) \
             from None
     try:
         return parse_event(data, load_profile)
     except EventError as error:
-        raise FileProblem(f"{source}: {error}") from None
+        raise FileProblem("files.at_source", source=source, error=error) from None
 
 
 def load_event(path: str | Path) -> Event:
-    return load_event_text(read_text(path, "event file", limit=EVENT_FILE_LIMIT), str(path))
+    return load_event_text(read_text(path, Phrase("files.what_event_file"), limit=EVENT_FILE_LIMIT), str(path))
 
 
 def make_folder(path: Path, mode: int | None = None, field: str | None = None) -> None:
@@ -130,9 +129,9 @@ def make_folder(path: Path, mode: int | None = None, field: str | None = None) -
         else:
             path.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise FileProblem(f"{path}: cannot create the folder: a file is in the way", field=field) from None
+        raise FileProblem("files.file_in_the_way", field=field, path=path) from None
     except OSError as error:
-        raise os_problem(error, path, "create the folder", field) from None
+        raise os_problem(error, path, Phrase("files.do_create_folder"), field) from None
 
 
 def check_writable_folder(path: Path, field: str | None = None) -> None:
@@ -143,7 +142,7 @@ def check_writable_folder(path: Path, field: str | None = None) -> None:
         os.close(handle)
         os.unlink(probe)
     except OSError as error:
-        raise os_problem(error, path, "write in the folder", field) from None
+        raise os_problem(error, path, Phrase("files.do_write_in_folder"), field) from None
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool = False,
@@ -159,7 +158,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     except OSError as error:
-        raise os_problem(error, path.parent, "write in the folder", field) from None
+        raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -177,10 +176,10 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
         if isinstance(error, FileExistsError) and not replace:
             raise FileExistsError(errno.EEXIST, "the file is already there", str(path)) from None
         if isinstance(error, IsADirectoryError):
-            raise FileProblem(f"{path}: cannot write the file: a folder is in the way", field=field) \
+            raise FileProblem("files.folder_in_the_way", field=field, path=path) \
                 from None
         if isinstance(error, OSError):
-            raise os_problem(error, path, "write the file", field) from None
+            raise os_problem(error, path, Phrase("files.do_write_file"), field) from None
         raise
 
 
@@ -195,7 +194,7 @@ class AtomicFile:
         try:
             handle, self.temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         except OSError as error:
-            raise os_problem(error, path.parent, "write in the folder", field) from None
+            raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None
         self.stream: BinaryIO = os.fdopen(handle, "wb")
 
     def commit(self) -> Path:
@@ -208,10 +207,10 @@ class AtomicFile:
         except BaseException as error:
             self.abort()
             if isinstance(error, IsADirectoryError):
-                raise FileProblem(f"{self.path}: cannot write the file: a folder is in the way",
-                                  field=self.field) from None
+                raise FileProblem("files.folder_in_the_way",
+                                  field=self.field, path=self.path) from None
             if isinstance(error, OSError):
-                raise os_problem(error, self.path, "write the file", self.field) from None
+                raise os_problem(error, self.path, Phrase("files.do_write_file"), self.field) from None
             raise
         return self.path
 
@@ -234,7 +233,7 @@ def write_atomic_stream(path: Path, write: Callable[[BinaryIO], None], field: st
         try:
             write(target.stream)
         except OSError as error:
-            raise os_problem(error, path, "write the file", field) from None
+            raise os_problem(error, path, Phrase("files.do_write_file"), field) from None
         target.commit()
 
 
@@ -256,7 +255,7 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None,
     except OSError as error:
         if error.errno in _NO_UNNAMED:
             return False
-        raise os_problem(error, path.parent, "write in the folder", field) from None
+        raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None
     try:
         with os.fdopen(handle, "wb", closefd=False) as stream:
             stream.write(data)
@@ -276,11 +275,11 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None,
         finally:
             os.close(folder)
     except IsADirectoryError:
-        raise FileProblem(f"{path}: cannot write the file: a folder is in the way", field=field) from None
+        raise FileProblem("files.folder_in_the_way", field=field, path=path) from None
     except FileExistsError:
         raise
     except OSError as error:
-        raise os_problem(error, path, "write the file", field) from None
+        raise os_problem(error, path, Phrase("files.do_write_file"), field) from None
     finally:
         os.close(handle)
     return True
@@ -311,7 +310,7 @@ def flush_to_disk(folder: Path, paths: Sequence[Path]) -> None:
         finally:
             os.close(handle)
     except OSError as error:
-        raise os_problem(error, folder, "write the files to the disk") from None
+        raise os_problem(error, folder, Phrase("files.do_flush")) from None
 
 
 def _place_new(temporary: str, path: Path) -> None:
@@ -354,11 +353,11 @@ def sha256_hex(data: bytes) -> str:
 
 
 def read_key(path: str | Path) -> bytes:
-    text = read_text(path, "key file", "ascii", limit=KEY_FILE_LIMIT)
+    text = read_text(path, Phrase("files.what_key_file"), "ascii", limit=KEY_FILE_LIMIT)
     try:
         return parse_key(text)
     except KeyFormatError as error:
-        raise FileProblem(f"{path}: {error}") from None
+        raise FileProblem("files.at_path", path=path, error=error) from None
 
 
 def write_key(path: str | Path, key: bytes) -> None:
@@ -367,18 +366,18 @@ def write_key(path: str | Path, key: bytes) -> None:
     try:
         write_atomic(path, (key.hex() + "\n").encode("ascii"), mode=OWNER_ONLY)
     except FileExistsError:
-        raise FileProblem(f"{path}: a key file is already there; not replacing it") from None
+        raise FileProblem("files.key_file_exists", path=path) from None
 
 
-def read_json(path: str | Path, what: str, limit: int = JSON_FILE_LIMIT) -> Any:
+def read_json(path: str | Path, what: object, limit: int = JSON_FILE_LIMIT) -> Any:
     return parse_json(read_bytes(path, what, limit), path, what)
 
 
-def parse_json(data: bytes, path: str | Path, what: str) -> Any:
+def parse_json(data: bytes, path: str | Path, what: object) -> Any:
     text = decode_text(data, path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise FileProblem(f"{path}: the {what} is not valid JSON: {error}") from None
+        raise FileProblem("files.not_json", path=path, what=what, error=error) from None
     except (ValueError, RecursionError) as error:  # huge integers, deep nesting
-        raise FileProblem(f"{path}: the {what} is not usable JSON: {type(error).__name__}") from None
+        raise FileProblem("files.bad_json", path=path, what=what, name=type(error).__name__) from None

@@ -32,7 +32,7 @@ from dealer.boardset import (
     parse_boardset,
 )
 from dealer.deal import ALGORITHM, commitment, plan_digest
-from dealer.errors import FileProblem, UserError
+from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 
@@ -69,19 +69,18 @@ class Committed:
 def read_commitment(path: str | Path, event_id: str | None = None) -> Committed:
     """A ``commitment.json``, refused unless its plan is the one it names (and, given
     ``event_id``, that event's)."""
-    data = read_json(path, "commitment")
+    data = read_json(path, Phrase("files.what_commitment"))
     if not isinstance(data, Mapping) or data.get("schema") != COMMITMENT_SCHEMA:
-        raise FileProblem(f"{path}: not a commitment file (schema {COMMITMENT_SCHEMA} expected)")
+        raise FileProblem("folder.not_a_commitment", path=path, schema=COMMITMENT_SCHEMA)
     plan, value = data.get("plan"), data.get("commitment")
     if not isinstance(plan, Mapping) or not isinstance(value, str) or not HEX64.fullmatch(value):
-        raise FileProblem(f"{path}: damaged commitment file (no plan or no commitment)")
+        raise FileProblem("folder.commitment_incomplete", path=path)
     try:
         digest = plan_digest(plan)
     except (TypeError, ValueError):
-        raise FileProblem(f"{path}: damaged commitment file (its plan cannot be read)") from None
+        raise FileProblem("folder.plan_unreadable", path=path) from None
     if data.get("plan_sha256") != digest or (event_id is not None and plan.get("event") != event_id):
-        raise FileProblem(f"{path}: the commitment file was changed: its plan is not the one it "
-                          "names (plan_sha256) or not this event's")
+        raise FileProblem("folder.commitment_changed", path=path)
     return Committed(value, digest, plan)
 
 
@@ -149,8 +148,8 @@ class EventFolder:
         """Refuse a folder that is not there: a mistyped boards folder must not look empty."""
         if not self.path.is_dir():
             raise FileProblem(
-                f"{self.path}: no such folder: event {self.event_id} was not committed or dealt "
-                f"under {self.boards_root} (is the boards folder right?)", field="boards_root")
+                "folder.no_event_folder", field="boards_root", path=self.path, event_id=self.event_id,
+                boards_root=self.boards_root)
 
     def check_kind(self, event: Event, *, database: bool = True) -> None:
         """Refuse an event file of another kind of event than the one this folder holds: a level
@@ -167,9 +166,7 @@ class EventFolder:
                 dealt.append(f"{len(sets)} set file(s)")
             if dealt:
                 raise FileProblem(
-                    f"{self.path}: this folder holds a dealt boards event ({', '.join(dealt)}), but the event file "
-                    f'makes event {self.event_id} a level race (result = "levels"), which deals nothing: an event '
-                    "of another kind needs an id of its own")
+                    "folder.dealt_boards_event", path=self.path, dealt=', '.join(dealt), event_id=self.event_id)
         if database and self.results_path.exists():
             from dealer.results.db import ResultsStore
 
@@ -217,8 +214,7 @@ class EventFolder:
         old = committed.plan
         changed = sorted(k for k in set(plan) | set(old) if plan.get(k) != old.get(k)) or ["plan"]
         raise FileProblem(
-            f"{self.commitment_path}: the event file no longer matches the plan that was committed "
-            f"and dealt (changed: {', '.join(changed)}); restore those settings, or deal a new event"
+            "folder.plan_changed", path=self.commitment_path, changed=', '.join(changed)
         )
 
     def read_manifest(self, committed: Committed) -> dict[str, str]:
@@ -226,20 +222,17 @@ class EventFolder:
         path = self.manifest_path
         state = self.deal_state()
         if state == "incomplete":
-            raise FileProblem(f"{self.path}: the deal of event {self.event_id} did not finish (set files "
-                              "but no manifest.json)", hint="finish_deal")
+            raise FileProblem("folder.deal_unfinished", hint="finish_deal", path=self.path, event_id=self.event_id)
         if state != "complete":
-            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet", hint="deal")
-        data = read_json(path, "manifest")
+            raise FileProblem("folder.not_dealt", hint="deal", path=self.path, event_id=self.event_id)
+        data = read_json(path, Phrase("files.what_manifest"))
         files = data.get("files") if isinstance(data, Mapping) else None
         if (not isinstance(data, Mapping) or data.get("schema") != MANIFEST_SCHEMA
                 or not isinstance(files, Mapping)
                 or not all(isinstance(v, str) and HEX64.fullmatch(v) for v in files.values())):
-            raise FileProblem(f"{path}: damaged manifest (schema {MANIFEST_SCHEMA} with file hashes "
-                              "expected)")
+            raise FileProblem("folder.manifest_damaged", path=path, schema=MANIFEST_SCHEMA)
         if data.get("event") != self.event_id or data.get("commitment") != committed.commitment:
-            raise FileProblem(f"{path}: the manifest is not that of the committed deal (another event "
-                              "or another commitment)")
+            raise FileProblem("folder.manifest_not_of_deal", path=path)
         return {str(name): str(digest) for name, digest in files.items()}
 
     def _deal(self, event: Event) -> CheckedDeal | None:
@@ -249,8 +242,7 @@ class EventFolder:
         if committed is None and self.deal_state() == "none":
             return None
         if committed is None:
-            raise FileProblem(f"{self.path}: set files but no {COMMITMENT_FILE}: this is not a deal the "
-                              "tool made")
+            raise FileProblem("folder.set_files_without_commitment", path=self.path, commitment_file=COMMITMENT_FILE)
         return CheckedDeal(committed, self.read_manifest(committed), self._folder_key(committed))
 
     def check_deal(self, event: Event) -> CheckedDeal | None:
@@ -263,20 +255,18 @@ class EventFolder:
         expected = {set_file_name(n) for n in range(1, event.sets + 1)}
         found = {p.name for p in self.set_files()}
         for name in sorted((found | set(deal.hashes)) - expected):
-            raise FileProblem(f"{self.path / name}: a set file the deal did not make (the event has sets 1 "
-                              f"to {event.sets})")
+            raise FileProblem("folder.foreign_set_file", path=self.path / name, sets=event.sets)
         for name in sorted(expected):
             if name not in deal.hashes:
-                raise FileProblem(f"{self.path / name}: not in the manifest of the deal")
+                raise FileProblem("folder.not_in_manifest", path=self.path / name)
             self._set_bytes(name, deal)
         return deal
 
     def _set_bytes(self, name: str, deal: CheckedDeal) -> bytes:
         path = self.path / name
-        data = read_bytes(path, "board set", SET_FILE_LIMIT)
+        data = read_bytes(path, Phrase("files.what_board_set"), SET_FILE_LIMIT)
         if sha256_hex(data) != deal.hashes[name]:
-            raise FileProblem(f"{path}: the board set was changed after the deal (its SHA-256 is not "
-                              "the manifest's); not using it")
+            raise FileProblem("folder.set_changed", path=path)
         return data
 
     def read_set(self, event: Event, set_number: int, deal: CheckedDeal | None = None) -> BoardSet:
@@ -285,26 +275,27 @@ class EventFolder:
         key in the folder, every board the one the key deals. ``deal``: what
         :meth:`check_deal` already read (else it is read here)."""
         if not 1 <= set_number <= event.sets:
-            raise UserError(f"set {set_number}: the event has sets 1 to {event.sets}", field="set")
+            raise UserError("site.no_such_set", field="set", set=set_number, sets=event.sets)
         deal = deal or self._deal(event)
         if deal is None:
-            raise FileProblem(f"{self.path}: event {self.event_id} is not dealt yet (no "
-                              f"{COMMITMENT_FILE})", hint="deal")
+            raise FileProblem("folder.not_dealt_no_commitment", hint="deal", path=self.path, event_id=self.event_id,
+                              commitment_file=COMMITMENT_FILE)
         path = self.set_path(set_number)
         if path.name not in deal.hashes:
-            raise FileProblem(f"{path}: set {set_number} is not in the manifest of the deal")
+            raise FileProblem("folder.set_not_in_manifest", path=path, set_number=set_number)
         data = self._set_bytes(path.name, deal)
         try:
-            parsed, problems = parse_boardset(parse_json(data, path, "board set"), deal.committed.plan_of)
+            parsed, problems = parse_boardset(parse_json(data, path, Phrase("files.what_board_set")),
+                                              deal.committed.plan_of)
         except BoardSetError as error:
-            raise FileProblem(f"{path}: {error}") from None
+            raise FileProblem("files.at_path", path=path, error=error) from None
         if parsed is None:
-            raise FileProblem(f"{path}: damaged board set: {problems[0]}"
-                              + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+            more = Phrase.of("folder.more_problems", more=len(problems) - 1) if len(problems) > 1 else ""
+            raise FileProblem("folder.damaged_set", path=path, problem=problems[0], more=more)
         committed = deal.committed
         if parsed.commitment != committed.commitment or parsed.plan_sha256 != committed.plan_sha256 \
                 or parsed.set_number != set_number:
-            raise FileProblem(f"{path}: the board set is not set {set_number} of the committed deal")
+            raise FileProblem("folder.set_not_of_deal", path=path, set_number=set_number)
         if deal.key is not None:
             # With the key at hand, the cards themselves are checked: a set file rewritten
             # together with its manifest is still caught.
@@ -312,8 +303,7 @@ class EventFolder:
                                 layout_of(event), parsed.public_value)
             for board, code in zip(parsed.boards, codes, strict=True):
                 if code != board.deal.code:
-                    raise FileProblem(f"{path}: board {board.number} is not the board the key deals; not "
-                                      "using the set")
+                    raise FileProblem("folder.board_not_dealt_by_key", path=path, board=board.number)
         return parsed
 
     def _folder_key(self, committed: Committed) -> bytes | None:
@@ -323,23 +313,21 @@ class EventFolder:
             return None
         key = read_key(self.key_path)
         if commitment(key, committed.plan) != committed.commitment:
-            raise FileProblem(f"{self.commitment_path}: the commitment is not that of the key in "
-                              f"{self.key_path}: the commitment or the key was changed after the deal")
+            raise FileProblem("folder.key_not_committed", path=self.commitment_path, key_path=self.key_path)
         return key
 
     def read_key(self, event: Event, key_file: str | Path | None = None, purpose: str | None = None) -> bytes:
         """The dealing key (``key_file`` or the folder's), refused unless it is the committed one."""
         path = Path(key_file) if key_file is not None else self.key_path
         if not path.exists():
-            needed = f", so {purpose} cannot be printed (their QR check tag needs the key)" if purpose else ""
-            raise FileProblem(f"{path}: no key file{needed}", field="key_file")
+            needed = Phrase.of("folder.key_needed_for", purpose=purpose) if purpose else ""
+            raise FileProblem("folder.no_key_file", field="key_file", path=path, needed=needed)
         key = read_key(path)
         self.check_kind(event)
         committed = self.check_plan(event)
         if committed is None:
-            raise FileProblem(f"{self.path}: event {self.event_id} has no commitment to check the key "
-                              "against", hint="deal")
+            raise FileProblem("folder.nothing_to_check_key", hint="deal", path=self.path, event_id=self.event_id)
         if commitment(key, committed.plan) != committed.commitment:
-            raise FileProblem(f"{path}: this is not the key of event {self.event_id}: it does not match "
-                              f"the published commitment ({self.commitment_path})", field="key_file")
+            raise FileProblem("folder.wrong_key", field="key_file", path=path, event_id=self.event_id,
+                              commitment_path=self.commitment_path)
         return key

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dealer.errors import UserError
+from dealer.errors import Phrase, UserError
 
 SHEET_EDGE_MM = 5.0
 LABEL_INSET_MM = 2.0
@@ -152,7 +152,7 @@ def load_label_layout(name: str) -> LabelLayout:
 
         path = Path(name)
         try:
-            data = tomllib.loads(read_bytes(path, "label layout", 1 << 16).decode("utf-8"))
+            data = tomllib.loads(read_bytes(path, Phrase("files.what_label_layout"), 1 << 16).decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise LayoutError("render.bad_layout_file", field="layout", path=path, error=error) from None
         return layout_from_mapping(str(path), data)

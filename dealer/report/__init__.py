@@ -159,7 +159,7 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
             since = (after, grid) if after is not None and grid is not None and grid.fits(event) \
                 and upto - after <= after else None
             if publishing:
-                store.require_intact("nothing is published from it: the site is not built",
+                store.require_intact(Phrase("report.nothing_published"),
                                      since[0] if since is not None else None)
             scored = score_stored(event, store, adjustments, since)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"

@@ -34,7 +34,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import EnvironmentProblem, FileProblem, UserError, quote
+from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError, quote
 from dealer.files import OWNER_ONLY, make_folder, os_problem
 
 BUSY_TIMEOUT_S = 60.0
@@ -216,8 +216,7 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     if relink and conn.execute("SELECT 1 FROM meta WHERE key = 'chain'").fetchone() is not None:
         # The chain was made once: its columns were removed outside the tool. Linking the rows
         # afresh would launder whatever was changed with them.
-        raise FileProblem("the results database was changed outside the tool: its chain columns are gone "
-                          "(restore it from a copy)", hint="audit")
+        raise FileProblem("store.chain_columns_gone", hint="audit")
     for table, column, kind in (("results", "played_set", "INTEGER"), ("results", "seq", "INTEGER"),
                                 ("results", "chain", "TEXT"), ("imports", "seq", "INTEGER"),
                                 ("imports", "chain", "TEXT")):
@@ -738,20 +737,18 @@ def _translate(error: sqlite3.Error, path: Path) -> UserError:
     """An SQLite failure as a user error naming the database: the machine's or the file's."""
     text = str(error)
     if "locked" in text or "busy" in text:
-        return DatabaseRefused(f"{path}: the results database is locked by another program (waited "
-                                  f"{BUSY_TIMEOUT_S:g} s); nothing stored, try again")
+        return DatabaseRefused("store.locked", path=path, waited=BUSY_TIMEOUT_S)
     if "disk is full" in text or "disk I/O" in text:
-        return DatabaseRefused(f"{path}: the disk is full (or failing): nothing stored")
+        return DatabaseRefused("store.disk_full", path=path)
     if "readonly" in text or "read-only" in text:
-        return DatabaseRefused(f"{path}: the results database is read-only here: nothing stored")
+        return DatabaseRefused("store.read_only", path=path)
     if "unable to open" in text:
         if not os.access(path.parent, os.W_OK):  # WAL needs its -wal and -shm files next to it
-            return DatabaseRefused(f"{path}: the results database is read-only here (its folder cannot "
-                                      "be written): nothing stored")
-        return DatabaseRefused(f"{path}: cannot open the results database: {text}")
+            return DatabaseRefused("store.folder_read_only", path=path)
+        return DatabaseRefused("store.cannot_open", path=path, text=text)
     if isinstance(error, sqlite3.IntegrityError):
-        return FileProblem(f"{path}: the results database refused the change: {text}")
-    return FileProblem(f"{path}: not a usable results database: {text}")
+        return FileProblem("store.refused_change", path=path, text=text)
+    return FileProblem("store.unusable", path=path, text=text)
 
 
 @contextmanager
@@ -783,7 +780,7 @@ def _create_owner_only(path: Path) -> None:
     except FileExistsError:
         return
     except OSError as error:
-        raise os_problem(error, path, "create the results database") from None
+        raise os_problem(error, path, Phrase("files.do_create_database")) from None
     os.close(handle)
     os.chmod(path, OWNER_ONLY)
 
@@ -806,7 +803,7 @@ class ResultsStore:
         that holds the other kind is refused, and the kind is remembered (``meta``)."""
         path = Path(path)
         if path.is_dir():
-            raise FileProblem(f"{path}: not a usable results database: a folder is in its place")
+            raise FileProblem("store.folder_in_place", path=path)
         _create_owner_only(path)
         try:
             if os.stat(path).st_mode & 0o077:
@@ -848,7 +845,7 @@ class ResultsStore:
         if not path.exists():
             return None
         if path.is_dir():
-            raise FileProblem(f"{path}: not a usable results database: a folder is in its place")
+            raise FileProblem("store.folder_in_place", path=path)
         quoted = urllib.parse.quote(str(path.resolve()))
         conn = None
         last: sqlite3.Error | None = None
@@ -873,9 +870,7 @@ class ResultsStore:
             assert last is not None
             if len(uris) == 1:
                 raise DatabaseRefused(
-                    f"{path}: cannot be read here: its -wal file holds changes not yet written into it, and "
-                    "without its -shm file (a read-only medium) they cannot be read; copy the folder to a "
-                    "writable place")
+                    "store.wal_unreadable", path=path)
             raise _translate(last, path)
         store = cls(conn, path, event_id, readonly=True)
         try:
@@ -883,12 +878,10 @@ class ResultsStore:
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:
                     raise FileProblem(
-                        f"{path}: results database schema {version} is newer than this program "
-                        f"({SCHEMA_VERSION}); update shengji-dealer")
+                        "store.schema_newer", path=path, version=version, schema_version=SCHEMA_VERSION)
                 if version < SCHEMA_VERSION and not upgrade:
                     raise FileProblem(
-                        f"{path}: results database schema {version} is older than this program's "
-                        f"({SCHEMA_VERSION}) and cannot be upgraded here (read-only)")
+                        "store.schema_older_read_only", path=path, version=version, schema_version=SCHEMA_VERSION)
                 if version >= SCHEMA_VERSION:
                     store._check_columns()
                     if check_identity:
@@ -920,8 +913,7 @@ class ResultsStore:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise FileProblem(
-                f"{self.path}: results database schema {version} is newer than this program "
-                f"({SCHEMA_VERSION}); update shengji-dealer"
+                "store.schema_newer", path=self.path, version=version, schema_version=SCHEMA_VERSION
             )
         if version == SCHEMA_VERSION:
             return
@@ -943,9 +935,8 @@ class ResultsStore:
         report = self._audit()
         if not report.ok:
             shown = "; ".join(f.text() for f in report.findings[:3])
-            more = f" and {len(report.findings) - 3} more" if len(report.findings) > 3 else ""
-            raise FileProblem(f"{self.path}: the results database was changed outside the tool (its schema "
-                              f"version set back; {shown}{more}): nothing stored")
+            more = Phrase.of("store.and_more", more=len(report.findings) - 3) if len(report.findings) > 3 else ""
+            raise FileProblem("store.schema_set_back", path=self.path, shown=shown, more=more)
 
     def _check_columns(self) -> None:
         """Refuse a schema changed by hand (a column renamed or dropped): every query below
@@ -954,15 +945,13 @@ class ResultsStore:
                                *((name, (*chained, "seq", "chain")) for name, chained in CHAINED.items())):
             missing = [c for c in columns if c not in _columns(self.conn, table)]
             if missing:
-                raise FileProblem(f"{self.path}: not a usable results database: table {table} has no column "
-                                  f"{', '.join(missing)} (its schema was changed outside the tool)")
+                raise FileProblem("store.column_missing", path=self.path, table=table, missing=', '.join(missing))
 
     def _check_identity(self) -> None:
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'event'").fetchone()
         if stored is None or stored[0] != self.event_id:
             raise FileProblem(
-                f"{self.path}: this results database belongs to event "
-                f"{stored[0] if stored else '?'!r}, not {self.event_id!r}"
+                "store.other_event", path=self.path, stored=stored[0] if stored else '?', event_id=self.event_id
             )
 
     def result_kind(self) -> str | None:
@@ -1001,10 +990,9 @@ class ResultsStore:
         held = self.result_kind()
         if held is not None and held != result:
             held = "a level race's" if held == "levels" else "a boards event's"
-            said = 'a level race (result = "levels")' if result == "levels" else 'a boards event (result = "boards")'
-            raise FileProblem(f"{self.path}: this results database holds {held} results ({self.holdings()}), but the "
-                              f"event file makes event {self.event_id} {said}: an event of another kind needs an id "
-                              "of its own")
+            said = Phrase("store.a_level_race") if result == "levels" else Phrase("store.a_boards_event")
+            raise FileProblem("store.other_kind", path=self.path, held=held, holdings=self.holdings(),
+                              event_id=self.event_id, said=said)
 
     def _remember_result(self, result: str | None) -> None:
         """Store the event's result kind once (the first writing open that knows it)."""
@@ -1047,7 +1035,7 @@ class ResultsStore:
     @contextmanager
     def _transaction(self, check: bool) -> Iterator[None]:
         if self.readonly:
-            raise FileProblem(f"{self.path}: opened read-only")  # pragma: no cover - a bug
+            raise FileProblem("store.opened_read_only", path=self.path)  # pragma: no cover - a bug
         conn = self.conn
         with _sqlite_errors(self.path):
             _retry_busy("BEGIN IMMEDIATE", conn)
@@ -1093,8 +1081,8 @@ class ResultsStore:
                 if last is not None and last[1] != last[2]:
                     problems.append(f"import #{last[0]} recorded {last[1]} row(s) and has {last[2]}")
         if problems:
-            raise FileProblem(f"{self.path}: the results database was changed outside the tool ("
-                              + "; ".join(problems[:3]) + "): nothing stored", hint="audit")
+            raise FileProblem("store.counts_changed_outside", hint="audit", path=self.path,
+                              problems="; ".join(problems[:3]))
 
     def _rows_by_seq(self, low: int, high: int) -> list[tuple[int, str, sqlite3.Row]]:
         found = []
@@ -1510,8 +1498,7 @@ class ResultsStore:
         the rewrite is caught only by a head published before it (``published_head``).
         """
         if published_head is not None and not _is_link(published_head.strip().lower()):
-            raise UserError(f"{quote(published_head)} is not a chain head: expected the 64 hexadecimal digits a "
-                            "report prints as its results chain head", field="head")
+            raise UserError("store.not_a_chain_head", field="head", published_head=quote(published_head))
         with self.snapshot(), _sqlite_errors(self.path):  # one state, whatever is stored meanwhile
             report = self._audit()
             found = None if published_head is None else self.conn.execute(
@@ -1526,7 +1513,7 @@ class ResultsStore:
                 report.published_link = int(found[0])
         return report
 
-    def require_intact(self, refused: str, results_after: int | None = None) -> None:
+    def require_intact(self, refused: object, results_after: int | None = None) -> None:
         """Refuse (``refused``: what is not done) when the audit finds anything: the rows that
         decide what becomes public or how a round is paired (releases, pairings, results) are
         trusted only as links of the chain. ``results_after``: the caller reads only the board
@@ -1542,9 +1529,9 @@ class ResultsStore:
         if not findings:
             return
         shown = "; ".join(f.text() for f in findings[:3])
-        more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
-        raise ChangedOutsideTheTool(f"{self.path}: the results database was changed outside the tool ({shown}{more}): "
-                                    f"{refused}", hint="audit")
+        more = Phrase.of("store.and_more", more=len(findings) - 3) if len(findings) > 3 else ""
+        raise ChangedOutsideTheTool("store.changed_outside", hint="audit", path=self.path, shown=shown, more=more,
+                                    refused=refused)
 
     def _link_findings(self, results_after: int) -> list[Finding]:
         """The links of every row of the chained tables but the board results, and of the board

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
+from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event
 from dealer.files import read_bytes
 from dealer.numbers import DIGITS_LIMIT
@@ -512,7 +512,7 @@ def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVE
     if sheet is not None and kind != "xlsx":
         raise FileProblem("import.csv_has_no_sheets",
                           field="sheet", source=source)
-    data = read_bytes(path, "traveller file", FILE_LIMIT)
+    data = read_bytes(path, Phrase("files.what_traveller_file"), FILE_LIMIT)
     digest = hashlib.sha256(data).hexdigest()
     if kind == "csv":
         return _read_table(_csv_rows(_decode(data, source), source), source, digest, layout=layout)

@@ -341,7 +341,7 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
     with store:
         # A pairing follows from every stored pairing, result and forfeit: only links of the chain
         # count (the whole chain walked, outside the write lock: it takes long on a league).
-        store.require_intact(f"round {number} is not paired")
+        store.require_intact(Phrase.of("round.refused_pairing", number=number))
         with store.transaction():
             current = _current_pairings(store)
             end = declared_end(store)

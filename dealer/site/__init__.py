@@ -855,7 +855,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
             clock.step("swap")
         except OSError as error:
             _discard(target, spare)
-            raise os_problem(error, out, "write the site", field="out") from None
+            raise os_problem(error, out, Phrase("files.do_write_site"), field="out") from None
         except BaseException:
             _discard(target, spare)
             raise
@@ -900,7 +900,7 @@ def _check_site_folders(out: Path, spare: Path, new: Path) -> dict[str, Any] | N
                 with os.scandir(out) as entries:
                     holds = next(entries, None) is not None
             except OSError as error:
-                raise os_problem(error, out, "read the folder", field="out") from None
+                raise os_problem(error, out, Phrase("files.do_read_folder"), field="out") from None
             if holds:
                 raise UserError("site.out_not_a_site", field="out", out=out, manifest=MANIFEST)
     for hidden in (spare, spare.with_name(spare.name + ".partial"), new):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dealer.errors import UserError
+from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.folder import EventFolder
 from dealer.results.db import Action, Release
@@ -65,7 +65,7 @@ def _stored(event: Event, folder: EventFolder) -> tuple[list[Release], Action | 
     if store is None:
         return [], None, None
     with store:
-        store.require_intact("nothing is released")
+        store.require_intact(Phrase("site.nothing_released"))
         return store.releases(), declared_end(store), store.chain_head()
 
 
