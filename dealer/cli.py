@@ -428,7 +428,7 @@ def _result_kind_fields(event: Event, fields: dict[str, str | None], required: b
     """Refuse the flags of the other kind of result (a level race has no boards, and so on)."""
     wrong = _BOARD_FIELDS if event.levels else _LEVEL_FIELDS
     given = [flag(k) for k in wrong if fields.get(k) not in (None, "")]
-    kind = 'a level race (result = "levels")' if event.levels else "a boards event"
+    kind = Phrase("store.a_level_race") if event.levels else Phrase("cli.a_boards_event")
     if given:
         raise UserError("cli.not_a_field", given=', '.join(given), kind=kind)
     if required and not event.levels and fields.get("defenders_points") in (None, ""):

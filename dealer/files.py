@@ -104,7 +104,7 @@ def load_event_text(text: str, source: str) -> Event:
     except tomllib.TOMLDecodeError as error:
         raise FileProblem("files.not_toml", source=source, error=error) from None
     except ValueError as error:  # e.g. an integer of thousands of digits
-        reason = "a whole number of thousands of digits" if "digits" in str(error) else str(error)
+        reason: object = Phrase("files.huge_number") if "digits" in str(error) else str(error)
         raise FileProblem("files.bad_toml_value", source=source, reason=reason) from None
     except RecursionError:
         raise FileProblem("files.nested_too_deeply", source=source) \
