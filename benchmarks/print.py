@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from dealer.app import EventSession
 from dealer.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
@@ -94,14 +95,16 @@ def main() -> None:
               f"{event.copies_needed(1)} copies, {args.matches} matches; {os.cpu_count()} CPUs, "
               f"parallel jobs {args.jobs}; load average {os.getloadavg()[0]:.1f} at start")
         # The pack's page count, to give the baseline the same number of pages before the pack.
-        pages = sum(len(doc.pages) for doc in build_documents(
-            event, "all", PrintOptions(lang=args.lang, out_dir=root / "count", boards_root=root / "boards")))
+        with EventSession.open(event, root / "boards") as session:
+            pages = sum(len(doc.pages) for doc in build_documents(
+                session, "all", PrintOptions(lang=args.lang, out_dir=root / "count", boards_root=root / "boards")))
         first = timed_baseline(pages)
         runs: dict[str, tuple[int, float, float, float]] = {}
         for name, jobs in (("serial", 1), ("parallel", args.jobs)):
             options = PrintOptions(lang=args.lang, out_dir=root / name, boards_root=root / "boards")
             start, cpu = time.perf_counter(), cpu_seconds()
-            documents = build_documents(event, "all", options)
+            with EventSession.open(event, root / "boards") as session:
+                documents = build_documents(session, "all", options)
             written = render_documents(documents, "pdf", jobs)
             seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
             pages = sum(item.pages for item in written)

@@ -134,6 +134,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None, help="Worker processes (default: the cores).")
     args = parser.parse_args()
 
+    from dealer.app import EventSession
     from dealer.files import load_event
     from dealer.folder import EventFolder
     from dealer.results.entry import correct_result, open_results
@@ -160,7 +161,8 @@ def main() -> None:
         for earlier in (out, spare_folder(out), scores_file(out)):  # a full build reads every result
             if earlier.exists():
                 earlier.rename(old / earlier.name)
-        full = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
+        with EventSession.open(event, event_folder) as session:
+            full = build_site(session, out, pdf=False, jobs=args.jobs)
         rate = full.pages / full.seconds
         print(f"full build: {full.pages:,} pages ({full.files:,} files) in {full.seconds:.1f} s = {rate:,.0f} pages/s"
               f" ({_cpu(full)}; load average {_load()})")
@@ -172,7 +174,8 @@ def main() -> None:
               f"pages/s; site / bare Jinja = {rate / bare_rate:.2f}")
         with open_results(event, event_folder) as store:
             correct_result(store, event, {**SLOT, "defenders_points": str(points)}, "benchmark: the result came in")
-        again = build_site(event, event_folder, out, pdf=False, jobs=args.jobs)
+        with EventSession.open(event, event_folder) as session:
+            again = build_site(session, out, pdf=False, jobs=args.jobs)
         print(f"rebuild after one new result: {again.seconds:.2f} s ({again.written:,} files written, "
               f"{again.kept:,} kept as they were; {_cpu(again)}; load average {_load()})")
         print(_steps(again))

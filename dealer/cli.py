@@ -30,6 +30,7 @@ from dealer.errors import (
 )
 
 if TYPE_CHECKING:
+    from dealer.app.session import EventSession
     from dealer.event import Event
     from dealer.folder import EventFolder
     from dealer.words import CommandWords
@@ -240,6 +241,15 @@ def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]
 
     event = load_event(event_file)
     return event, EventFolder.of(event, boards_dir)
+
+
+def _session(event_file: str, boards_dir: str, *, write: bool = False, check_deal: bool = True,
+             check_identity: bool = True, results: bool = True) -> EventSession:
+    """The command's one session of the event (:class:`dealer.app.EventSession`)."""
+    from dealer.app.session import EventSession
+
+    return EventSession.open(event_file, boards_dir, write=write, check_deal=check_deal,
+                             check_identity=check_identity, results=results)
 
 
 def _scheduled_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
@@ -791,11 +801,12 @@ def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | No
 def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, lang: str,
            boards_dir: str) -> None:
     """Match sheets, cross-table and standings from the results database."""
-    from dealer.report import build_report, parse_formats, report_json, sheets_inline, write_reports
+    from dealer.report import parse_formats, report_json, sheets_inline, write_reports
 
     chosen = parse_formats(formats)
-    event, folder = _event_folder(event_file, boards_dir)
-    data = build_report(event, folder)
+    with _session(event_file, boards_dir) as session:
+        data = session.report()
+        folder = session.folder
     if as_json:
         # Indented while a reader may page through it; a large event's sheets are printed compact
         # (json's indenting encoder is pure Python: minutes at 20,000 matches).
@@ -826,15 +837,15 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
             entered_by: str | None, accept_missing: bool, boards_dir: str) -> None:
     """Make a board set's hands public on the players' site, declare a set unused, or reveal the
     key at the end (recorded with time and reason)."""
-    from dealer.site.release import release as release_set
+    from dealer.app.release import release as release_set
 
     if (set_number is None) == (not reveal_key):
         raise UserError("cli.set_or_key", field="set")
     if unused and reveal_key:
         raise UserError("site.unused_needs_set", field="unused")
-    event, folder = _event_folder(event_file, boards_dir)
-    outcome = release_set(event, folder, set_number, reason, entered_by=entered_by, accept_missing=accept_missing,
-                          unused=unused)
+    with _session(event_file, boards_dir, write=True) as session:
+        outcome = release_set(session, set_number, reason, entered_by=entered_by, accept_missing=accept_missing,
+                              unused=unused)
     for warning in outcome.warnings:
         say("cli.warning", warning=warning)
     echo(outcome.text())
@@ -855,11 +866,13 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
          boards_dir: str) -> None:
     """The players' static results site (Chinese, with its English twin under en/): copy the folder
     to any web host, shared drive or USB stick."""
-    from dealer.site import build_site
+    from dealer.app.session import EventSession
+    from dealer.site import build_site, check_out
 
     event, folder = _event_folder(event_file, boards_dir)
-    summary = build_site(event, folder, Path(out_dir) if out_dir else None, key_file=key_file, lang=lang,
-                         pdf=not no_pdf)
+    out = check_out(Path(out_dir) if out_dir else None, folder)  # refused before the results are read
+    with EventSession.open(event, folder) as session:
+        summary = build_site(session, out, key_file=key_file, lang=lang, pdf=not no_pdf)
     echo(summary.text())
 
 
@@ -870,7 +883,7 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
 def championship(championship_file: str, as_json: bool, boards_dir: str) -> None:
     """The overall championship: each named event's final places scored by place points
     (seed 001: 10 / 7 / 5 / 3), summed per team; an unfinished event is marked provisional."""
-    from dealer.championship import build_championship
+    from dealer.app.championship import build_championship
 
     head, events, lines = build_championship(championship_file, boards_dir)
     if as_json:
@@ -946,9 +959,8 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
         boards=boards or None, with_results=with_results, round=round_,
     )
     # The alignment sheet needs no deal; everything else prints the rounds as played.
-    event = _event_folder(event_file, boards_dir)[0] if kind == "alignment" else \
-        _scheduled_folder(event_file, boards_dir)[0]
-    documents = build_documents(event, kind, options)
+    with _session(event_file, boards_dir, check_deal=False, results=kind != "alignment") as session:
+        documents = build_documents(session, kind, options)
     total = sum(len(doc.pages) for doc in documents)
     if total > PROGRESS_PAGES:
         with click.progressbar(length=total, label=f"rendering {total} pages", file=sys.stderr) as bar:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
+from dealer.app.session import EventSession
 from dealer.dealing import deal_event
 from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
@@ -88,7 +89,9 @@ def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     from dealer.render import PrintOptions, build_documents, render_documents
 
     options = PrintOptions(lang="zh", out_dir=folder.output_path, boards_root=folder.boards_root)
-    written = render_documents(build_documents(event, "all", options))
+    with EventSession.open(event, folder) as session:
+        documents = build_documents(session, "all", options)
+    written = render_documents(documents)
     pages = sum(item.pages for item in written)
     size = sum(item.size for item in written) / 1024 / 1024
     yield f"print pack: {len(written)} PDF files, {pages} pages, {size:.1f} MiB in {folder.output_path}/"
@@ -96,7 +99,7 @@ def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
 
 def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     """Import the sample travellers once (a second run is a no-op) and write every report."""
-    from dealer.report import REPORT_WRITERS, build_report, write_reports
+    from dealer.report import REPORT_WRITERS, write_reports
     from dealer.results.entry import missing, open_results
     from dealer.results.importer import import_file
 
@@ -107,7 +110,8 @@ def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
         gaps = [report for report in missing(store, event) if report.gaps]
     for report in gaps:
         yield f"still missing: {report.text()}"
-    data = build_report(event, folder)
+    with EventSession.open(event, folder) as session:
+        data = session.report()
     paths = write_reports(data, folder.reports_path, list(REPORT_WRITERS), "zh")
     yield f"results reports ({len(paths)} files) in {folder.reports_path}/: " + ", ".join(p.name for p in paths)
     leader = data.standings[0]
@@ -119,25 +123,29 @@ def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[s
     """Release the hands of every played set (the demo's results are sample data: the one slip
     still missing is accepted), declare the event over (that slip never comes back) and release
     the throw-away key, then build the players' site."""
-    from dealer.report import build_report
+    from dealer.app.release import release
     from dealer.results.rounds import end_event, unfinished
     from dealer.site import build_site
-    from dealer.site.release import release
 
     played = sorted({m.set for m in event.matches()})
     for number in played:
-        outcome = release(event, folder, number, "样例：本套牌已打完 demo: set played", entered_by="demo",
-                          accept_missing=True)
+        with EventSession.open(event, folder, write=True) as session:
+            outcome = release(session, number, "样例：本套牌已打完 demo: set played", entered_by="demo",
+                              accept_missing=True)
         if outcome.release is not None:
             yield f"released the hands of set {number}" + (f" ({'; '.join(outcome.warnings)})"
                                                            if outcome.warnings else "")
-    data = build_report(event, folder)
+    with EventSession.open(event, folder) as session:
+        data = session.report()
     if unfinished(data.scored, data.places):  # the key waits for the event's end
         yield end_event(event, folder, "样例：比赛结束，最后一张记分条未交回 demo: event over, the last sample slip "
                         "never came back", entered_by="demo")
-    if release(event, folder, None, "样例：比赛结束 demo: event over", entered_by="demo").release is not None:
+    with EventSession.open(event, folder, write=True) as session:
+        revealed = release(session, None, "样例：比赛结束 demo: event over", entered_by="demo").release is not None
+    if revealed:
         yield "revealed the demo's throw-away key (the site shows it with the verify command)"
-    summary = build_site(event, folder, pdf=pdf)
+    with EventSession.open(event, folder) as session:
+        summary = build_site(session, pdf=pdf)
     yield summary.text()
 
 
@@ -146,7 +154,7 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     the pairings and travellers, import sample results; then the reports. A second run keeps
     what is there and does only what is left."""
     from dealer.render import PrintOptions, build_documents, render_documents
-    from dealer.report import REPORT_WRITERS, build_report, write_reports
+    from dealer.report import REPORT_WRITERS, write_reports
     from dealer.results.entry import open_results
     from dealer.results.importer import import_file
     from dealer.results.rounds import load_scheduled, pair_round, record_lateness
@@ -170,8 +178,10 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
             scheduled = load_scheduled(event, folder)
             options = PrintOptions(lang="zh", out_dir=folder.output_path, boards_root=folder.boards_root,
                                    round=number)
-            written = render_documents([*build_documents(scheduled, "pairings", options),
-                                        *build_documents(scheduled, "travellers", options)])
+            with EventSession.open(event, folder) as session:
+                documents = [*build_documents(session, "pairings", options),
+                             *build_documents(session, "travellers", options)]
+            written = render_documents(documents)
             yield f"  printed {', '.join(item.path.name for item in written)}"
             if number == 3:
                 yield "  " + record_lateness(event, folder, number, "T4", 8, "8 分钟迟到（样例）sample", "demo")
@@ -181,7 +191,8 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         with open_results(scheduled, folder) as store:
             imported = import_file(store, scheduled, sample, entered_by="demo")
         yield f"  round {number} sample results: {imported.summary()}"
-    data = build_report(event, folder)
+    with EventSession.open(event, folder) as session:
+        data = session.report()
     paths = write_reports(data, folder.reports_path, list(REPORT_WRITERS), "zh")
     yield f"Swiss demo reports ({len(paths)} files) in {folder.reports_path}/"
     for name, teams in data.prizes():
@@ -213,7 +224,7 @@ def sample_levels_csv(event: Event, round_number: int) -> str:
 def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     """The level-race demo: per round, pair (round robin) and import sample table results; then
     the CSV and XLSX reports and the place points. A second run does only what is left."""
-    from dealer.report import build_report, write_reports
+    from dealer.report import write_reports
     from dealer.results.entry import open_results
     from dealer.results.importer import import_file
     from dealer.results.rounds import load_scheduled, pair_round
@@ -237,7 +248,8 @@ def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     event_path = folder.path / DEMO_EVENT_FILE
     if not event_path.exists():
         write_atomic(event_path, text.encode("utf-8"))
-    data = build_report(event, folder)
+    with EventSession.open(event, folder) as session:
+        data = session.report()
     paths = write_reports(data, folder.reports_path, ["csv", "xlsx"], "zh")
     yield f"level-race demo reports ({len(paths)} files) in {folder.reports_path}/"
     points = event.profile.place_points

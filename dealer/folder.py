@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,8 @@ class CheckedDeal:
     committed: Committed
     hashes: Mapping[str, str]
     key: bytes | None
+    #: The set files as read and found right, by name: a command reads each one once.
+    read: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -263,11 +265,18 @@ class EventFolder:
         return deal
 
     def _set_bytes(self, name: str, deal: CheckedDeal) -> bytes:
+        if name in deal.read:
+            return deal.read[name]
         path = self.path / name
         data = read_bytes(path, Phrase("files.what_board_set"), SET_FILE_LIMIT)
         if sha256_hex(data) != deal.hashes[name]:
             raise FileProblem("folder.set_changed", path=path)
+        deal.read[name] = data
         return data
+
+    def set_bytes(self, set_number: int, deal: CheckedDeal) -> bytes:
+        """Set file ``set_number`` as dealt (its bytes, checked against the manifest)."""
+        return self._set_bytes(self.set_path(set_number).name, deal)
 
     def read_set(self, event: Event, set_number: int, deal: CheckedDeal | None = None) -> BoardSet:
         """Board set ``set_number``, refused unless it is byte for byte the dealt file (the

@@ -16,6 +16,7 @@ from pathlib import Path
 from dealer.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
+from dealer.app import EventSession
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.resources import demo_event_text
 
@@ -33,7 +34,9 @@ def main() -> None:
         root = Path(folder)
         deal_event(event, EventFolder(event.id, root / "boards"))
         options = PrintOptions(lang="zh", out_dir=root / "out", sets=(1,), boards_root=root / "boards")
-        written = render_documents(build_documents(event, "all", options), "pdf", 1)
+        with EventSession.open(event, root / "boards") as session:
+            documents = build_documents(session, "all", options)
+        written = render_documents(documents, "pdf", 1)
         args.out.mkdir(parents=True, exist_ok=True)
         for item in written:
             pdf = pypdfium2.PdfDocument(str(item.path))

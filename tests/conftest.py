@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from click.testing import CliRunner
 
+from dealer.app.session import EventSession
 from dealer.cli import main
 from dealer.dealing import deal_event
 from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_OK, EXIT_REJECTED
@@ -18,6 +19,12 @@ from dealer.event import Event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+
+if TYPE_CHECKING:
+    from dealer.app.release import ReleaseOutcome
+    from dealer.render import Document, PrintOptions
+    from dealer.report import ReportData
+    from dealer.site import SiteSummary
 
 # The tests read the command line's messages in English (``dealer --lang`` defaults from
 # DEALER_LANG): set here, before any run, for in-process runs and every subprocess alike.
@@ -74,3 +81,36 @@ def dealt(tmp_path: Path) -> tuple[Event, Path]:
     root = tmp_path / "boards"
     deal_event(event, EventFolder(event.id, root))
     return event, root
+
+
+# --- the use cases through one session, as the faces call them (datasette's tests use ds.client) ---
+
+
+def report_of(event: Event, folder: EventFolder) -> ReportData:
+    """The event's report data, from a read-only session."""
+    with EventSession.open(event, folder) as session:
+        return session.report()
+
+
+def site_of(event: Event, folder: EventFolder, *args: Any, **options: Any) -> SiteSummary:
+    """``dealer site`` of the event, from a read-only session."""
+    from dealer.site import build_site
+
+    with EventSession.open(event, folder) as session:
+        return build_site(session, *args, **options)
+
+
+def documents_of(event: Event, kind: str, options: PrintOptions) -> list[Document]:
+    """``dealer print KIND`` of the event, not yet rendered."""
+    from dealer.render import build_documents
+
+    with EventSession.open(event, options.boards_root, check_deal=False) as session:
+        return build_documents(session, kind, options)
+
+
+def release_of(event: Event, folder: EventFolder, *args: Any, **options: Any) -> ReleaseOutcome:
+    """``dealer release`` of the event, from a session for writing."""
+    from dealer.app.release import release
+
+    with EventSession.open(event, folder, write=True) as session:
+        return release(session, *args, **options)

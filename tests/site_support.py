@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import demo_event
+from conftest import demo_event, release_of, site_of
 
 from dealer.dealing import deal_event
 from dealer.demo import sample_round_csv, site_demo
@@ -17,7 +17,6 @@ from dealer.folder import EventFolder
 from dealer.results.entry import open_results
 from dealer.results.importer import import_file
 from dealer.results.rounds import load_scheduled, pair_round
-from dealer.site.release import release
 
 SIXTEEN_TEAMS = "\n".join([
     "[event]", 'id = "cup16"', 'name = "十六队淘汰赛 Cup of 16"', 'date = "2026-12-07"',
@@ -57,7 +56,6 @@ def _played_site(text: str, root: Path, rounds: int, released: int,
     """An event from ``text`` dealt into ``root``, each round paired (from the results before it)
     and its sample results imported, the last one less its last ``missing`` rows; the sets of
     the first ``released`` rounds released; its site built."""
-    from dealer.site import build_site
 
     event = load_event_text(text, str(root / "event.toml"))
     folder = EventFolder(event.id, root / "boards", root / "output")
@@ -73,8 +71,8 @@ def _played_site(text: str, root: Path, rounds: int, released: int,
         with open_results(scheduled, folder) as store:
             import_file(store, scheduled, path)
         if number <= released:
-            release(event, folder, number, f"round {number} played")
-    build_site(event, folder, pdf=False)
+            release_of(event, folder, number, f"round {number} played")
+    site_of(event, folder, pdf=False)
     return event, folder, folder.output_path / "site"
 
 

@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import documents_of
 from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_count
 
@@ -147,7 +148,7 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     """Another print run's temporary file beside the output is left alone (no fixed temporary name),
     the data is fsynced before the rename, and an earlier rendering of the same file is replaced."""
     import dealer.files
-    from dealer.render import PrintOptions, build_documents, render_documents
+    from dealer.render import PrintOptions, render_documents
 
     event, boards, _ = dealt_demo
     target = tmp_path / "travellers-set-01-zh.html"
@@ -158,7 +159,7 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     real_fsync = dealer.files.os.fsync
     monkeypatch.setattr(dealer.files.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
     options = PrintOptions(out_dir=tmp_path, sets=(1,), boards_root=boards, fmt="html")
-    [written] = render_documents(build_documents(event, "travellers", options), "html", 1)
+    [written] = render_documents(documents_of(event, "travellers", options), "html", 1)
     assert written.path == target
     assert '<img class="qr"' in target.read_text(encoding="utf-8")
     assert other_run.read_text(encoding="utf-8") == "another print run, still writing"

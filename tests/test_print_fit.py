@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import documents_of
 from layout_check import Overflow, TextPiece, check_html
 
 from dealer.cards import SEATS, Card, Deal, Pack, parse_cards
@@ -22,7 +23,7 @@ from dealer.deal import Board
 from dealer.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
-from dealer.render import KINDS, PrintOptions, build_documents
+from dealer.render import KINDS, PrintOptions
 from dealer.render.engine import Document, render_html
 from dealer.render.writers import Source, hand_records
 from dealer.resources import demo_event_text, templates_dir
@@ -102,10 +103,10 @@ class Fit:
             return [WRITERS[kind](source, 1)]
         if kind == "labels":
             return [doc for layout in ("a4-3x8", "a4-half") for doc in
-                    build_documents(self.event, kind, self.options(lang, layout=layout, boards=(1, 2, 16)))]
+                    documents_of(self.event, kind, self.options(lang, layout=layout, boards=(1, 2, 16)))]
         if kind == "travellers":
-            return build_documents(self.event, kind, self.options(lang, boards=(1, 16)))
-        return build_documents(self.event, kind, self.options(lang))
+            return documents_of(self.event, kind, self.options(lang, boards=(1, 16)))
+        return documents_of(self.event, kind, self.options(lang))
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +166,7 @@ def test_score_sheet_head_grows_with_long_player_lists(tmp_path: Path, lang: str
     event = load_event_text(text, "demo")
     deal_event(event, EventFolder(event.id, tmp_path / "boards"))
     options = PrintOptions(lang=lang, out_dir=tmp_path / "out", sets=(1,), boards_root=tmp_path / "boards")
-    documents = build_documents(event, "score-sheets", options)
+    documents = documents_of(event, "score-sheets", options)
     heads = {page["head_mm"] for page in documents[0].pages}
     assert len(heads) == 2  # match 1 has the long list, match 2 has not
     overflows, texts = laid_out(documents)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import documents_of
 from print_support import (
     curtain_heads,
     expected_pages,
@@ -21,7 +22,7 @@ from dealer.cards import SEATS
 from dealer.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.folder import EventFolder
-from dealer.render import PrintOptions, build_documents, render_documents
+from dealer.render import PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
@@ -48,10 +49,10 @@ class KittyPack:
         self.files: dict[str, Path] = {}
         self.units: dict[str, dict[str, int]] = {}
         options = PrintOptions(lang="zh", out_dir=self.out, sets=(1,), boards_root=self.boards_root)
-        documents = [doc for kind in KINDS for doc in build_documents(self.event, kind, options)]
+        documents = [doc for kind in KINDS for doc in documents_of(self.event, kind, options)]
         half = PrintOptions(lang="zh", out_dir=root / "half", sets=(1,), boards_root=self.boards_root,
                             layout="a4-half")
-        documents += build_documents(self.event, "labels", half)
+        documents += documents_of(self.event, "labels", half)
         for written in render_documents(documents, "pdf", 1):
             name = written.kind + ("-half" if written.path.parent.name == "half" else "")
             self.files[name] = written.path

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import documents_of
 from print_support import (
     decode_qr_codes,
     expected_pages,
@@ -24,7 +25,7 @@ from dealer.dealing import deal_event
 from dealer.files import load_event_text, read_key
 from dealer.folder import EventFolder
 from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
-from dealer.render import KINDS, PrintOptions, build_documents, render_documents
+from dealer.render import KINDS, PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 
@@ -47,7 +48,7 @@ class Pack:
     def render(self, lang: str, kinds: tuple[str, ...], sets: tuple[int, ...], jobs: int) -> None:
         options = PrintOptions(lang=lang, out_dir=self.out, sets=sets, boards_root=self.boards_root,
                                per_page=PER_PAGE)
-        documents = [doc for kind in kinds for doc in build_documents(self.event, kind, options)]
+        documents = [doc for kind in kinds for doc in documents_of(self.event, kind, options)]
         for written in render_documents(documents, "pdf", jobs):
             kind, set_part = written.path.name.split("-set-")
             self.files[(lang, kind, int(set_part[:2]))] = written.path
@@ -130,7 +131,7 @@ def test_label_payloads_do_not_depend_on_the_cards(pack: Pack, tmp_path: Path) -
         assert EventFolder(event.id, root).read_set(event, 1).boards[0].deal.hands != \
             EventFolder(pack.event.id, pack.boards_root).read_set(pack.event, 1).boards[0].deal.hands
         options = PrintOptions(lang="zh", out_dir=root / "out", sets=(1,), boards_root=root, key_file=key_file)
-        [written] = render_documents(build_documents(event, "labels", options), "pdf", 1)
+        [written] = render_documents(documents_of(event, "labels", options), "pdf", 1)
         payloads.append(decode_qr_codes(written.path))
     assert payloads[0] == payloads[1] == decode_qr_codes(pack.files[("zh", "labels", 1)])
 

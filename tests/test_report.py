@@ -9,12 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 from dealer.demo import score_demo
 from dealer.files import load_event, load_event_text
 from dealer.folder import EventFolder
-from dealer.report import build_report
 from dealer.resources import demo_event_text
 from dealer.results import db
 
@@ -217,7 +217,7 @@ def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: P
     conn.close()
     event = load_event(event_path)
     folder = EventFolder(event.id, tmp_path / "boards")
-    data = build_report(event, folder)  # upgrades the schema (no result changes), then reads
+    data = report_of(event, folder)  # upgrades the schema (no result changes), then reads
     assert data.sample
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION

@@ -12,6 +12,7 @@ from typing import Any
 import openpyxl
 import pandas as pd
 import pytest
+from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 import dealer.report as report
@@ -66,7 +67,7 @@ def test_match_sheets_show_the_trump_each_table_played_in_every_format(tmp_path:
     # `dealer report --json` has the sheets too; report_json() only when asked (the site reads it).
     printed = json.loads(run("report", str(event_path), "--json", "--boards-dir", boards).output)
     assert printed["sheets"] == data["sheets"]
-    built = report.build_report(load_event(event_path), EventFolder("hand", Path(boards)))
+    built = report_of(load_event(event_path), EventFolder("hand", Path(boards)))
     assert "sheets" not in report.report_json(built)
     assert report.report_json(built, sheets=True)["sheets"] == data["sheets"]
     # The CSV files are the tables' names (and boards.csv), known without making the tables.
@@ -104,7 +105,7 @@ def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: 
 
     text = "".join(page.extract_text() for page in PdfReader(out / "hand-results.pdf").pages)
     assert "first 2 of the standings (4 teams)" in " ".join(text.split())
-    built = report.build_report(load_event(event_path), EventFolder("hand", Path(boards)))
+    built = report_of(load_event(event_path), EventFolder("hand", Path(boards)))
     assert sorted(f"{name}.csv" for name in report.table_names(built)) == sorted(p.name for p in out.glob("*.csv"))
     # The same figures as the small report: only the layout changed.
     with (out / "boards.csv").open(encoding="utf-8-sig") as stream:

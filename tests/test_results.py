@@ -6,12 +6,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import report_of
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
 from dealer.files import load_event
 from dealer.folder import EventFolder
 from dealer.qr import score_sheet_payload, traveller_payload
-from dealer.report import build_report
 from dealer.results.db import SCHEMA_VERSION
 from dealer.results.entry import missing_results, open_results
 
@@ -198,7 +198,7 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
     assert _import(tmp_path, event_path, path).exit_code == 0
     event = load_event(event_path)
     folder = EventFolder(event.id, Path(boards))
-    assert build_report(event, folder).scored.score(1, "1").home_levels == 33
+    assert report_of(event, folder).scored.score(1, "1").home_levels == 33
 
     # Entering board 1 at table A again with another value is refused.
     result = run("results", "add", str(event_path), "--qr", traveller_payload("hand", 1, "1", 1),
@@ -210,7 +210,7 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
                  "--boards-dir", boards)
     assert result.exit_code == 0, result.output
     assert "0 points → 160 points" in result.output
-    score = build_report(event, folder).scored.score(1, "1")
+    score = report_of(event, folder).scored.score(1, "1")
     # Board 1: A 160 → defenders E-W (home) +2; B 80 上台. Home 33 + 2, away 27 - 3.
     assert (score.home_levels, score.away_levels) == (35, 24)
 

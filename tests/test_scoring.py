@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import report_of
 from test_results_support import (
     AWAY_TOTAL,
     EVENT_TOML,
@@ -23,7 +24,6 @@ from test_results_support import (
 from dealer.event import Event
 from dealer.files import load_event, load_event_text
 from dealer.folder import EventFolder
-from dealer.report import build_report
 from dealer.resources import load_profile
 from dealer.scoring import ChangedResults, MatchScore, ResultColumns, ResultGrid, ScoringError, score_event
 from dealer.standings import TIE_BREAKS, rank, standings
@@ -40,7 +40,7 @@ def _import(tmp_path: Path, rows: list[list[object]]) -> Path:
 def test_hand_worked_match_through_csv_import(tmp_path: Path) -> None:
     event_path = _import(tmp_path, hand_rows())
     event = load_event(event_path)
-    data = build_report(event, EventFolder(event.id, tmp_path / "boards"))
+    data = report_of(event, EventFolder(event.id, tmp_path / "boards"))
     sheet = data.scored.sheet(1, "1")
     assert len(sheet) == 16
     home_running = away_running = 0
@@ -74,7 +74,7 @@ def test_hand_worked_match_through_csv_import(tmp_path: Path) -> None:
 def test_board_counts_only_when_both_tables_have_it(tmp_path: Path) -> None:
     rows = [r for r in hand_rows() if not (r[3] == 16 and r[2] == "B")]
     event_path = _import(tmp_path, rows)
-    data = build_report(load_event(event_path), EventFolder("hand", tmp_path / "boards"))
+    data = report_of(load_event(event_path), EventFolder("hand", tmp_path / "boards"))
     score = data.scored.score(1, "1")
     assert (score.home_levels, score.away_levels) == (HOME_TOTAL - 3, AWAY_TOTAL - 1)
     assert score.boards_counted == 15 and not score.complete

@@ -10,19 +10,26 @@ import os
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import demo_event, run_dealer
+from conftest import demo_event, release_of, report_of, run_dealer, site_of
 from site_support import demo_site
 
+from dealer.app import EventSession
 from dealer.dealing import deal_event
+from dealer.event import Event
 from dealer.folder import EventFolder
-from dealer.report import build_report, report_json
+from dealer.report import ReportData, build_report, report_json
 from dealer.results.entry import add_result, open_results
 from dealer.results.importer import import_file
-from dealer.site import _read_scores, _write_scores, build_site, scores_file
+from dealer.site import _read_scores, _write_scores, scores_file
 from dealer.site.pages import SiteData
 
+
+def _report_since(event: Event, folder: EventFolder, *checkpoint: Any) -> ReportData:
+    with EventSession.open(event, folder) as session:
+        return build_report(session, *checkpoint)
 
 def _dealt_with_results(tmp_path: Path) -> tuple[Path, Path]:
     """The demo dealt, its event file written out, the sample results imported (round 3 match
@@ -96,7 +103,7 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
             assert f'href="../{twin.name}"' in page.read_text(encoding="utf-8")
         data = json.loads(twin.read_text(encoding="utf-8"))
         assert data["schema"] == 1 and data["event"]["id"] == "demo"
-    report = report_json(build_report(event, folder))
+    report = report_json(report_of(event, folder))
     home = json.loads((site / "index.json").read_text(encoding="utf-8"))
     assert home["provisional"] is True  # round 3 match 2 misses a slip
     assert [r["team"] for r in home["leaders"]] == [s["team"] for s in report["standings"]]
@@ -119,7 +126,7 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
 def test_match_sheets_read_from_the_grids_equal_the_scoring(tmp_path: Path) -> None:
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
-    data = build_report(event, EventFolder(event.id, boards))
+    data = report_of(event, EventFolder(event.id, boards))
     site = SiteData(data, {}, {}, {}, None, [])
     for i, m in enumerate(data.scored.matches):
         fast = site.sheet(i, m)
@@ -143,7 +150,7 @@ def test_the_rank_after_the_last_round_is_the_standings_and_after_an_earlier_one
     folder = EventFolder(event.id, boards, tmp_path / "output")
     with open_results(event, folder) as store:
         add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
-    data = build_report(event, folder)
+    data = report_of(event, folder)
     assert data.lots_seed == folder_seed(folder)
     site = SiteData(data, {}, {}, {}, None, [], data.lots_seed)
     for number in (1, 2, 3):
@@ -158,15 +165,15 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    first = build_site(event, folder, pdf=False)
+    first = site_of(event, folder, pdf=False)
     site = first.folder
     inodes = {p.relative_to(site): p.stat().st_ino for p in site.rglob("*") if p.is_file()}
-    same = build_site(event, folder, pdf=False)
+    same = site_of(event, folder, pdf=False)
     assert same.written == 0 and same.kept == same.files
     # The missing slip comes in.
     with open_results(event, folder) as store:
         add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
-    after = build_site(event, folder, pdf=False)
+    after = site_of(event, folder, pdf=False)
     changed = {p.relative_to(site) for p in site.rglob("*")
                if p.is_file() and inodes.get(p.relative_to(site)) != p.stat().st_ino}
     names = {str(p) for p in changed}
@@ -186,7 +193,7 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     assert (previous / "match-1-1.html").read_bytes() == (site / "match-1-1.html").read_bytes()
     assert (previous / ".site-manifest.json").exists()
     # The next rebuild brings the previous generation up to date and swaps it in.
-    again = build_site(event, folder, pdf=False)
+    again = site_of(event, folder, pdf=False)
     assert again.written == after.written and again.kept == again.files - again.written
     assert (previous / "round-3.html").read_bytes() == (site / "round-3.html").read_bytes()
     assert os.stat(site / "index.html").st_mode & 0o777 == 0o644
@@ -226,10 +233,9 @@ def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path:
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    from dealer.site.release import release
 
-    release(event, folder, 1, "round 1 played")
-    first = build_site(event, folder)
+    release_of(event, folder, 1, "round 1 played")
+    first = site_of(event, folder)
     downloads = first.folder / "downloads"
     names = sorted(p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file())
     assert [n for n in names if n.endswith(".pdf") and "hand-records" in n] == \
@@ -241,7 +247,7 @@ def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path:
     assert all(p.stat().st_mode & 0o777 == 0o644 for p in downloads.rglob("*") if p.is_file())
     listed = json.loads((first.folder / "downloads.json").read_text(encoding="utf-8"))["files"]
     assert sorted(f["file"].removeprefix("downloads/") for f in listed) == names
-    again = build_site(event, folder)
+    again = site_of(event, folder)
     assert again.written == 0 and again.seconds < first.seconds
 
 
@@ -254,22 +260,22 @@ def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    first = build_report(event, folder)
+    first = report_of(event, folder)
     assert first.checked is not None and first.checked[1] > 0
-    assert build_report(event, folder, first.checked).checked == first.checked
+    assert _report_since(event, folder, first.checked).checked == first.checked
     with open_results(event, folder) as store:
         add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
-    assert build_report(event, folder, first.checked).checked[1] > first.checked[1]  # type: ignore[index]
+    assert _report_since(event, folder, first.checked).checked[1] > first.checked[1]  # type: ignore[index]
     rnd = event.rounds[0]
     swapped = dataclasses.replace(rnd.matches[0], home=rnd.matches[0].away, away=rnd.matches[0].home)
     edited = dataclasses.replace(event, rounds=(dataclasses.replace(rnd, matches=(swapped, *rnd.matches[1:])),
                                                 *event.rounds[1:]))
     with pytest.raises(AttributionError):
-        build_report(edited, folder, first.checked)
+        _report_since(edited, folder, first.checked)
     # The site keeps the checkpoint beside it, with the results grid it scored.
-    site = build_site(event, folder, pdf=False).folder
+    site = site_of(event, folder, pdf=False).folder
     kept = _read_scores(scores_file(site))
-    assert kept is not None and kept[0] == build_report(event, folder).checked
+    assert kept is not None and kept[0] == report_of(event, folder).checked
 
 
 def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_build_shows(
@@ -286,7 +292,7 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    site = build_site(event, folder, pdf=False).folder
+    site = site_of(event, folder, pdf=False).folder
     assert os.stat(scores_file(site)).st_mode & 0o777 == 0o600
     full_read = ResultsStore.scoring_rows_with_trump
 
@@ -310,9 +316,9 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     for number, change in enumerate(changes):
         change()
         monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", refused)
-        build_site(event, folder, pdf=False)
+        site_of(event, folder, pdf=False)
         monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", full_read)
-        fresh = build_site(event, folder, tmp_path / f"fresh-{number}", pdf=False).folder
+        fresh = site_of(event, folder, tmp_path / f"fresh-{number}", pdf=False).folder
         assert _files(site) == _files(fresh), number
     # Not used: a damaged file, or one of another database (its checkpoint's row differs).
     store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
@@ -330,23 +336,23 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     for damaged in (b"not a scores file", whole[:len(whole) // 2], whole[:-10], npy.getvalue(), bytes(deflated)):
         scores_file(site).write_bytes(damaged)
         assert _read_scores(scores_file(site)) is None
-    build_site(event, folder, pdf=False)
-    assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-damaged", pdf=False).folder)
+    site_of(event, folder, pdf=False)
+    assert _files(site) == _files(site_of(event, folder, tmp_path / "fresh-damaged", pdf=False).folder)
     kept = _read_scores(scores_file(site))
     assert kept is not None
     (key, row, _mark), grid = kept
     grid.points[:] = 999
     _write_scores(scores_file(site), (key, row, "another database"), grid)
-    assert build_report(event, folder, *(_read_scores(scores_file(site)) or (None, None))).scored.scores == \
-        build_report(event, folder).scored.scores
+    assert _report_since(event, folder, *(_read_scores(scores_file(site)) or (None, None))).scored.scores == \
+        report_of(event, folder).scored.scores
     # One that cannot be written (here a folder in its place) costs the next build its speed, not
     # this build its site.
     scores_file(site).unlink()
     scores_file(site).mkdir()
     store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
                                               "defenders_points": "45"}, "slip misread again"))
-    build_site(event, folder, pdf=False)
-    assert _files(site) == _files(build_site(event, folder, tmp_path / "fresh-unwritable", pdf=False).folder)
+    site_of(event, folder, pdf=False)
+    assert _files(site) == _files(site_of(event, folder, tmp_path / "fresh-unwritable", pdf=False).folder)
     assert scores_file(site).is_dir() and not scores_file(site).with_name(".site-scores.npz.partial").exists()
 
 

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.boardset import BoardSet
 from dealer.deal import Board
@@ -19,12 +19,15 @@ from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
-from dealer.folder import CheckedDeal, EventFolder
+from dealer.folder import EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
+
+if TYPE_CHECKING:
+    from dealer.app.session import EventSession
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
@@ -61,6 +64,8 @@ class PrintOptions:
     #: Hand records: each table's trump and defenders' points beside the board (after play).
     with_results: bool = False
     round: int | None = None  # travellers and score sheets of this round only; pairings need it
+    #: For public output (the players' site): only sets the director released are read.
+    public: bool = False
 
     def folder(self, event: Event) -> EventFolder:
         return EventFolder.of(event, self.boards_root)
@@ -70,14 +75,14 @@ class PrintOptions:
 
 
 class Source:
-    """What the writers read: the event, its dealt sets (checked, cached) and, for labels, the key."""
+    """What the writers read: the event (the session's, or one round of it), its dealt sets (the
+    session's: checked once, read once) and, for labels, the key."""
 
-    def __init__(self, event: Event, options: PrintOptions) -> None:
+    def __init__(self, session: EventSession, event: Event, options: PrintOptions) -> None:
+        self.session = session
         self.event = event
         self.options = options
-        self.folder = options.folder(event)
-        self.deal: CheckedDeal | None = None  # set by build_documents, once checked
-        self._sets: dict[int, BoardSet] = {}
+        self.folder = session.folder
         self._key: bytes | None = None
         self._layout: LabelLayout | None = None
 
@@ -98,9 +103,9 @@ class Source:
         return self.event.copies_needed(set_number)
 
     def boardset(self, set_number: int) -> BoardSet:
-        if set_number not in self._sets:
-            self._sets[set_number] = self.folder.read_set(self.event, set_number, self.deal)
-        return self._sets[set_number]
+        if self.options.public:
+            return self.session.public_board_set(set_number)
+        return self.session.board_set(set_number)
 
     def boards(self, set_number: int) -> list[Board]:
         """The dealt boards of a set, or only those of ``--board``."""
@@ -179,13 +184,11 @@ def hand_records(source: Source, set_number: int) -> Document:
 def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[dict[str, Any]]]:
     """Board → per match playing the set, what tables A and B played (trump, defenders' points),
     from the results database (read only)."""
-    from dealer.results.entry import open_existing_results
-
-    store = open_existing_results(source.event, source.folder)
+    store = source.session.store
     if store is None:
         raise UserError("render.no_results_yet", field="with_results")
-    with store:
-        rows = store.current_rows()
+    source.session.check_attribution()  # the rows are credited as the event file says
+    rows = store.current_rows()
     shown: dict[int, list[dict[str, Any]]] = {}
     for match in ctx.matches_of_set(source.event, set_number):
         for board in source.event.set_boards(set_number):
@@ -345,13 +348,14 @@ def expand_kinds(kind: str) -> list[str]:
     return [kind]
 
 
-def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Document]:
-    """Every document that ``dealer print KIND`` writes, not yet rendered.
+def build_documents(session: EventSession, kind: str, options: PrintOptions) -> list[Document]:
+    """Every document that ``dealer print KIND`` writes for the event as played, not yet rendered.
 
     Everything is checked before any page is rendered: the event against the committed plan,
     each set file against the manifest, the key against the commitment, the output folder by
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
+    event = session.event
     if event.levels and kind not in ("pairings", "score-sheets"):
         raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
     if event.levels and options.round is None:
@@ -368,7 +372,7 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
             options = dataclasses.replace(options, sets=tuple(sorted({m.set for m in chosen.matches})))
     elif kind == "pairings":
         raise UserError("render.pairings_need_round", field="round")
-    source = Source(event, options)
+    source = Source(session, event, options)
     if kind != "alignment":
         source.folder.check_kind(event)  # the folder must hold this kind of event
     if event.levels:  # no deal to check: the pairings and the level-race score sheets
@@ -382,8 +386,7 @@ def build_documents(event: Event, kind: str, options: PrintOptions) -> list[Docu
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
     # the event's plan, must be the committed ones, whatever the kind.
-    source.deal = source.folder.check_deal(event)
-    if source.deal is None:
+    if session.deal is None:
         raise FileProblem("render.not_dealt", hint="deal", folder_path=source.folder.path, event_id=event.id)
     kinds = expand_kinds(kind)
     if kinds == ["pairings"]:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,10 +28,9 @@ from dealer.errors import Phrase, UserError
 from dealer.event import Event, Team
 from dealer.explain import tie_break_name
 from dealer.files import AtomicFile, check_writable_folder, write_atomic
-from dealer.folder import EventFolder
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
-from dealer.results.entry import open_existing_results, score_stored, stored_attribution_problems
+from dealer.results.entry import score_stored, stored_attribution_problems
 from dealer.scoring import (
     TRUMPS,
     Adjustments,
@@ -47,6 +46,9 @@ from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
 from dealer.words import LANGS, section
+
+if TYPE_CHECKING:
+    from dealer.app.session import EventSession
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -120,7 +122,7 @@ class ReportData:
         return notes
 
 
-def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str] | None = None,
+def build_report(session: EventSession, checked: tuple[str, int, str] | None = None,
                  grid: ResultGrid | None = None, *, publishing: bool = False) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
@@ -132,18 +134,18 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
     for the players' site, whose releases, pairings and results are trusted only as links of the
     hash chain: the whole chain is audited first (a rebuild reading the results since the
     checkpoint: those rows and every row of the other tables), and anything found refused."""
-    from dealer.results.rounds import folder_seed, scheduled, stored_adjustments
+    from dealer.results.rounds import folder_seed, stored_adjustments
 
-    store = open_existing_results(event, folder)
+    store = session.store
+    event = session.event
     sample = False
     head = None
     checkpoint: tuple[str, int, str] | None = None
     adjustments = Adjustments()
-    event = scheduled(event, store)
     if store is None:
         scored = score_stored(event, None)
     else:
-        with store, store.snapshot():  # the checkpoint names the last row the results read hold
+        with store.snapshot():  # the checkpoint names the last row the results read hold
             adjustments = stored_adjustments(store)
             key = None if event.levels else attribution_key(event)
             upto = store.last_result_id()  # read first: a row stored meanwhile is read again next time
@@ -164,7 +166,8 @@ def build_report(event: Event, folder: EventFolder, checked: tuple[str, int, str
             scored = score_stored(event, store, adjustments, since)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
-    return _report(event, scored, folder_seed(folder), sample, head, adjustments, checkpoint, check_bracket=True)
+    return _report(event, scored, folder_seed(session.folder), sample, head, adjustments, checkpoint,
+                   check_bracket=True)
 
 
 def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: str | None,

@@ -38,6 +38,7 @@ from dealer.resources import templates_dir
 from dealer.results.db import ChangedOutsideTheTool
 
 if TYPE_CHECKING:
+    from dealer.app.session import EventSession
     from dealer.scoring import ResultGrid
 
 SITE_FOLDER = "site"
@@ -153,19 +154,15 @@ def _assets() -> dict[str, bytes]:
 # --- gathering ---------------------------------------------------------------------------------
 
 
-def _released(event: Event, folder: EventFolder) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, str | None,
-                                                          dict[int, dict[str, Any]]]:
+def _released(session: EventSession) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, str | None,
+                                              dict[int, dict[str, Any]]]:
     """Released sets (set → when, why), the key's release, the time of the last stored entry
     (result, action or release): the site's "last update", and the sets declared unused (set →
     when, why: never read, never shown as played)."""
-    from dealer.results.entry import open_existing_results
-
-    store = open_existing_results(event, folder, check_deal=False)
-    if store is None:
+    if session.store is None:
         return {}, None, None, {}
-    with store:
-        releases = store.releases()
-        last = store.last_entry_at()
+    releases = session.releases
+    last = session.store.last_entry_at()
     sets, unused = ({r.set_number: {"at": r.at, "reason": r.reason} for r in releases
                      if r.kind == kind and r.set_number is not None} for kind in ("set", "unused"))
     key = next(({"at": r.at, "reason": r.reason} for r in releases if r.kind == "key"), None)
@@ -657,12 +654,13 @@ def _start_methods() -> list[str]:
 # --- downloads ---------------------------------------------------------------------------------
 
 
-def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, released: Iterable[int],
+def _downloads(writer: _Writer, session: EventSession, data: Any, released: Iterable[int],
                boardsets: Mapping[int, Any], key: bytes | None, work: Path, pdf: bool) -> list[dict[str, Any]]:
     """Reports (CSV, XLSX and PDF, up to :data:`FULL_DOWNLOADS_MATCHES` matches), the hand-record
     PDFs and the files of the released sets (with the commitment, and the key once revealed)."""
     from dealer.report import report_json, write_reports
 
+    event, folder = data.event, session.folder
     listed: list[dict[str, Any]] = []
 
     def add(name: str, kind: str, lang: str | None, key_: str, make: Any) -> None:
@@ -692,12 +690,12 @@ def _downloads(writer: _Writer, event: Event, folder: EventFolder, data: Any, re
     to_render = [(n, lang) for n in sorted(released) for lang in LANGS
                if pdf and not writer.reusable(_hand_records_name(n, lang), _key("hand-records", n, lang,
                                                                                    boardsets[n].fingerprint))]
-    rendered = _hand_records_pdfs(event, folder, to_render, work)
+    rendered = _hand_records_pdfs(session, to_render, work)
     for n in sorted(released):
         name = set_file_name(n)
         digest = boardsets[n].fingerprint
         add(f"downloads/boards/{name}", "board-set", None, _key("set", n, digest),
-            lambda n=n: folder.set_path(n).read_bytes())
+            lambda n=n: session.public_set_file(n))
         for lang in LANGS if pdf else ():
             add(_hand_records_name(n, lang), "hand-records", lang, _key("hand-records", n, lang, digest),
                 lambda n=n, lang=lang: rendered[(n, lang)].read_bytes())
@@ -720,7 +718,7 @@ def _hand_records_name(set_number: int, lang: str) -> str:
     return f"downloads/hand-records-set-{set_number:02d}-{lang}.pdf"
 
 
-def _hand_records_pdfs(event: Event, folder: EventFolder, wanted: Sequence[tuple[int, str]],
+def _hand_records_pdfs(session: EventSession, wanted: Sequence[tuple[int, str]],
                        work: Path) -> dict[tuple[int, str], Path]:
     """The print pack's hand records (2 boards a page) of released sets, rendered together (in
     parallel, as ``dealer print`` does) into ``work``."""
@@ -730,8 +728,8 @@ def _hand_records_pdfs(event: Event, folder: EventFolder, wanted: Sequence[tuple
     for lang in LANGS:
         sets = tuple(n for n, lang_ in wanted if lang_ == lang)
         if sets:
-            documents += build_documents(event, "hand-records", PrintOptions(
-                lang=lang, out_dir=work / lang, boards_root=folder.boards_root, sets=sets))
+            documents += build_documents(session, "hand-records", PrintOptions(
+                lang=lang, out_dir=work / lang, boards_root=session.folder.boards_root, sets=sets, public=True))
     written = render_documents(documents) if documents else []
     found = {}
     for item in written:
@@ -747,45 +745,41 @@ def default_site_folder(folder: EventFolder) -> Path:
     return folder.output_path / SITE_FOLDER
 
 
-def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, key_file: str | Path | None = None,
+def build_site(session: EventSession, out: Path | None = None, *, key_file: str | Path | None = None,
                jobs: int | None = None, pdf: bool = True, lang: str = "zh") -> SiteSummary:
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
     from dealer.render.engine import default_jobs
-    from dealer.render.writers import PrintOptions, Source
     from dealer.report import build_report, public_report
     from dealer.results.rounds import folder_seed
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
+    folder = session.folder
     started = time.perf_counter()
     clock = _Clock()
-    out = site_folder(Path(out) if out is not None else default_site_folder(folder))
-    check_writable_folder(out.parent, field="out")
+    out = check_out(out, folder)
     jobs = jobs if jobs is not None else default_jobs()
     spare = spare_folder(out)
-    new_folder = out.with_name(f".{out.name}.new")  # one name: builds take turns (the lock)
+    new_folder = _new_folder_name(out)
     with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
         cached = _read_scores(scores_file(out))
         try:
-            scores = build_report(event, folder, *(cached or (None, None)), publishing=True)
+            scores = build_report(session, *(cached or (None, None)), publishing=True)
         except UserError as error:
             if cached is None or isinstance(error, ChangedOutsideTheTool):
                 raise
             # A scores file whose grid does not score (damaged, or edited): every result is read.
-            scores = build_report(event, folder, publishing=True)
-        released, key_release, last_update, unused = _released(event, folder)
+            scores = build_report(session, publishing=True)
+        released, key_release, last_update, unused = _released(session)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
         scheduled = data.event
         boardsets: dict[int, Any] = {}
         boards: dict[int, list[Any]] = {}
-        if released:
-            source = Source(scheduled, PrintOptions(boards_root=folder.boards_root))
-            source.deal = folder.check_deal(scheduled)
-            for n in sorted(released):
-                boardsets[n] = source.boardset(n)
-                boards[n] = list(boardsets[n].boards)
+        for n in sorted(released):
+            boardsets[n] = session.public_board_set(n)
+            boards[n] = list(boardsets[n].boards)
         key = folder.read_key(scheduled, key_file) if key_release is not None else None
         verify = _verify(scheduled, folder, released, boardsets, key, key_release, unused)
         clock.step("boards")
@@ -815,7 +809,7 @@ def build_site(event: Event, folder: EventFolder, out: Path | None = None, *, ke
                              identities.get(str(os.stat(target).st_ino)) if before else None)
             for name, content in _assets().items():
                 writer.put(name, _key("asset", content), lambda content=content: content)
-            listed = _downloads(writer, scheduled, folder, data, released, boardsets, key, target / ".work", pdf)
+            listed = _downloads(writer, session, data, released, boardsets, key, target / ".work", pdf)
             shutil.rmtree(target / ".work", ignore_errors=True)
             site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder), withheld)
             site.rank_cache = (live or {}).get("ranks", {})
@@ -886,6 +880,20 @@ def site_folder(out: Path) -> Path:
     elif named.exists() and not named.is_dir():
         raise UserError("site.out_not_a_folder", field="out", out=out)
     return named
+
+
+def check_out(out: Path | None, folder: EventFolder) -> Path:
+    """The site's folder (``out``, or the event's default), refused before anything is read when a
+    build could not write it: not a folder, its parent not writable, or a folder that is not a
+    site this tool made (:func:`_check_site_folders`). The build checks it again, under its lock."""
+    site = site_folder(Path(out) if out is not None else default_site_folder(folder))
+    check_writable_folder(site.parent, field="out")
+    _check_site_folders(site, spare_folder(site), _new_folder_name(site))
+    return site
+
+
+def _new_folder_name(out: Path) -> Path:
+    return out.with_name(f".{out.name}.new")  # one name: builds take turns (the lock)
 
 
 def _check_site_folders(out: Path, spare: Path, new: Path) -> dict[str, Any] | None:

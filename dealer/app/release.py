@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dealer.errors import Phrase, UserError
-from dealer.event import Event
-from dealer.folder import EventFolder
-from dealer.results.db import Action, Release
+from dealer.results.db import Action, Release, ResultsStore
 
 if TYPE_CHECKING:
+    from dealer.app.session import EventSession
     from dealer.report import ReportData
 
 
@@ -53,20 +52,17 @@ class ReleaseOutcome:
         return f"released {what} at {self.release.at} ({self.release.reason})"
 
 
-def _stored(event: Event, folder: EventFolder) -> tuple[list[Release], Action | None, str | None]:
+def _stored(store: ResultsStore | None) -> tuple[list[Release], Action | None, str | None]:
     """The releases, the declared end and the chain head (none without a results database),
     after a full audit: what is released rests on the stored releases, pairings and results,
     which count only as links of the chain (the head is checked again before the release is
     written, so nothing unaudited slips in between)."""
-    from dealer.results.entry import open_existing_results
     from dealer.results.rounds import declared_end
 
-    store = open_existing_results(event, folder, check_deal=False)
     if store is None:
         return [], None, None
-    with store:
-        store.require_intact(Phrase("site.nothing_released"))
-        return store.releases(), declared_end(store), store.chain_head()
+    store.require_intact(Phrase("site.nothing_released"))
+    return store.releases(), declared_end(store), store.chain_head()
 
 
 def _missing_for(data: ReportData, set_number: int) -> list[str]:
@@ -83,13 +79,6 @@ def _missing_for(data: ReportData, set_number: int) -> list[str]:
         found.append(f"round {match.round} match {match.id} ({match.home} v {match.away}): {len(gaps)} result(s) "
                      f"missing at table {'/'.join(tables)}")
     return found
-
-
-def set_warnings(event: Event, folder: EventFolder, set_number: int) -> list[str]:
-    """Why releasing ``set_number`` now could show a table the hands it has still to play."""
-    from dealer.report import build_report
-
-    return _missing_for(build_report(event, folder), set_number)  # the event as scheduled
 
 
 def _sets_text(numbers: list[int]) -> str:
@@ -140,15 +129,12 @@ def _unused_refusal(data: ReportData, set_number: int, end: Action | None) -> st
             "event is over, or end the event first (`dealer round end EVENT.toml --reason …`)")
 
 
-def release(event: Event, folder: EventFolder, set_number: int | None, reason: str, *,
+def release(session: EventSession, set_number: int | None, reason: str, *,
             entered_by: str | None = None, accept_missing: bool = False, unused: bool = False) -> ReleaseOutcome:
     """Release set ``set_number``'s hands, or declare the set unused (``unused``), or (``None``)
     release the key, once the event is over and every set is released or declared unused. Once
     only: a second release of the same thing stores nothing."""
-    from dealer.report import build_report
-    from dealer.results.entry import open_results
-    from dealer.results.rounds import load_scheduled
-
+    event, folder = session.event, session.folder
     if event.levels:
         raise ReleaseError("site.level_race_no_hands", field="set")
     if unused and set_number is None:
@@ -164,7 +150,7 @@ def release(event: Event, folder: EventFolder, set_number: int | None, reason: s
         raise ReleaseError("site.not_dealt", field="set", hint="deal", event_id=event.id)
     if set_number is not None and not 1 <= set_number <= event.sets:
         raise ReleaseError("site.no_such_set", field="set", set=set_number, sets=event.sets)
-    stored, end, head = _stored(event, folder)
+    stored, end, head = _stored(session.store)
     earlier: dict[tuple[str, int | None], Release] = {(r.kind, r.set_number): r for r in stored}
     kind = "key" if set_number is None else "unused" if unused else "set"
     if (kind, set_number) in earlier:
@@ -175,7 +161,7 @@ def release(event: Event, folder: EventFolder, set_number: int | None, reason: s
     if kind == "unused" and ("set", set_number) in earlier:
         shown = earlier[("set", set_number)]
         raise ReleaseError("site.set_released", field="set", set=set_number, at=shown.at, reason=shown.reason)
-    data = build_report(event, folder)  # the event as scheduled (paired rounds included)
+    data = session.report()  # the event as scheduled (paired rounds included)
     warnings: list[str] = []
     if kind == "key":
         left = _key_left(data, earlier, end)
@@ -195,9 +181,9 @@ def release(event: Event, folder: EventFolder, set_number: int | None, reason: s
     changed = ReleaseError("site.changed_meanwhile")
     if head != data.chain_head:
         raise changed
-    with open_results(load_scheduled(event, folder), folder) as store:
-        with store.transaction():
-            if store.chain_head() != head:  # what was checked is still all there is
-                raise changed
-            made = store.insert_release(kind, set_number, reason.strip(), entered_by)
+    store = session.writable_store()
+    with store.transaction():
+        if store.chain_head() != head:  # what was checked is still all there is
+            raise changed
+        made = store.insert_release(kind, set_number, reason.strip(), entered_by)
     return ReleaseOutcome(made, None, warnings)

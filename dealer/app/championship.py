@@ -136,9 +136,8 @@ def championship_table(events: Sequence[EventPlaces], names: Mapping[str, str]) 
 def build_championship(path: str | Path, boards_root: str | Path | None = None
                        ) -> tuple[ChampionshipFile, list[EventPlaces], list[ChampionshipLine]]:
     """Read the championship file, report each event (read-only) and rank the teams."""
+    from dealer.app.session import EventSession
     from dealer.files import load_event
-    from dealer.folder import EventFolder
-    from dealer.report import build_report
 
     championship = read_championship(path)
     found: list[EventPlaces] = []
@@ -150,7 +149,8 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
         points = championship.place_points or event.profile.place_points
         if not points:
             raise ChampionshipError("championship.no_place_points", event_path=event_path, profile_id=event.profile.id)
-        data = build_report(event, EventFolder.of(event, boards_root))
+        with EventSession.open(event, boards_root) as session:
+            data = session.report()
         if data.places is not None:
             order = tuple((place, tuple(teams)) for place, teams in data.places)
         else:

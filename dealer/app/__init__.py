@@ -1,0 +1,10 @@
+"""The application layer: every use case of the tool once, each taking an :class:`EventSession`.
+
+Faces sit above it (the ``dealer`` command, the demo, the players' site, the print pack, later
+a server); storage (the event's folder and its results database) below it. A face opens one
+session per command (later per request), calls use cases on it and words what they return.
+"""
+
+from dealer.app.session import EventSession
+
+__all__ = ["EventSession"]

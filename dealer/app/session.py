@@ -1,0 +1,197 @@
+"""One event for the length of one command (later one request): :class:`EventSession`.
+
+A session holds what every use case of an event needs and would otherwise derive again: the
+event as its file declares it and as it is played (the stored pairings applied), its folder,
+its results database (read-only or for writing), the deal checked once, the stored forfeits and
+deductions, the releases. Use cases take the session; faces open it, call them and close it.
+
+The rule that an unreleased set's hands never reach public output lives here:
+:meth:`EventSession.public_board_set` refuses a set that is not released.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dealer.errors import UserError
+from dealer.event import Event
+from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
+from dealer.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
+from dealer.results.db import Release, ResultsStore
+from dealer.scoring import Adjustments, ScoredEvent
+
+if TYPE_CHECKING:
+    from dealer.boardset import BoardSet
+    from dealer.report import ReportData
+
+
+class NotReleased(UserError):
+    """A set's hands were asked for public output before the director released them."""
+
+
+class EventSession:
+    """The event ``declared`` (as its file says) and ``event`` (as played), its ``folder`` and
+    ``store`` (``None``: no results database yet, in a read-only session), for one command.
+
+    Open it with :meth:`open`; use it as a context manager (the store is closed at the end).
+    """
+
+    def __init__(self, declared: Event, event: Event, folder: EventFolder, store: ResultsStore | None, *,
+                 write: bool, deal: CheckedDeal | None, deal_checked: bool) -> None:
+        self.declared = declared
+        self.event = event
+        self.folder = folder
+        self.store = store
+        self.write = write
+        self._deal = deal
+        self._deal_checked = deal_checked
+        self._sets: dict[int, BoardSet] = {}
+        self._reports: dict[bool, ReportData] = {}
+
+    @classmethod
+    def open(cls, event: Event | str | Path, boards_root: str | Path | EventFolder | None = None, *,
+             write: bool = False, check_deal: bool = True, check_identity: bool = True,
+             results: bool = True) -> EventSession:
+        """The session of ``event`` (an :class:`Event`, or its file), its folder under
+        ``boards_root`` (or that folder itself, an :class:`EventFolder`).
+
+        ``write``: the results database for writing, created owner-only when new (a level race,
+        which deals nothing, gets its folder made here); refused when the folder holds another
+        kind of event (a new database is made by the first write, :meth:`writable_store`).
+        Read-only: the database if there is one, none created; a level race
+        without its folder yet simply has no results. ``check_deal``: the deal is checked as the
+        session opens (scoring uses the event's declarers: they must be the dealt ones; every
+        set file is hashed, once, and what was read is kept for :meth:`board_set`).
+        ``check_identity=False`` only for the audit, which reports a foreign database itself.
+        ``results=False``: the event file alone (a label test sheet needs no folder).
+        """
+        from dealer.results.entry import open_existing_results
+        from dealer.results.rounds import scheduled
+
+        declared = event if isinstance(event, Event) else load_event(event)
+        folder = boards_root if isinstance(boards_root, EventFolder) else \
+            EventFolder.of(declared, boards_root if boards_root is not None else DEFAULT_BOARDS_ROOT)
+        store: ResultsStore | None = None
+        try:
+            if write:
+                folder.check_kind(declared, database=False)
+                if declared.levels:
+                    make_folder(folder.path, OWNER_ONLY_FOLDER, field="boards_root")
+                folder.require()
+                if folder.results_path.exists():
+                    store = ResultsStore.open(folder.results_path, declared.id, result=declared.result)
+            elif results:
+                store = open_existing_results(declared, folder, check_deal=False, check_identity=check_identity)
+            played = scheduled(declared, store)
+            deal = folder.check_deal(declared) if check_deal and (store is not None or not declared.levels) \
+                else None
+            return cls(declared, played, folder, store, write=write, deal=deal, deal_checked=check_deal)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
+
+    # --- lifetime -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> EventSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def writable_store(self) -> ResultsStore:
+        """The store of a session opened for writing, created owner-only when it is new (only
+        now: a request refused before it writes leaves no database behind)."""
+        if not self.write:
+            raise AssertionError("a use case that writes was given a read-only session")
+        if self.store is None:
+            self.store = ResultsStore.open(self.folder.results_path, self.declared.id, result=self.declared.result)
+        return self.store
+
+    # --- the deal -------------------------------------------------------------------------
+
+    @property
+    def deal(self) -> CheckedDeal | None:
+        """The deal as checked (``None``: the event is not dealt here, or a level race); checked
+        once per session, the first time it is needed."""
+        if not self._deal_checked:
+            self._deal = self.folder.check_deal(self.declared)
+            self._deal_checked = True
+        return self._deal
+
+    def board_set(self, set_number: int) -> BoardSet:
+        """Set ``set_number`` as dealt, checked (the director's: any set). Read once per session."""
+        if set_number not in self._sets:
+            self._sets[set_number] = self.folder.read_set(self.event, set_number, self.deal)
+        return self._sets[set_number]
+
+    def _dealt(self) -> CheckedDeal:
+        deal = self.deal
+        if deal is None:
+            from dealer.errors import FileProblem
+
+            raise FileProblem("folder.not_dealt", hint="deal", path=self.folder.path, event_id=self.event.id)
+        return deal
+
+    def public_set_file(self, set_number: int) -> bytes:
+        """The bytes of set file ``set_number`` for public output (refused unless released),
+        checked against the manifest; read once."""
+        self._require_released(set_number)
+        return self.folder.set_bytes(set_number, self._dealt())
+
+    def _require_released(self, set_number: int) -> None:
+        if set_number not in self.released_sets():
+            raise NotReleased("session.not_released", field="set", set=set_number)
+
+    def public_board_set(self, set_number: int) -> BoardSet:
+        """Set ``set_number`` for public output (the players' site, later a server): refused
+        unless the director released it."""
+        self._require_released(set_number)
+        return self.board_set(set_number)
+
+    # --- what the store holds -------------------------------------------------------------
+
+    @functools.cached_property
+    def adjustments(self) -> Adjustments:
+        """The forfeits and deductions in force."""
+        from dealer.results.rounds import stored_adjustments
+
+        return stored_adjustments(self.store)
+
+    @functools.cached_property
+    def releases(self) -> list[Release]:
+        return self.store.releases() if self.store is not None else []
+
+    def released_sets(self) -> dict[int, Release]:
+        """Set → its release (kind ``set``)."""
+        return {r.set_number: r for r in self.releases if r.kind == "set" and r.set_number is not None}
+
+    def check_attribution(self) -> None:
+        """Refuse results that the event file, as edited, would credit to other teams or boards."""
+        from dealer.results.entry import stored_attribution_problems
+        from dealer.scoring import AttributionError
+
+        if self.store is not None:
+            found = stored_attribution_problems(self.event, self.store)
+            if found:
+                raise AttributionError(found)
+
+    def scored(self) -> ScoredEvent:
+        """Every match scored from the current results and the adjustments."""
+        from dealer.results.entry import score_stored
+
+        return score_stored(self.event, self.store, self.adjustments)
+
+    def report(self, *, publishing: bool = False) -> ReportData:
+        """The standings, places and groups of the event as played (:func:`dealer.report.build_report`)."""
+        from dealer.report import build_report
+
+        if publishing not in self._reports:
+            self._reports[publishing] = build_report(self, publishing=publishing)
+        return self._reports[publishing]
