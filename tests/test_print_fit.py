@@ -18,6 +18,7 @@ import pytest
 from conftest import documents_of
 from layout_check import Overflow, TextPiece, check_html
 
+from dealer.app import EventSession
 from dealer.cards import SEATS, Card, Deal, Pack, parse_cards
 from dealer.deal import Board
 from dealer.dealing import deal_event
@@ -88,16 +89,20 @@ class Fit:
         return PrintOptions(lang=lang, out_dir=self.out, sets=(1,), boards_root=self.root, **changes)  # type: ignore[arg-type]
 
     def hand_records(self, lang: str, per_page: int) -> Document:
-        source = Source(self.event, self.options(lang, per_page=per_page, boards=FIT_BOARDS))
-        source._sets[1] = self.crafted  # the crafted boards instead of the dealt ones
+        source = Source(self.crafted_session(), self.event, self.options(lang, per_page=per_page, boards=FIT_BOARDS))
         return hand_records(source, 1)
+
+    def crafted_session(self) -> EventSession:
+        """A session of the event whose set 1 holds the crafted boards instead of the dealt ones."""
+        with EventSession.open(self.event, self.root) as session:
+            session._sets[1] = self.crafted
+        return session
 
     def documents(self, lang: str, kind: str) -> list[Document]:
         if kind == "hand-records":
             return [self.hand_records(lang, n) for n in (1, 2, 4)]
         if kind in ("curtain-cards", "dealing-guide"):
-            source = Source(self.event, self.options(lang, copies=1, boards=FIT_BOARDS))
-            source._sets[1] = self.crafted
+            source = Source(self.crafted_session(), self.event, self.options(lang, copies=1, boards=FIT_BOARDS))
             from dealer.render.writers import WRITERS
 
             return [WRITERS[kind](source, 1)]

@@ -1494,13 +1494,13 @@ def test_an_interrupted_command_exits_130(tmp_path: Path, monkeypatch: pytest.Mo
     """Ctrl-C is not "a check found a difference" (1): it exits 130, with no traceback."""
     from click.testing import CliRunner
 
-    import dealer.files
+    from dealer.app.session import EventSession
     from dealer.cli import main
 
-    def interrupted(path: object) -> None:
+    def interrupted(*args: object, **options: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(dealer.files, "load_event", interrupted)
+    monkeypatch.setattr(EventSession, "open", interrupted)
     result = CliRunner().invoke(main, ["report", str(tmp_path / "e.toml"), "--json"])
     assert result.exit_code == 130 and "Traceback" not in result.output
 
