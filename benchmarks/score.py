@@ -112,10 +112,10 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
     """Rows and seconds of storing alone: each file read and validated first (not timed), then
     linked and inserted into a fresh results database with the importer's own call."""
     from dealer.dealing import deal_event
-    from dealer.folder import EventFolder
     from dealer.results.entry import open_results
     from dealer.results.importer import read_file
     from dealer.results.validate import validate_columns
+    from dealer.store.folder import EventFolder
 
     event_folder = EventFolder(event.id, boards_root)
     deal_event(event, event_folder)
@@ -136,11 +136,11 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
 
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.entry import open_results
     from dealer.scoring import ResultColumns, score_event
     from dealer.standings import standings
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     event = load_event(event_file)
     start = time.perf_counter()
@@ -167,10 +167,10 @@ def main() -> None:
         return
 
     from dealer.dealing import deal_event
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.entry import open_results
     from dealer.results.importer import import_file
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(args.keep or temporary)

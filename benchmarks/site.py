@@ -45,10 +45,10 @@ OTHER = {"round": "20", "match": "2", "table": "B", "board": "2"}  # corrected f
 
 def make_league(folder: Path, teams: int, rounds: int) -> Path:
     from dealer.dealing import deal_event
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.entry import open_results
     from dealer.results.importer import import_file
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     event_path = score.write_event(folder, teams, rounds)
     files = score.write_travellers(folder, teams, rounds)
@@ -135,10 +135,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from dealer.app import EventSession
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.entry import correct_result, open_results
     from dealer.site import build_site, scores_file, spare_folder
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.league or Path(temporary)

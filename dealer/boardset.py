@@ -1,7 +1,7 @@
 """The board-set document (``set-NN.json``): build it, read it back with every check, verify it.
 
 Pure: documents are plain mappings; reading and writing files is :mod:`dealer.dealing` and
-:mod:`dealer.folder`. The schema is in ``docs/dealing.md`` §8.
+:mod:`dealer.store.folder`. The schema is in ``docs/dealing.md`` §8.
 
 A document is trusted only after :func:`check_boardset` found it whole and consistent: the
 fields it must have and no others, the plan whose hash it carries, top-level fields equal to the

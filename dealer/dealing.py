@@ -1,7 +1,7 @@
 """Dealing an event on disk: the key and commitment, the board sets, and verifying a set file.
 
 The library behind ``dealer commit``, ``dealer deal`` and ``dealer verify``. Nothing here prints a
-hand or the key. Paths come from :class:`~dealer.folder.EventFolder`; the documents from
+hand or the key. Paths come from :class:`~dealer.store.folder.EventFolder`; the documents from
 :mod:`dealer.boardset`.
 """
 
@@ -31,7 +31,7 @@ from dealer.boardset import (
 from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
-from dealer.files import (
+from dealer.store.files import (
     OWNER_ONLY,
     OWNER_ONLY_FOLDER,
     flush_to_disk,
@@ -46,7 +46,7 @@ from dealer.files import (
     write_atomic,
     write_key,
 )
-from dealer.folder import COMMITMENT_FILE, MANIFEST_FILE, SET_FILE_LIMIT, EventFolder, read_commitment
+from dealer.store.folder import COMMITMENT_FILE, MANIFEST_FILE, SET_FILE_LIMIT, EventFolder, read_commitment
 
 #: A commitment as a person may paste it: 64 hex digits, either case.
 _TYPED_HEX64 = re.compile(r"[0-9a-fA-F]{64}")

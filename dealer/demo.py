@@ -10,9 +10,9 @@ from pathlib import Path
 from dealer.app.session import EventSession
 from dealer.dealing import deal_event
 from dealer.event import Event
-from dealer.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+from dealer.store.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
+from dealer.store.folder import EventFolder
 
 DEMO_EVENT_FILE = "event.toml"
 SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo event (样例数据)

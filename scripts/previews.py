@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from dealer.dealing import deal_event
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 from dealer.app import EventSession
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents
 from dealer.resources import demo_event_text

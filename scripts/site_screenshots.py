@@ -34,11 +34,11 @@ def main() -> None:
 
     from dealer.dealing import deal_event
     from dealer.demo import site_demo
-    from dealer.files import load_event_text
-    from dealer.folder import EventFolder
     from dealer.resources import demo_event_text
     from dealer.results.entry import open_results
     from dealer.results.importer import import_file
+    from dealer.store.files import load_event_text
+    from dealer.store.folder import EventFolder
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as temporary:

@@ -16,9 +16,9 @@ from dealer.cli import main
 from dealer.dealing import deal_event
 from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_OK, EXIT_REJECTED
 from dealer.event import Event
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 
 if TYPE_CHECKING:
     from dealer.app.release import ReleaseOutcome

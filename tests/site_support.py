@@ -12,11 +12,11 @@ from conftest import demo_event, release_of, site_of
 from dealer.dealing import deal_event
 from dealer.demo import sample_round_csv, site_demo
 from dealer.event import Event
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
 from dealer.results.entry import open_results
 from dealer.results.importer import import_file
 from dealer.results.rounds import load_scheduled, pair_round
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 
 SIXTEEN_TEAMS = "\n".join([
     "[event]", 'id = "cup16"', 'name = "十六队淘汰赛 Cup of 16"', 'date = "2026-12-07"',

@@ -13,9 +13,9 @@ from conftest import run_dealer as run
 from print_support import page_count, page_texts, read_data
 
 from dealer.dealing import deal_event
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 
 CARD = re.compile(
     r"桌卡 · ([AB]) 桌 · 第 (\d+) 场\n\S+ Demo Cup · 第 (\d+) 轮 · 第 \d+ 场 · 牌套 第 (\d+) 套 副本 (\d+)\n"

@@ -11,11 +11,11 @@ import pytest
 
 from dealer.cards import SEATS, SUITS
 from dealer.dealing import deal_event
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
 from dealer.render import context as ctx
 from dealer.render.strings import Strings, strings
 from dealer.resources import demo_event_text
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 
 #: Words of the two languages that name seats, the kitty, jokers and suits.
 WORDS = {

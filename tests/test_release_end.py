@@ -18,9 +18,9 @@ from pathlib import Path
 from conftest import Outcome, run_dealer
 
 from dealer.demo import sample_levels_csv, sample_round_csv
-from dealer.files import load_event
-from dealer.folder import EventFolder
 from dealer.results.rounds import load_scheduled
+from dealer.store.files import load_event
+from dealer.store.folder import EventFolder
 
 #: The review's level-race event file over the demo's id (defect 8).
 LEVELS_OVER_DEMO = """[event]

@@ -185,9 +185,9 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
     """The review's case: the level-race demo (a round robin, rounds paired as it goes) after 2
     of its 3 rounds: every match played so far is complete, yet the places are not final."""
     from dealer.demo import sample_levels_csv
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.rounds import load_scheduled
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     event = tmp_path / "demo-levels.toml"
     event.write_text((resources.files("dealer") / "data" / "demo-levels.toml").read_text(encoding="utf-8"),
@@ -208,9 +208,9 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
 def swiss_after_two_rounds(tmp_path: Path) -> Path:
     """The built-in Swiss demo dealt, rounds 1 and 2 paired and their sample results imported."""
     from dealer.demo import sample_round_csv
-    from dealer.files import load_event
-    from dealer.folder import EventFolder
     from dealer.results.rounds import load_scheduled
+    from dealer.store.files import load_event
+    from dealer.store.folder import EventFolder
 
     event = tmp_path / "swiss.toml"
     event.write_text((resources.files("dealer") / "data" / "demo-swiss.toml").read_text(encoding="utf-8"),

@@ -13,10 +13,10 @@ from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 from dealer.demo import score_demo
-from dealer.files import load_event, load_event_text
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
 from dealer.results import db
+from dealer.store.files import load_event, load_event_text
+from dealer.store.folder import EventFolder
 
 #: The schema version 0.1.0 created (migration 1 of that version), to test upgrades from it.
 SCHEMA_0_1 = """    CREATE TABLE meta (

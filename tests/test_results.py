@@ -9,11 +9,11 @@ import pytest
 from conftest import report_of
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
-from dealer.files import load_event
-from dealer.folder import EventFolder
 from dealer.qr import score_sheet_payload, traveller_payload
 from dealer.results.db import SCHEMA_VERSION
 from dealer.results.entry import missing_results, open_results
+from dealer.store.files import load_event
+from dealer.store.folder import EventFolder
 
 FULL_HEADER = [*HEADER, "trump", "declarer", "level", "ns_team", "ew_team", "note", "entered_by"]
 GOOD = [1, "1", "A", 1, 30, "S", "N", "2", "V", "H", "", "lee"]  # board 1: N declares, level 2

@@ -15,8 +15,8 @@ from pathlib import Path
 from conftest import run_dealer
 
 from dealer.dealing import deal_event
-from dealer.files import load_event
-from dealer.folder import EventFolder
+from dealer.store.files import load_event
+from dealer.store.folder import EventFolder
 
 EVENT_TOML = """
 [event]

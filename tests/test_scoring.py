@@ -22,11 +22,11 @@ from test_results_support import (
 )
 
 from dealer.event import Event
-from dealer.files import load_event, load_event_text
-from dealer.folder import EventFolder
 from dealer.resources import load_profile
 from dealer.scoring import ChangedResults, MatchScore, ResultColumns, ResultGrid, ScoringError, score_event
 from dealer.standings import TIE_BREAKS, rank, standings
+from dealer.store.files import load_event, load_event_text
+from dealer.store.folder import EventFolder
 
 
 def _import(tmp_path: Path, rows: list[list[object]]) -> Path:

@@ -12,11 +12,11 @@ import pytest
 from conftest import run_dealer
 from site_support import demo_site
 
-import dealer.folder
+import dealer.store.folder
 from dealer.app import EventSession
 from dealer.app.session import NotReleased
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+from dealer.store.folder import EventFolder
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +32,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, EventFolder, Pa
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """Counts of the deal checks and of the reads of each set file, calling through to the real ones."""
     counts: Counter[str] = Counter()
-    check_deal = dealer.folder.EventFolder.check_deal
-    read_bytes = dealer.folder.read_bytes
+    check_deal = dealer.store.folder.EventFolder.check_deal
+    read_bytes = dealer.store.folder.read_bytes
 
     def counting_check_deal(self: EventFolder, event: Any) -> Any:
         counts["check_deal"] += 1
@@ -43,8 +43,8 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
         counts[Path(path).name] += 1
         return read_bytes(path, what, limit)
 
-    monkeypatch.setattr(dealer.folder.EventFolder, "check_deal", counting_check_deal)
-    monkeypatch.setattr(dealer.folder, "read_bytes", counting_read_bytes)
+    monkeypatch.setattr(dealer.store.folder.EventFolder, "check_deal", counting_check_deal)
+    monkeypatch.setattr(dealer.store.folder, "read_bytes", counting_read_bytes)
     yield counts
 
 
@@ -111,8 +111,8 @@ def test_the_session_holds_the_event_as_played(tmp_path: Path) -> None:
     from site_support import EIGHT_TEAM_SWISS
 
     from dealer.dealing import deal_event
-    from dealer.files import load_event_text
     from dealer.results.rounds import pair_round
+    from dealer.store.files import load_event_text
 
     event = load_event_text(EIGHT_TEAM_SWISS, "swiss8.toml")
     folder = EventFolder(event.id, tmp_path / "boards")

@@ -19,12 +19,12 @@ from site_support import demo_site
 from dealer.app import EventSession
 from dealer.dealing import deal_event
 from dealer.event import Event
-from dealer.folder import EventFolder
 from dealer.report import ReportData, build_report, report_json
 from dealer.results.entry import add_result, open_results
 from dealer.results.importer import import_file
 from dealer.site import _read_scores, _write_scores, scores_file
 from dealer.site.pages import SiteData
+from dealer.store.folder import EventFolder
 
 
 def _report_since(event: Event, folder: EventFolder, *checkpoint: Any) -> ReportData:

@@ -22,8 +22,8 @@ from playwright.sync_api import sync_playwright
 from site_support import demo_site, sixteen_team_site, swiss_site
 
 from dealer.event import Event
-from dealer.folder import EventFolder
 from dealer.render.strings import strings
+from dealer.store.folder import EventFolder
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags Chromium keeps calling Google's services.

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from dealer.errors import UserError
 from dealer.event import Event
-from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
-from dealer.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
 from dealer.results.db import Release, ResultsStore
 from dealer.scoring import Adjustments, ScoredEvent
+from dealer.store.files import OWNER_ONLY_FOLDER, load_event, make_folder
+from dealer.store.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
 
 if TYPE_CHECKING:
     from dealer.boardset import BoardSet

@@ -1,6 +1,6 @@
 """The table of writers: one per KIND, each turning the event into documents to render.
 
-Writers read the dealt boards and, for labels, the key through :class:`~dealer.folder.EventFolder`
+Writers read the dealt boards and, for labels, the key through :class:`~dealer.store.folder.EventFolder`
 (each set file checked against the manifest, the key against the commitment); they never deal,
 and never change anything under ``boards/``.
 """
@@ -18,13 +18,13 @@ from dealer.deal import Board
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.explain import conversion_rows
-from dealer.files import check_writable_folder
-from dealer.folder import EventFolder
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
+from dealer.store.files import check_writable_folder
+from dealer.store.folder import EventFolder
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession

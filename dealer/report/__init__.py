@@ -27,7 +27,6 @@ import numpy as np
 from dealer.errors import Phrase, UserError
 from dealer.event import Event, Team
 from dealer.explain import tie_break_name
-from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
 from dealer.results.entry import score_stored, stored_attribution_problems
@@ -45,6 +44,7 @@ from dealer.scoring import (
 from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
+from dealer.store.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.words import LANGS, section
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError, quote
-from dealer.files import OWNER_ONLY, make_folder, os_problem
+from dealer.store.files import OWNER_ONLY, make_folder, os_problem
 
 BUSY_TIMEOUT_S = 60.0
 CHAIN_TAG = b"shengji-dealer/results-chain/v1\x00"

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError
 from dealer.event import Event, Match
-from dealer.files import OWNER_ONLY_FOLDER, make_folder
-from dealer.folder import EventFolder
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.results.db import Entry, ResultsStore
@@ -29,6 +27,8 @@ from dealer.scoring import (
     attribution_problems,
     score_event,
 )
+from dealer.store.files import OWNER_ONLY_FOLDER, make_folder
+from dealer.store.folder import EventFolder
 
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:

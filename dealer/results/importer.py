@@ -27,7 +27,6 @@ from typing import Any, Protocol, TypeVar
 
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event
-from dealer.files import read_bytes
 from dealer.numbers import DIGITS_LIMIT
 from dealer.results.db import DatabaseRefused, Entry, EntryBatch, ResultsStore
 from dealer.results.validate import (
@@ -39,6 +38,7 @@ from dealer.results.validate import (
     validate_columns,
     validate_row,
 )
+from dealer.store.files import read_bytes
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
 COLUMNS: dict[str, tuple[str, ...]] = {

@@ -21,11 +21,11 @@ from typing import Any
 
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
-from dealer.folder import EventFolder
 from dealer.results.db import Action, ResultsStore
 from dealer.results.entry import open_existing_results, open_results, score_stored
 from dealer.scoring import Adjustments, Deduction, Forfeit, ScoredEvent
 from dealer.standings import standings
+from dealer.store.folder import EventFolder
 from dealer.tournament import PairedRound, PairingWarning
 from dealer.tournament.knockout_round import winners
 from dealer.tournament.pairing import next_round

@@ -236,8 +236,8 @@ def sample_round(cwd: Path, event_file: str, number: int, levels: bool = False, 
     return py(
         "import sys\n"
         "from pathlib import Path\n"
-        "from dealer.files import load_event\n"
-        "from dealer.folder import EventFolder\n"
+        "from dealer.store.files import load_event\n"
+        "from dealer.store.folder import EventFolder\n"
         "from dealer.results.rounds import load_scheduled\n"
         f"from dealer.demo import {fn} as f\n"
         f"e = load_event(Path({event_file!r}))\n"

@@ -34,7 +34,7 @@ from dealer.boardset import (
 from dealer.deal import ALGORITHM, commitment, plan_digest
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
-from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
+from dealer.store.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 
 DEFAULT_BOARDS_ROOT = Path("boards")
 DEFAULT_OUTPUT_ROOT = Path("output")
