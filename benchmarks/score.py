@@ -116,6 +116,7 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
     from dealer.results.importer import read_file
     from dealer.results.validate import validate_columns
     from dealer.store.folder import EventFolder
+    from dealer.store.schema import BOARDS
 
     event_folder = EventFolder(event.id, boards_root)
     deal_event(event, event_folder)
@@ -127,7 +128,7 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
         assert batch is not None, f"{path}: the generated file did not validate by column"
         start = time.perf_counter()
         with store.transaction():
-            store.insert_batch(batch, source=parsed.source, kind="file", sha256=parsed.sha256)
+            store.insert(BOARDS, batch, source=parsed.source, import_kind="file", sha256=parsed.sha256)
         seconds += time.perf_counter() - start
         rows += len(batch)
     store.close()
@@ -141,11 +142,12 @@ def score_only(event_file: str, boards_root: str) -> None:
     from dealer.standings import standings
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
+    from dealer.store.schema import BOARDS
 
     event = load_event(event_file)
     start = time.perf_counter()
     with open_results(event, EventFolder(event.id, Path(boards_root))) as store:
-        rows = store.scoring_rows()
+        rows = store.scoring_rows(BOARDS)
     read = time.perf_counter()
     scored = score_event(event, ResultColumns.from_rows(rows))
     table = standings(scored)

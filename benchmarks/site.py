@@ -64,13 +64,14 @@ def make_league(folder: Path, teams: int, rounds: int) -> Path:
 def prepare(event: Any, folder: Any) -> int:
     """One result withdrawn (to be entered again), every set released; the withdrawn slot's points."""
     from dealer.results.entry import correct_result, open_results
+    from dealer.store.schema import BOARDS
 
     with open_results(event, folder) as store:
-        row = store.current_row((int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"])))
+        row = store.current_row(BOARDS, (int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"])))
         assert row is not None
-        history = [r for r in store.history(int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"]))
-                   if not r.withdrawn]
-        points = int(history[-1].defenders_points if history[-1].defenders_points is not None else 0)
+        history = [r for r in store.history(BOARDS, int(SLOT["round"]), SLOT["match"], SLOT["table"],
+                                            int(SLOT["board"])) if not r.withdrawn]
+        points = int(history[-1]["defenders_points"] if history[-1]["defenders_points"] is not None else 0)
         if not row["withdrawn"]:
             correct_result(store, event, SLOT, "benchmark: one result still to come", withdraw=True)
         released = {r.set_number for r in store.releases() if r.kind == "set"}
@@ -139,6 +140,7 @@ def main() -> None:
     from dealer.site import build_site, scores_file, spare_folder
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
+    from dealer.store.schema import BOARDS
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.league or Path(temporary)
@@ -180,7 +182,8 @@ def main() -> None:
               f"{again.kept:,} kept as they were; {_cpu(again)}; load average {_load()})")
         print(_steps(again))
         with open_results(event, event_folder) as store:
-            before = store.current_row((int(OTHER["round"]), OTHER["match"], OTHER["table"], int(OTHER["board"])))
+            before = store.current_row(BOARDS, (int(OTHER["round"]), OTHER["match"], OTHER["table"],
+                                                int(OTHER["board"])))
             assert before is not None and not before["withdrawn"]
             original = str(before["defenders_points"])
             changed = "5" if original != "5" else "10"

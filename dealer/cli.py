@@ -545,10 +545,9 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
                     board: int | None, as_json: bool, boards_dir: str) -> None:
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
-    import dataclasses
-
     from dealer.errors import Phrase, quote
     from dealer.results.entry import open_existing_results
+    from dealer.store.schema import BOARDS, LEVELS
 
     event, folder = _event_folder(event_file, boards_dir)
     level_table = None
@@ -567,10 +566,10 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
         return
     if event.levels:
         with store:
-            level_rows = store.level_history(round_, match, level_table)
+            level_rows = store.history(LEVELS, round_, match, level_table)
         for item in level_rows:
             if as_json:
-                echo_json(item)
+                echo_json(item.as_dict())
                 continue
             value = ("withdrawn" if item["withdrawn"] else
                      f"home {item['home_level']} away {item['away_level']}"
@@ -584,15 +583,15 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
             echo(line)
         return
     with store:
-        rows = store.history(round_, match, table.strip().upper() if table else None, board)
+        rows = store.history(BOARDS, round_, match, table.strip().upper() if table else None, board)
     for row in rows:
         if as_json:
-            echo_json(dataclasses.asdict(row))
+            echo_json(row.as_dict())
             continue
-        value = "withdrawn" if row.withdrawn else f"{row.defenders_points:>4}"
+        value = "withdrawn" if row.withdrawn else f"{row['defenders_points']:>4}"
         state = "current" if row.current else "superseded"
         source = row.source + (f" row {row.source_row}" if row.source_row else "")
-        line = (f"#{row.id} R{row.round} M{row.match} {row.table} board {row.board:>2}: {value}  "
+        line = (f"#{row.id} R{row.round} M{row.match} {row.table} board {row['board']:>2}: {value}  "
                 f"[{state}] {row.entered_at[:19]} by {row.entered_by or '-'} from {source}")
         if row.supersedes is not None:
             line += f"; supersedes #{row.supersedes}, reason: {row.reason}"

@@ -46,7 +46,7 @@ class ScoringError(UserError, ValueError):
 
 
 class StoredSeating(Protocol):
-    """How stored results of one match and table were entered (see ``results.db.Seating``)."""
+    """How stored results of one match and table were entered (see ``dealer.store.rows.Seating``)."""
 
     @property
     def round(self) -> int: ...

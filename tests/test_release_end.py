@@ -361,7 +361,7 @@ SCHEMA_6_TABLES = {
 def as_schema_6(path: Path) -> None:
     """Turn a current database back into what schema 6 wrote: the old tables (rows, links and
     the tool's triggers kept), no remembered result kind, user_version 6."""
-    from dealer.results.db import TRIGGERS
+    from dealer.store.schema import TRIGGERS
 
     conn = sqlite3.connect(path, isolation_level=None)
     try:

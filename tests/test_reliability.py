@@ -39,7 +39,7 @@ from test_results_support import (
 )
 
 from dealer.resources import demo_event_text
-from dealer.results.db import SCHEMA_VERSION
+from dealer.store.migrations import SCHEMA_VERSION
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -536,7 +536,7 @@ def test_defect_04_a_row_forged_with_a_right_link_is_found(tmp_path: Path) -> No
     """Review 4: the chain has no key, so a forger can append a row with the right link (the
     last link is in the database). What the tool always writes together gives it away: a
     correction outside any import record; and the head published before it still checks."""
-    from dealer.results.db import RESULT_COLUMNS
+    from dealer.store.schema import RESULT_COLUMNS
 
     event = scored_hand_event(tmp_path, hand_rows())
     published = report_json(tmp_path, event)["results_chain_head"]
@@ -557,7 +557,7 @@ def test_defect_04_rows_cut_from_the_end_are_found(tmp_path: Path) -> None:
     as it was): the count still equals the last link, but the import says how many rows it
     wrote; writing refuses, and the audit names the import."""
     event = scored_hand_event(tmp_path, hand_rows())
-    from dealer.results.db import TRIGGERS
+    from dealer.store.schema import TRIGGERS
 
     stored = db_state(tmp_path)
     _sql(tmp_path, "DROP TRIGGER results_no_delete", "DELETE FROM results WHERE id > 27",
@@ -573,7 +573,8 @@ def test_defect_04_rows_cut_from_the_end_are_found(tmp_path: Path) -> None:
 def test_defect_04_a_published_head_shows_a_rewrite_that_recomputed_every_link(tmp_path: Path) -> None:
     """Review 4: an edit whose links were all recomputed passes the chain walk; the head that a
     report published before it does not: ``results audit --head`` exits 1."""
-    from dealer.results.db import ResultsStore, genesis, link
+    from dealer.store.chain import genesis, link
+    from dealer.store.db import ResultsStore
 
     event = scored_hand_event(tmp_path, hand_rows())
     published = report_json(tmp_path, event)["results_chain_head"]
@@ -587,7 +588,7 @@ def test_defect_04_a_published_head_shows_a_rewrite_that_recomputed_every_link(t
         previous = link(previous, row["seq"], table, row)
         conn.execute(f"UPDATE {table} SET chain = ? WHERE id = ?", (previous.hex(), row["id"]))
     conn.close()
-    from dealer.results.db import TRIGGERS
+    from dealer.store.schema import TRIGGERS
 
     _sql(tmp_path, TRIGGERS["results_no_update"], TRIGGERS["imports_no_update"])
     assert dealer_at(tmp_path, "results", "audit", event).exit_code == 0  # a perfect rewrite …
@@ -829,10 +830,10 @@ def test_defect_06_a_database_locked_too_long_is_the_machines_refusal(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review 6: another program holding the results database longer than the busy timeout:
     writing commands exit 3 "locked … nothing stored" (not a traceback); reading still works."""
-    import dealer.results.db
+    import dealer.store.db
 
     event = scored_hand_event(tmp_path, hand_rows()[:10])
-    monkeypatch.setattr(dealer.results.db, "BUSY_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(dealer.store.db, "BUSY_TIMEOUT_S", 0.3)
     stored = db_state(tmp_path)
     holder = sqlite3.connect(db_path(tmp_path), isolation_level=None)
     try:
@@ -1186,7 +1187,7 @@ def test_defect_14_a_mistyped_boards_folder_is_said(tmp_path: Path) -> None:
 def test_defect_14_an_empty_results_database_is_no_results_yet(tmp_path: Path) -> None:
     """Review 14: a results database that exists but holds no result reports
     ``"no_results_yet": true`` (every team 0 played)."""
-    from dealer.results.db import ResultsStore
+    from dealer.store.db import ResultsStore
 
     event = write_event(tmp_path)
     ResultsStore.open(db_path(tmp_path), "hand").close()

@@ -342,7 +342,7 @@ def test_13_the_audit_reports_meta_edited_to_another_event(tmp_path: Path) -> No
     """`meta` edited to another event's id (its guard dropped and put back) gave exit 2 "belongs
     to event …": the audit is the command that must say it, as a finding (exit 1). Every other
     command still refuses the database."""
-    from dealer.results.db import TRIGGERS
+    from dealer.store.schema import TRIGGERS
 
     event = level_race(tmp_path)
     _edit_database(tmp_path, "four-deck-levels", "DROP TRIGGER meta_no_update",

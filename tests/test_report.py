@@ -14,7 +14,7 @@ from test_results_support import HEADER, db_path, hand_rows, run, write_csv, wri
 
 from dealer.demo import score_demo
 from dealer.resources import demo_event_text
-from dealer.results import db
+from dealer.store import migrations
 from dealer.store.files import load_event, load_event_text
 from dealer.store.folder import EventFolder
 
@@ -220,7 +220,7 @@ def test_migration_marks_the_demo_sample_import_of_an_older_database(tmp_path: P
     data = report_of(event, folder)  # upgrades the schema (no result changes), then reads
     assert data.sample
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == migrations.SCHEMA_VERSION
     assert conn.execute("SELECT id, sample FROM imports ORDER BY id").fetchall() == [(1, 1), (2, 0)]
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # the trigger is back
         conn.execute("UPDATE imports SET sample = 0")

@@ -10,10 +10,11 @@ from conftest import report_of
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
 from dealer.qr import score_sheet_payload, traveller_payload
-from dealer.results.db import SCHEMA_VERSION
 from dealer.results.entry import missing_results, open_results
 from dealer.store.files import load_event
 from dealer.store.folder import EventFolder
+from dealer.store.migrations import SCHEMA_VERSION
+from dealer.store.schema import BOARDS
 
 FULL_HEADER = [*HEADER, "trump", "declarer", "level", "ns_team", "ew_team", "note", "entered_by"]
 GOOD = [1, "1", "A", 1, 30, "S", "N", "2", "V", "H", "", "lee"]  # board 1: N declares, level 2
@@ -150,8 +151,8 @@ def test_reimport_after_a_correction_keeps_the_correction(tmp_path: Path) -> Non
             "kept the corrections") in result.output
     event = load_event(event_path)
     with open_results(event, EventFolder(event.id, Path(boards))) as store:
-        assert [r.defenders_points for r in store.history(1, "1", "A", 1) if r.current] == [160]
-        assert [r.withdrawn for r in store.history(1, "1", "A", 2) if r.current] == [True]
+        assert [r["defenders_points"] for r in store.history(BOARDS, 1, "1", "A", 1) if r.current] == [160]
+        assert [r.withdrawn for r in store.history(BOARDS, 1, "1", "A", 2) if r.current] == [True]
     # A value neither current nor corrected away is still a duplicate.
     other = write_csv(tmp_path / "other.csv", HEADER, [[1, "1", "A", 1, 80]])
     result = _import(tmp_path, event_path, other)
@@ -222,8 +223,8 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
     assert "[current]" in lines[1] and "160" in lines[1] and "reason: slip misread" in lines[1]
     assert "by 王芳" in lines[1]
     with open_results(event, folder) as store:
-        rows = store.history(1, "1", "A", 1)
-        assert [r.defenders_points for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
+        rows = store.history(BOARDS, 1, "1", "A", 1)
+        assert [r["defenders_points"] for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             store.conn.execute("UPDATE results SET defenders_points = 5")
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):

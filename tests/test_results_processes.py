@@ -20,8 +20,8 @@ from test_results_support import HEADER, db_path, db_state, hand_rows, run, writ
 PAUSING = """
 import os, sys, time
 from pathlib import Path
-from dealer.results.db import ResultsStore
-inserting = ResultsStore.insert_batch
+from dealer.store.db import ResultsStore
+inserting = ResultsStore.insert
 marker, go, seconds = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
 def insert_then_pause(*args, **kwargs):
     import_id = inserting(*args, **kwargs)
@@ -31,7 +31,7 @@ def insert_then_pause(*args, **kwargs):
         time.sleep(0.02)
     Path(str(marker) + ".released").write_text(repr(time.time()))
     return import_id
-ResultsStore.insert_batch = insert_then_pause
+ResultsStore.insert = insert_then_pause
 from dealer.cli import main
 main(sys.argv[4:])
 """
@@ -39,7 +39,7 @@ main(sys.argv[4:])
 ASKING = """
 import sys, time
 from pathlib import Path
-from dealer.results.db import ResultsStore
+from dealer.store.db import ResultsStore
 beginning = ResultsStore.transaction
 def ask_then_begin(store):
     Path(sys.argv[1]).write_text(repr(time.time()))

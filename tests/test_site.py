@@ -25,6 +25,7 @@ from dealer.results.importer import import_file
 from dealer.site import _read_scores, _write_scores, scores_file
 from dealer.site.pages import SiteData
 from dealer.store.folder import EventFolder
+from dealer.store.schema import BOARDS
 
 
 def _report_since(event: Event, folder: EventFolder, *checkpoint: Any) -> ReportData:
@@ -285,18 +286,18 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     whole match withdrawn and then forfeited, every file of the site equals a fresh build's. A
     scores file that does not fit the database or the event, or is damaged, is not used; one
     that cannot be written does not fail the build."""
-    from dealer.results.db import ResultsStore
     from dealer.results.entry import correct_result, withdraw_match
     from dealer.results.rounds import record_forfeit
+    from dealer.store.db import ResultsStore
 
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
     site = site_of(event, folder, pdf=False).folder
     assert os.stat(scores_file(site)).st_mode & 0o777 == 0o600
-    full_read = ResultsStore.scoring_rows_with_trump
+    full_read = ResultsStore.scoring_rows
 
-    def refused(store: ResultsStore) -> object:
+    def refused(store: ResultsStore, kind: object) -> object:
         raise AssertionError("every result read again")
 
     def store(change: Callable[[ResultsStore], object]) -> None:
@@ -315,9 +316,9 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     ]
     for number, change in enumerate(changes):
         change()
-        monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", refused)
+        monkeypatch.setattr(ResultsStore, "scoring_rows", refused)
         site_of(event, folder, pdf=False)
-        monkeypatch.setattr(ResultsStore, "scoring_rows_with_trump", full_read)
+        monkeypatch.setattr(ResultsStore, "scoring_rows", full_read)
         fresh = site_of(event, folder, tmp_path / f"fresh-{number}", pdf=False).folder
         assert _files(site) == _files(fresh), number
     # Not used: a damaged file, or one of another database (its checkpoint's row differs).
@@ -369,11 +370,11 @@ def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
     assert reader is not None
     with reader, reader.snapshot():
         upto = reader.last_result_id()
-        rows = reader.scoring_rows_with_trump()
+        rows = reader.scoring_rows(BOARDS)
         with open_results(event, folder) as writer:
             add_result(writer, event, {"round": "3", "match": "2", "table": "B", "board": "16",
                                        "defenders_points": "85"})
-        assert reader.last_result_id() == upto and reader.scoring_rows_with_trump() == rows
+        assert reader.last_result_id() == upto and reader.scoring_rows(BOARDS) == rows
         assert reader.changed_results(upto) == []
     with open_existing_results(event, folder) as later:  # type: ignore[union-attr]
         assert later.last_result_id() == upto + 1 and later.changed_results(upto) == [(3, "2", "B", 16, 85, None)]

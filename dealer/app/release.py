@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dealer.errors import Phrase, UserError
-from dealer.results.db import Action, Release, ResultsStore
+from dealer.store.db import ResultsStore
+from dealer.store.rows import Action, Release
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession

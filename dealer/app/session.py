@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 from dealer.errors import UserError
 from dealer.event import Event
-from dealer.results.db import Release, ResultsStore
 from dealer.scoring import Adjustments, ScoredEvent
+from dealer.store.db import ResultsStore
 from dealer.store.files import OWNER_ONLY_FOLDER, load_event, make_folder
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
+from dealer.store.rows import Release
 
 if TYPE_CHECKING:
     from dealer.boardset import BoardSet

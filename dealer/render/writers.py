@@ -184,11 +184,13 @@ def hand_records(source: Source, set_number: int) -> Document:
 def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[dict[str, Any]]]:
     """Board → per match playing the set, what tables A and B played (trump, defenders' points),
     from the results database (read only)."""
+    from dealer.store.schema import BOARDS
+
     store = source.session.store
     if store is None:
         raise UserError("render.no_results_yet", field="with_results")
     source.session.check_attribution()  # the rows are credited as the event file says
-    rows = store.current_rows()
+    rows = store.current(BOARDS)
     shown: dict[int, list[dict[str, Any]]] = {}
     for match in ctx.matches_of_set(source.event, set_number):
         for board in source.event.set_boards(set_number):

@@ -13,7 +13,6 @@ from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
-from dealer.results.db import Entry, ResultsStore
 from dealer.results.importer import check_seating
 from dealer.results.validate import entry_row, slot_text, stored_text, validate_row
 from dealer.scoring import (
@@ -27,8 +26,11 @@ from dealer.scoring import (
     attribution_problems,
     score_event,
 )
+from dealer.store.db import ResultsStore
 from dealer.store.files import OWNER_ONLY_FOLDER, make_folder
 from dealer.store.folder import EventFolder
+from dealer.store.rows import Entry
+from dealer.store.schema import BOARDS, LEVELS
 
 
 def open_results(event: Event, folder: EventFolder) -> ResultsStore:
@@ -75,14 +77,14 @@ def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustme
     if event.levels:
         from dealer.levels import LevelColumns, score_levels
 
-        return score_levels(event, LevelColumns.from_rows(store.level_scoring_rows() if store else []), adjustments)
+        return score_levels(event, LevelColumns.from_rows(store.scoring_rows(LEVELS) if store else []), adjustments)
     if since is not None and store is not None:
         after, grid = since
         changed = store.changed_results(after)
         current = [(r, m, t, b, points, trump) for r, m, t, b, points, trump in changed if points is not None]
         grid.update(event, ChangedResults([row[:4] for row in changed], ResultColumns.from_rows(current)))
         return score_event(event, grid, adjustments)
-    return score_event(event, ResultColumns.from_rows(store.scoring_rows_with_trump() if store else []), adjustments)
+    return score_event(event, ResultColumns.from_rows(store.scoring_rows(BOARDS) if store else []), adjustments)
 
 
 def stored_attribution_problems(event: Event, store: ResultsStore, after: int | None = None) -> list[Misattributed]:
@@ -93,7 +95,7 @@ def stored_attribution_problems(event: Event, store: ResultsStore, after: int | 
         from dealer.results.levels import level_attribution_problems
 
         return level_attribution_problems(event, store)
-    return attribution_problems(event, store.seatings(after=after))
+    return attribution_problems(event, store.seatings(BOARDS, after=after))
 
 
 def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None,
@@ -141,14 +143,14 @@ def add_result(
     entry = _entry(event, values, check_plausible)
     with store.transaction():
         check_seating(store, event, {(entry.round, entry.match)})
-        old = store.current_row(entry.slot)
+        old = store.current_row(BOARDS, entry.slot)
         if old is not None:
             if entry.same_result(old):
                 return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
             raise _rejected("defenders_points", str(entry.defenders_points),
                             "level_result.duplicate",
                             hint="use_correct", slot=slot_text(entry.slot), stored=stored_text(old))
-        import_id = store.insert_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
+        import_id = store.insert(BOARDS, [entry], source="add", import_kind="add", entered_by=entry.entered_by)
     return f"added {slot_text(entry.slot)}: {entry.defenders_points} points (import #{import_id})"
 
 
@@ -194,7 +196,7 @@ def correct_result(
     with store.transaction():
         if withdraw:
             slot = _stored_slot(values)
-            old = store.current_row(slot)
+            old = store.current_row(BOARDS, slot)
             if old is None:
                 raise _rejected(None, None, "level_result.nothing_to_withdraw", hint="use_add",
                                 slot=slot_text(slot))
@@ -204,7 +206,7 @@ def correct_result(
         else:
             entry = _entry(event, values, check_plausible)
             check_seating(store, event, {(entry.round, entry.match)})
-            old = store.current_row(entry.slot)
+            old = store.current_row(BOARDS, entry.slot)
             if old is None:
                 raise _rejected(None, None, "level_result.nothing_to_correct",
                                 hint="use_add", slot=slot_text(entry.slot))
@@ -217,9 +219,8 @@ def correct_result(
                                 "entry.changed_meanwhile", slot=slot_text(entry.slot), stored=stored_text(old))
         if entry.same_result(old):
             return f"nothing changed: {slot_text(entry.slot)} already has {stored_text(old)}"
-        import_id = store.insert_batch([entry], source="correct", kind="correct",
-                                       entered_by=entry.entered_by, supersedes=[old["id"]],
-                                       reason=reason.strip())
+        import_id = store.insert(BOARDS, [entry], source="correct", import_kind="correct",
+                                 entered_by=entry.entered_by, supersedes=[old["id"]], reason=reason.strip())
     new = "withdrawn" if withdraw else f"{entry.defenders_points} points"
     was = "withdrawn" if old["withdrawn"] else f"{old['defenders_points']} points"
     return f"corrected {slot_text(entry.slot)}: {was} → {new} (import #{import_id}, reason: {reason.strip()})"
@@ -246,15 +247,15 @@ def withdraw_match(store: ResultsStore, values: Mapping[str, str | None], reason
         raise Rejected(None, problems, 1)
     entered_by = values.get("entered_by") or None
     with store.transaction():
-        rows = store.current_match_rows(round_number, match)
+        rows = store.match_rows(BOARDS, round_number, match)
         if not rows:
             raise _rejected(None, None, "level_result.nothing_to_withdraw_in_match", round=round_number,
                             match=match)
         entries = [Entry(r["round"], r["match"], r["tbl"], r["board"], None, ns_team=r["ns_team"],
                          ew_team=r["ew_team"], played_set=r["played_set"], entered_by=entered_by,
                          withdrawn=True) for r in rows]
-        store.insert_batch(entries, source="correct", kind="correct", entered_by=entered_by,
-                           supersedes=[r["id"] for r in rows], reason=reason.strip())
+        store.insert(BOARDS, entries, source="correct", import_kind="correct", entered_by=entered_by,
+                     supersedes=[r["id"] for r in rows], reason=reason.strip())
     return [e.slot for e in entries]
 
 

@@ -28,7 +28,6 @@ from typing import Any, Protocol, TypeVar
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event
 from dealer.numbers import DIGITS_LIMIT
-from dealer.results.db import DatabaseRefused, Entry, EntryBatch, ResultsStore
 from dealer.results.validate import (
     TEXT_LIMIT,
     Cell,
@@ -38,7 +37,10 @@ from dealer.results.validate import (
     validate_columns,
     validate_row,
 )
+from dealer.store.db import DatabaseRefused, ResultsStore
 from dealer.store.files import read_bytes
+from dealer.store.rows import Entry, EntryBatch
+from dealer.store.schema import BOARDS
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -534,7 +536,7 @@ def check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str
     from dealer.scoring import AttributionError, attribution_problems
 
     rounds = sorted({round_number for round_number, _ in matches})
-    found = attribution_problems(event, [s for s in store.seatings(rounds) if (s.round, s.match) in matches])
+    found = attribution_problems(event, [s for s in store.seatings(BOARDS, rounds) if (s.round, s.match) in matches])
     if found:
         raise AttributionError(found)
     refuse_forfeited(store, matches)
@@ -577,15 +579,15 @@ def import_file(
     rounds = sorted(set(batch.round))
     with store.transaction():
         check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
-        stored = store.current_rows(rounds)
-        fresh, corrected = against_stored(source, slots, batch.entry, stored, store.superseded_rows(rounds),
+        stored = store.current(BOARDS, rounds)
+        fresh, corrected = against_stored(source, slots, batch.entry, stored, store.superseded(BOARDS, rounds),
                                           slot_text, stored_text, len(parsed.numbers))
         skipped = len(batch) - len(fresh) - corrected
         if not fresh:
             return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
-        import_id = store.insert_batch(batch if len(fresh) == len(batch) else batch.take(fresh), source=source,
-                                       kind="file", sha256=parsed.sha256, entered_by=entered_by,
-                                       skipped=skipped + corrected, sample=parsed.sample)
+        import_id = store.insert(BOARDS, batch if len(fresh) == len(batch) else batch.take(fresh), source=source,
+                                 import_kind="file", sha256=parsed.sha256, entered_by=entered_by,
+                                 skipped=skipped + corrected, sample=parsed.sample)
     return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
 
 

@@ -16,10 +16,12 @@ from dealer.errors import FileProblem, Phrase, Problem, Rejected, quote
 from dealer.event import Event, Match
 from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
-from dealer.results.db import LevelEntry, ResultsStore, level_value_text
 from dealer.results.importer import ImportReport, Layout, against_stored, read_file
 from dealer.results.validate import TEXT_LIMIT, Cell, RawRow
 from dealer.scoring import AttributionError, Misattributed
+from dealer.store.db import ResultsStore
+from dealer.store.rows import LevelEntry, level_value_text
+from dealer.store.schema import LEVELS
 
 #: Canonical field → accepted header spellings of a level race's result file.
 LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -228,7 +230,7 @@ def level_attribution_problems(event: Event, store: ResultsStore,
                                matches: set[tuple[int, str]] | None = None) -> list[Misattributed]:
     """Matches whose stored level results were entered for teams the event no longer has there."""
     found: dict[tuple[int, str], Phrase] = {}
-    for round_number, match_id, home, away in store.level_seatings():
+    for round_number, match_id, home, away in store.seatings(LEVELS):
         key = (round_number, match_id)
         if (matches is not None and key not in matches) or key in found:
             continue
@@ -280,16 +282,16 @@ def import_level_file(store: ResultsStore, event: Event, path: str | Path, enter
     rounds = sorted({e.round for e in entries})
     with store.transaction():
         _check_seating(store, event, {(e.round, e.match) for e in entries})
-        stored = {slot: rows[0] for slot, rows in store.level_rows(rounds).items()}
+        stored = store.current(LEVELS, rounds)
         chosen, corrected = against_stored(source, [e.slot for e in entries], entries.__getitem__, stored,
-                                           store.level_rows(rounds, current=False), slot_text, _stored_text,
+                                           store.superseded(LEVELS, rounds), slot_text, _stored_text,
                                            len(parsed.rows))
         skipped = len(entries) - len(chosen) - corrected
         if not chosen:
             return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
         fresh = [entries[i] for i in chosen]
-        import_id = store.insert_level_batch(fresh, source=source, kind="file", sha256=parsed.sha256,
-                                             entered_by=entered_by, skipped=skipped + corrected, sample=parsed.sample)
+        import_id = store.insert(LEVELS, fresh, source=source, import_kind="file", sha256=parsed.sha256,
+                                 entered_by=entered_by, skipped=skipped + corrected, sample=parsed.sample)
     return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
 
 
@@ -311,13 +313,13 @@ def add_level_result(store: ResultsStore, event: Event, values: Mapping[str, str
     entry = _entry(event, values)
     with store.transaction():
         _check_seating(store, event, {(entry.round, entry.match)})
-        old = store.current_level_row(entry.slot)
+        old = store.current_row(LEVELS, entry.slot)
         if old is not None:
             if entry.same_result(old):
                 return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
             raise _rejected("home_level", entry.home_level, "level_result.duplicate", hint="use_correct",
                             slot=slot_text(entry.slot), stored=_stored_text(old))
-        import_id = store.insert_level_batch([entry], source="add", kind="add", entered_by=entry.entered_by)
+        import_id = store.insert(LEVELS, [entry], source="add", import_kind="add", entered_by=entry.entered_by)
     return f"added {slot_text(entry.slot)}: {entry.value_text()} (import #{import_id})"
 
 
@@ -331,7 +333,7 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
             round_number, match, table = stored_slot(values)
             assert table is not None
             slot = (round_number, match, table)
-            old = store.current_level_row(slot)
+            old = store.current_row(LEVELS, slot)
             if old is None or old["withdrawn"]:
                 raise _rejected(None, None, "level_result.nothing_to_withdraw", hint="use_add",
                                 slot=slot_text(slot))
@@ -341,14 +343,14 @@ def correct_level_result(store: ResultsStore, event: Event, values: Mapping[str,
         else:
             entry = _entry(event, values)
             _check_seating(store, event, {(entry.round, entry.match)})
-            old = store.current_level_row(entry.slot)
+            old = store.current_row(LEVELS, entry.slot)
             if old is None:
                 raise _rejected(None, None, "level_result.nothing_to_correct", hint="use_add",
                                 slot=slot_text(entry.slot))
         if entry.same_result(old):
             return f"nothing changed: {slot_text(entry.slot)} already has {_stored_text(old)}"
-        import_id = store.insert_level_batch([entry], source="correct", kind="correct", entered_by=entry.entered_by,
-                                             supersedes=[old["id"]], reason=reason.strip())
+        import_id = store.insert(LEVELS, [entry], source="correct", import_kind="correct",
+                                 entered_by=entry.entered_by, supersedes=[old["id"]], reason=reason.strip())
     was = "withdrawn" if old["withdrawn"] else level_value_text(old["home_level"], old["away_level"], old["last_game"])
     return (f"corrected {slot_text(entry.slot)}: {was} → {entry.value_text()} (import #{import_id}, reason: "
             f"{reason.strip()})")
@@ -363,12 +365,12 @@ def withdraw_level_match(store: ResultsStore, values: Mapping[str, str | None], 
     round_number, match, _table = stored_slot(values, table=False)
     entered_by = values.get("entered_by") or None
     with store.transaction():
-        rows = store.current_level_match_rows(round_number, match)
+        rows = store.match_rows(LEVELS, round_number, match)
         if not rows:
             raise _rejected(None, None, "level_result.nothing_to_withdraw_in_match", round=round_number,
                             match=match)
         entries = [LevelEntry(r["round"], r["match"], r["tbl"], None, None, home_team=r["home_team"],
                               away_team=r["away_team"], entered_by=entered_by, withdrawn=True) for r in rows]
-        store.insert_level_batch(entries, source="correct", kind="correct", entered_by=entered_by,
-                                 supersedes=[r["id"] for r in rows], reason=reason.strip())
+        store.insert(LEVELS, entries, source="correct", import_kind="correct", entered_by=entered_by,
+                     supersedes=[r["id"] for r in rows], reason=reason.strip())
     return [e.slot for e in entries]

@@ -21,11 +21,13 @@ from typing import Any
 
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
-from dealer.results.db import Action, ResultsStore
 from dealer.results.entry import open_existing_results, open_results, score_stored
 from dealer.scoring import Adjustments, Deduction, Forfeit, ScoredEvent
 from dealer.standings import standings
+from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
+from dealer.store.rows import Action
+from dealer.store.schema import BOARDS, LEVELS
 from dealer.tournament import PairedRound, PairingWarning
 from dealer.tournament.knockout_round import winners
 from dealer.tournament.pairing import next_round
@@ -436,7 +438,7 @@ def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
                 raise RoundError("round.nothing_to_undo", field="round", number=number)
             if max(current) != number:
                 raise RoundError("round.later_round_paired", field="round", later=max(current))
-            if store.history(round_number=number) or store.level_history(round_number=number):
+            if store.history(BOARDS, number) or store.history(LEVELS, number):
                 raise RoundError("round.has_results", field="round", number=number)
             if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
                 raise RoundError("round.has_forfeit_or_lateness",
@@ -481,8 +483,8 @@ def _record(event: Event, folder: EventFolder, number: int, team: str, reason: s
             if match_id is not None and match.id != match_id:
                 raise RoundError("round.team_in_other_match", field="match", team=quote(team),
                                  match=match.id, number=number, given=quote(match_id))
-            if forfeit and (store.current_match_rows(number, match.id)
-                            or store.current_level_match_rows(number, match.id)):
+            if forfeit and (store.match_rows(BOARDS, number, match.id)
+                            or store.match_rows(LEVELS, number, match.id)):
                 raise RoundError("round.match_has_results", field="match", hint="misattributed",
                                  number=number, match=match.id)
             if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")

@@ -16,7 +16,7 @@ from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Phrase, Problem, quote
 from dealer.event import Event, Match
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number
-from dealer.results.db import Entry, EntryBatch
+from dealer.store.rows import Entry, EntryBatch
 
 #: Longest text accepted in a free-text field (note, who entered it) and in any cell.
 TEXT_LIMIT = 500

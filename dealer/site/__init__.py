@@ -33,7 +33,7 @@ from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.render.strings import LANGS, strings
 from dealer.resources import templates_dir
-from dealer.results.db import ChangedOutsideTheTool
+from dealer.store.db import ChangedOutsideTheTool
 from dealer.store.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.store.folder import EventFolder, set_file_name
 

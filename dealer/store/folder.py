@@ -170,7 +170,7 @@ class EventFolder:
                 raise FileProblem(
                     "folder.dealt_boards_event", path=self.path, dealt=', '.join(dealt), event_id=self.event_id)
         if database and self.results_path.exists():
-            from dealer.results.db import ResultsStore
+            from dealer.store.db import ResultsStore
 
             store = ResultsStore.open_existing(self.results_path, self.event_id, result=event.result)
             if store is not None:

@@ -1,0 +1,360 @@
+"""The hash chain over every row the tool writes: each row of the chained tables carries ``seq``
+(1, 2, 3 … over all of them, in the order the tool wrote them) and ``chain`` = SHA-256(previous
+link || the row's canonical JSON); the first link follows :func:`genesis`, bound to the event.
+
+Here: the encoding (:func:`link`, and :func:`bulk_links` for a batch, exactly :func:`link` of
+each row), and the audit's walk with what it finds (:class:`Finding`, :class:`AuditReport`):
+every row edited, deleted or added outside the tool, every guard dropped or changed, an import's
+rows not what it recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
+
+from dealer.store.schema import (
+    CHAINED,
+    GUARDED_TABLE,
+    IMPORTED,
+    META_KEYS,
+    TABLE_COLUMNS,
+    TRIGGERS,
+    VIEWS,
+    columns,
+    kind_by_content,
+)
+
+CHAIN_TAG = b"shengji-dealer/results-chain/v1\x00"
+
+
+def genesis(event_id: str) -> bytes:
+    """The link before the first row: bound to the event."""
+    return hashlib.sha256(CHAIN_TAG + event_id.encode("utf-8")).digest()
+
+
+ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _plain(value: object) -> object:
+    """A column value as JSON: what the tool stores as is; anything else (a BLOB written behind
+    its back) in a form that cannot be mistaken for it."""
+    if value is None or isinstance(value, int | str | float):
+        return value
+    if isinstance(value, bytes):
+        return {"blob": value.hex()}
+    return {"value": repr(value)}
+
+
+def _content(seq: int, table: str, values: Sequence[object]) -> bytes:
+    """The canonical JSON of a row: [seq, table, the values of the columns its link covers…]."""
+    try:  # plain values (what the tool stores) as they are, in one call of the encoder
+        text = ENCODER.encode([seq, table, *values])
+    except TypeError:  # a BLOB written behind the tool's back
+        text = ENCODER.encode([seq, table, *map(_plain, values)])
+    return text.encode("utf-8")
+
+
+def is_link(text: str) -> bool:
+    """Whether ``text`` is written as a chain link is (64 lower-case hexadecimal digits)."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted whole numbers as (first, last) of each run of consecutive ones."""
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+def constant(column: Sequence[object]) -> bool:
+    """Whether every value of ``column`` is the same (and of the same type)."""
+    if isinstance(column, range):
+        return len(column) <= 1
+    if not column:
+        return True
+    first = column[0]
+    return column.count(first) == len(column) and all(type(v) is type(first) for v in set(column))
+
+
+def _fragments(column: Sequence[object]) -> list[str]:
+    """Each value of ``column`` as the JSON :func:`_content` writes for it."""
+    if isinstance(column, range):
+        return list(map(str, column))
+    if constant(column):
+        return [ENCODER.encode(_plain(column[0]))] * len(column) if len(column) else []
+    if type(column[0]) is int and type(column[-1]) is int and all(type(v) is int for v in column):
+        return list(map(str, column))  # a whole number's JSON is its decimal form
+    try:
+        encoded = {value: ENCODER.encode(_plain(value)) for value in set(column)}
+    except TypeError:  # an unhashable value: not what the tool stores
+        return [ENCODER.encode(_plain(value)) for value in column]
+    if {type(value) for value in encoded} - {int, str, type(None)}:  # True == 1 == 1.0: one key
+        return [ENCODER.encode(_plain(value)) for value in column]
+    return list(map(encoded.__getitem__, column))
+
+
+def bulk_links(previous: bytes, first_seq: int, table: str, columns: Sequence[Sequence[object]]) -> list[str]:
+    """The chain values (hex) of consecutive rows given as columns (in the order of
+    ``CHAINED[table]``), the first with link number ``first_seq``: exactly :func:`link` of each row,
+    with each column encoded once per distinct value, runs of columns that are the same on every
+    row joined once, and the rows joined column-wise."""
+    n = len(columns[0]) if columns else 0
+    parts: list[Sequence[str]] = [list(map(str, range(first_seq, first_seq + n)))]
+    fixed = [f'"{table}"']  # the table name is plain ASCII: encoded as is
+    for column in columns:
+        if constant(column):
+            fixed.append(ENCODER.encode(_plain(column[0])) if n else "null")
+            continue
+        if fixed:
+            parts.append([",".join(fixed)] * n)
+            fixed = []
+        parts.append(_fragments(column))
+    if fixed:
+        parts.append([",".join(fixed)] * n)
+    sha256 = hashlib.sha256
+    out: list[str] = []
+    append = out.append
+    for values in zip(*parts, strict=True):
+        previous = sha256(previous + f"[{','.join(values)}]".encode()).digest()
+        append(previous.hex())
+    return out
+
+
+def link_of(previous: bytes, seq: int, table: str, values: Sequence[object]) -> bytes:
+    """:func:`link` of a row given as the values of the columns its link covers, in order (the
+    audit reads them so)."""
+    return hashlib.sha256(previous + _content(seq, table, values)).digest()
+
+
+def link(previous: bytes, seq: int, table: str, row: sqlite3.Row | dict[str, Any]) -> bytes:
+    """The chain value of a row: SHA-256(previous link || canonical JSON of [seq, table, columns…])."""
+    return link_of(previous, seq, table, [row[c] for c in CHAINED[table]])
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the audit found: its kind and where."""
+
+    kind: str  # edited, deleted, added, trigger-missing, trigger-changed, trigger-added, view-changed,
+    #            column-added, meta, head
+    where: str
+    detail: str
+
+    def text(self) -> str:
+        return f"{self.where}: {self.kind}: {self.detail}"
+
+
+@dataclass
+class AuditReport:
+    rows: int
+    head: str | None
+    findings: list[Finding] = field(default_factory=list)
+    #: Where a published head stands in the chain (its link number), when one was given and found.
+    published_link: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def schema_findings(conn: sqlite3.Connection) -> list[Finding]:
+    """Every guard or view dropped, changed or added, and every column the tool did not make."""
+    found: list[Finding] = []
+    stored = {r["name"]: (r["type"], r["sql"]) for r in conn.execute(
+        "SELECT name, type, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")}
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for name, sql in TRIGGERS.items():
+        if GUARDED_TABLE[name] not in tables:
+            continue  # an older schema, before its migration: see ResultsStore._check_columns
+        if name not in stored:
+            found.append(Finding("trigger-missing", f"trigger {name}", "dropped: the append-only guard "
+                                 "is gone"))
+        elif " ".join(stored[name][1].split()) != " ".join(sql.split()):
+            found.append(Finding("trigger-changed", f"trigger {name}", "its SQL is not the tool's"))
+    for name, (kind, _sql) in stored.items():
+        if kind == "trigger" and name not in TRIGGERS:
+            found.append(Finding("trigger-added", f"trigger {name}", "not one of the tool's"))
+    for name, sql in VIEWS.items():
+        view = stored.get(name)
+        if GUARDED_TABLE[name] in tables and (view is None or " ".join(view[1].split()) != " ".join(sql.split())):
+            found.append(Finding("view-changed", f"view {name}", "missing or not the tool's"))
+    # A column the tool did not make: its values are outside every link (and would be shown
+    # by nothing), so a row could carry them unnoticed. Columns missing: ResultsStore._check_columns.
+    for table, made in TABLE_COLUMNS.items():
+        if table not in tables:
+            continue
+        for column in sorted(columns(conn, table) - set(made)):
+            found.append(Finding("column-added", f"table {table}", f"column {column} is not the tool's: its "
+                                 "values are outside the hash chain"))
+    return found
+
+
+def link_findings(conn: sqlite3.Connection, event_id: str, results_after: int) -> list[Finding]:
+    """The links of every row of the chained tables but the board results, and of the board
+    results after row ``results_after``, each checked against the link before it as stored
+    (and that no other row has its link number): an edited, forged or misplaced row among
+    them is found as the full audit finds it, in time proportional to those rows."""
+    picked: list[tuple[str, sqlite3.Row]] = []
+    tables = [t for t in CHAINED if columns(conn, t)]
+    for table in tables:
+        query = f"SELECT * FROM {table}"
+        if table == "results":  # a scan in SQLite's C: the rows without a link are found too
+            query += " WHERE id > ? OR typeof(seq) != 'integer'"
+        picked.extend((table, row) for row in conn.execute(query, (results_after,) if table == "results" else ()))
+    found: list[Finding] = []
+    seqs: set[int] = set()
+    for table, row in picked:
+        seq = row["seq"]
+        if isinstance(seq, int) and seq >= 1:
+            seqs.update((seq, seq - 1))
+        else:
+            found.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no chain link)"))
+    links: dict[int, list[object]] = {}
+    between = " UNION ALL ".join(f"SELECT seq, chain FROM {t} WHERE seq BETWEEN ?1 AND ?2" for t in tables)
+    for low, high in runs(sorted(seqs)):
+        for seq, chain in conn.execute(between, (low, high)):
+            links.setdefault(seq, []).append(chain)
+    for table, row in picked:
+        seq = row["seq"]
+        if not (isinstance(seq, int) and seq >= 1):
+            continue
+        where = f"{table} #{row['id']} (link {seq})"
+        if len(links.get(seq, ())) > 1:
+            found.append(Finding("added", where, f"a second row with link {seq}"))
+        before = links.get(seq - 1, [])
+        try:
+            previous = genesis(event_id) if seq == 1 else bytes.fromhex(str(before[0])) \
+                if len(before) == 1 else None
+        except ValueError:
+            previous = None
+        if previous is None:
+            found.append(Finding("deleted", where, f"link {seq - 1} before it is missing or not one"))
+        elif row["chain"] != link(previous, seq, table, row).hex():
+            found.append(Finding("edited", where, "its content is not what the tool wrote"))
+    return found
+
+
+def audit_walk(conn: sqlite3.Connection, event_id: str) -> AuditReport:
+    """The whole chain walked (the audit's fast path: every row read as plain tuples)."""
+    findings = schema_findings(conn)
+    meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
+    if meta.get("event") != event_id:
+        findings.append(Finding("meta", "table meta", f"names event {meta.get('event')!r}, not "
+                                f"{event_id!r}: edited, or the database of another event"))
+    if not {"event", "created", "chain"} <= set(meta) <= set(META_KEYS):
+        findings.append(Finding("meta", "table meta", f"holds {sorted(meta)}; the tool writes "
+                                f"{', '.join(META_KEYS)} only"))
+    by_content = kind_by_content(conn)
+    if "result" in meta and (meta["result"] not in ("boards", "levels")
+                             or (by_content is not None and by_content != meta["result"])):
+        findings.append(Finding("meta", "table meta", f"says result {meta['result']!r}, but the database holds "
+                                f"{by_content or 'no result'}"))
+    # Every row as (seq, table, id, chain, the columns its link covers), read as plain tuples
+    # (a league has 640,000). A database of an older schema (checked before its migration)
+    # lacks the newer tables.
+    rows: list[tuple[object, str, object, object, tuple[object, ...]]] = []
+    for table in [t for t in CHAINED if columns(conn, t)]:
+        cursor = conn.cursor()
+        cursor.row_factory = None
+        cursor.execute(f"SELECT * FROM {table}")
+        names = [d[0] for d in cursor.description]
+        pick = itemgetter(*(names.index(c) for c in ("seq", "id", "chain")))
+        covered = itemgetter(*(names.index(c) for c in CHAINED[table]))
+        for r in cursor:
+            seq, row_id, chain = pick(r)
+            rows.append((seq, table, row_id, chain, covered(r)))
+    linked = sorted((row for row in rows if isinstance(row[0], int) and row[0] >= 1),
+                    key=itemgetter(0))
+    for seq, table, row_id, _chain, _values in rows:
+        if not (isinstance(seq, int) and seq >= 1):
+            findings.append(Finding("added", f"{table} #{row_id}", "a row the tool did not write (no "
+                                    "chain link)"))
+    previous: bytes | None = genesis(event_id)  # None: unknown (after a gap)
+    expected_seq = 1
+    chained: dict[tuple[str, object], int] = {}  # (table, id) → link, of the rows in the chain
+    i, count = 0, len(linked)
+    while i < count:
+        seq = int(linked[i][0])  # type: ignore[call-overload]
+        j = i + 1
+        while j < count and linked[j][0] == seq:
+            j += 1
+        candidates = linked[i:j]
+        i = j
+        if seq > expected_seq:
+            first = candidates[0]
+            findings.append(Finding("deleted", f"links {expected_seq}–{seq - 1}",
+                                    f"{seq - expected_seq} row(s) deleted before {first[1]} #{first[2]}"))
+            previous = None  # the deleted row's link is gone: go on from this row's own
+        right = [c for c in candidates
+                 if previous is not None and c[3] == link_of(previous, seq, c[1], c[4]).hex()]
+        kept = right[0] if right else candidates[0]
+        for row in candidates:
+            if row is kept and (right or previous is None):
+                continue
+            kind, detail = (("added", f"a second row with link {seq}") if right or row is not kept
+                            else ("edited", "its content is not what the tool wrote"))
+            findings.append(Finding(kind, f"{row[1]} #{row[2]} (link {seq})", detail))
+        chained[(kept[1], kept[2])] = seq
+        try:
+            previous = bytes.fromhex(kept[3])  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            previous = None
+        expected_seq = seq + 1
+    findings.extend(batch_findings(conn, chained))
+    head = linked[-1][3] if linked else None
+    return AuditReport(len(rows), None if head is None else str(head), findings)
+
+
+def batch_findings(conn: sqlite3.Connection, chained: dict[tuple[str, object], int]) -> list[Finding]:
+    """What the tool always writes together: an import record, then exactly its rows (as many
+    as it says, the links right after its own, entered at its time), corrections and only they
+    superseding a row. Catches rows forged with a right link, or cut from the end."""
+    found: list[Finding] = []
+    # (table, row) by import, in link order: an import's rows are board results or level
+    # results (the tool never mixes them, but the count covers both).
+    # Each row as (table, id, seq, entered_at, supersedes), read as plain tuples (a league has
+    # 640,000).
+    results: dict[object, list[tuple[str, object, object, object, object]]] = {}
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    for table in [t for t in IMPORTED if columns(conn, t)]:
+        for import_id, *row in cursor.execute(f"SELECT import_id, '{table}', id, seq, entered_at, supersedes "
+                                              f"FROM {table} ORDER BY seq"):
+            results.setdefault(import_id, []).append(tuple(row))
+    for rows in results.values():
+        rows.sort(key=lambda item: item[2] if isinstance(item[2], int) else 0)
+    imports = {row["id"]: row for row in conn.execute("SELECT * FROM imports")}
+    for import_id, rows in results.items():
+        if import_id not in imports:
+            for table, row_id, *_rest in rows:
+                found.append(Finding("added", f"{table} #{row_id}", f"its import #{import_id} is not "
+                                     "in the import log"))
+    for import_id, record in imports.items():
+        rows = results.get(import_id, [])
+        where = f"imports #{import_id}"
+        if len(rows) != record["rows_added"]:
+            kind = "deleted" if len(rows) < record["rows_added"] else "added"
+            found.append(Finding(kind, where, f"recorded {record['rows_added']} row(s), has {len(rows)}"))
+        start = chained.get(("imports", import_id))
+        links = [chained.get((table, row_id)) for table, row_id, *_rest in rows]
+        if start is not None and None not in links and links != list(range(start + 1, start + 1 + len(rows))):
+            found.append(Finding("added", where, "its rows are not the links right after it"))
+        correction = record["kind"] == "correct"
+        for table, row_id, _seq, entered_at, supersedes in rows:
+            if entered_at != record["at"]:
+                found.append(Finding("added", f"{table} #{row_id}", f"not entered with import #{import_id}"))
+            if (supersedes is not None) != correction:
+                found.append(Finding("added", f"{table} #{row_id}", f"a {record['kind']} import does not "
+                                     "supersede rows" if supersedes is not None else
+                                     "a correction that supersedes nothing"))
+    return found
