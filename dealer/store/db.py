@@ -59,6 +59,7 @@ from dealer.store.schema import (
     CHAINED,
     IMPORTED,
     RELEASE_COLUMNS,
+    RESULT_TABLES,
     TABLE_COLUMNS,
     EntryT,
     ResultTable,
@@ -631,10 +632,9 @@ class ResultsStore:
     def has_sample_rows(self) -> bool:
         """Whether any current result (board or level) came from an import marked as sample data."""
         # From the few sample imports to their rows (not every row to its import).
-        return bool(self._query(
-            "SELECT EXISTS (SELECT 1 FROM imports i WHERE i.sample = 1 AND (EXISTS (SELECT 1 FROM current_results r"
-            " WHERE r.import_id = i.id AND r.withdrawn = 0) OR EXISTS (SELECT 1 FROM current_level_results r"
-            " WHERE r.import_id = i.id AND r.withdrawn = 0)))")[0][0])
+        rows = " OR ".join(f"EXISTS (SELECT 1 FROM {kind.view} r WHERE r.import_id = i.id AND r.withdrawn = 0)"
+                           for kind in RESULT_TABLES.values())
+        return bool(self._query(f"SELECT EXISTS (SELECT 1 FROM imports i WHERE i.sample = 1 AND ({rows}))")[0][0])
 
     def scoring_rows(self, kind: ResultTable[Any, Any, Any]) -> list[tuple[Any, ...]]:
         """What scoring reads (``kind.scoring``: boards (round, match, table, board, defenders'
