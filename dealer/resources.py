@@ -53,15 +53,26 @@ def demo_event_text() -> str:
     return (_DATA / "demo-event.toml").read_text(encoding="utf-8")
 
 
+def package_folder() -> Path:
+    """The installed ``dealer`` package as a folder on disk (a wheel's or an editable install's
+    files, or the source tree's): Jinja's ``FileSystemLoader`` and WeasyPrint's ``base_url`` need
+    a real folder, so a package imported from a zip archive is refused."""
+    folder = resources.files("dealer")
+    if not isinstance(folder, Path):
+        raise FileProblem("resources.not_on_disk", folder=folder)
+    return folder
+
+
 def templates_dir() -> Path:
-    """The Jinja2 templates (``templates/`` at the top of the source tree, per the project
-    layout); the package is installed in editable mode (``make``) so that they stay beside it."""
-    folder = Path(__file__).resolve().parent.parent / "templates"
+    """The Jinja2 templates with their CSS and the site's assets: ``templates/`` at the top of the
+    source tree (the product card's layout), the package resource ``dealer/templates`` (a link to
+    it in the source tree, so editable installs and PYTHONPATH see it; a copy in the wheel)."""
+    folder = package_folder() / "templates"
     if not folder.is_dir():
         raise FileProblem(
             "resources.no_templates", folder=folder
         )
-    return folder
+    return folder.resolve()
 
 
 def bracket_names() -> list[str]:

@@ -32,7 +32,7 @@ import orjson
 from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.render.strings import LANGS, strings
-from dealer.resources import templates_dir
+from dealer.resources import package_folder, templates_dir
 from dealer.store.db import ChangedOutsideTheTool
 from dealer.store.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.store.folder import EventFolder, set_file_name
@@ -138,7 +138,7 @@ def _templates_digest() -> bytes:
     """Templates, assets, the tool's code and data (scoring and standings decide what pages
     show): a change renders every page again."""
     h = hashlib.sha256()
-    for root in (site_templates(), Path(__file__).parent.parent):
+    for root in (site_templates(), package_folder()):
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix in (".html", ".css", ".js", ".py", ".svg", ".toml", ".json"):
                 h.update(path.name.encode() + b"\x00" + path.read_bytes())
