@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import shutil
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
 from dealer.app.session import EventSession
 from dealer.dealing import deal_event
+from dealer.errors import EnvironmentProblem
 from dealer.event import Event
-from dealer.resources import demo_event_text
+from dealer.resources import demo_event_text, templates_dir
 from dealer.store.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
 from dealer.store.folder import EventFolder
 
@@ -19,6 +23,7 @@ SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo eve
 SWISS_DEMO = "demo-swiss.toml"  # the Swiss demo, run through the whole round loop
 LEVELS_DEMO = "demo-levels.toml"  # the level-race demo (计时制, seed 001's format)
 SAMPLE_MARK = "# 样例数据 / SAMPLE DATA: invented results, not a real event"
+DEMO_EVENTS = ("demo", "demo-swiss", "demo-levels")  # the folders' names, under boards/ and output/
 
 
 def _unit(*parts: object) -> int:
@@ -55,9 +60,41 @@ def demo_event_path(folder: EventFolder) -> Path:
     return folder.path / DEMO_EVENT_FILE
 
 
+def check_can_run() -> None:
+    """What the steps after the deal need, checked before anything is written: the templates
+    (print pack, reports, site) and WeasyPrint with Pango (``dealer doctor`` says more)."""
+    templates_dir()
+    try:
+        import weasyprint  # noqa: F401
+    except (ImportError, OSError) as error:
+        raise EnvironmentProblem("demo.no_weasyprint", error=str(error)) from error
+
+
 def run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
-    """Deal the demo event (once: an existing deal is kept, never replaced), print and score it,
-    and yield a summary."""
+    """Deal the demo events, print and score them, build the demo's site, and yield a summary.
+
+    Never a half-made demo: what the later steps need is checked before dealing, and a first run
+    (none of the demo's folders there yet) that fails or is interrupted part-way removes every
+    folder it made, so the next run starts whole. A run over an existing demo keeps it (a deal is
+    never replaced) and does only what is left."""
+    check_can_run()
+    made = [root / name for name in DEMO_EVENTS for root in (boards_root, output_root)]
+    roots = [root for root in (boards_root, output_root) if not os.path.lexists(root)]
+    if any(os.path.lexists(path) for path in made):
+        yield from _run_demo(boards_root, output_root)
+        return
+    try:
+        yield from _run_demo(boards_root, output_root)
+    except BaseException:  # GeneratorExit and KeyboardInterrupt too: the run did not finish
+        for path in made:
+            shutil.rmtree(path, ignore_errors=True)
+        for root in roots:
+            with contextlib.suppress(OSError):
+                root.rmdir()  # only when empty: made for the demo alone
+        raise
+
+
+def _run_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     text = demo_event_text()
     folder = EventFolder("demo", boards_root, output_root)
     event_path = demo_event_path(folder)
