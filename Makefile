@@ -2,31 +2,45 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck unit system-deps browser-deps venv bench clean previews
+.PHONY: demo test lint typecheck unit installed system-deps browser-deps venv dev bench clean previews
 
 demo: venv system-deps
 	$(BIN)/dealer demo
 
-test: venv system-deps browser-deps lint typecheck unit
+test: dev system-deps browser-deps lint typecheck unit installed
 
-lint: venv
+lint: dev
 	$(BIN)/ruff check dealer tests benchmarks
 
-typecheck: venv
+typecheck: dev
 	$(BIN)/mypy
 
-unit: venv system-deps browser-deps
+unit: dev system-deps browser-deps
 	$(BIN)/pytest -n 2 --dist loadfile
 
-venv: $(STAMP)
+# The package as a user gets it: the wheel, installed into a fresh environment in a temporary
+# folder, runs `dealer doctor`, `dealer demo` and `dealer site` from an empty folder.
+installed: dev system-deps
+	PYTHON=$(PYTHON) PIP=$(BIN)/pip scripts/check_installed.sh
 
-$(STAMP): pyproject.toml
+# Two stamps: `make demo` installs the runtime dependencies only, `make test` adds the
+# development ones (`.[dev]`); after `make test`, `make demo` installs nothing again.
+venv: $(RUNTIME)
+
+dev: $(DEV)
+
+$(RUNTIME): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-venv; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(DEV): $(RUNTIME)
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
@@ -49,13 +63,13 @@ browser-deps:
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-bench: venv
+bench: dev
 	$(BIN)/python benchmarks/deal.py
 
 # README previews (docs/images/*.png), rendered by the project; not part of `make test`.
-previews: venv system-deps browser-deps
+previews: dev system-deps browser-deps
 	$(BIN)/python scripts/previews.py
 	$(BIN)/python scripts/site_screenshots.py
 
 clean:
-	rm -rf $(VENV) output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) output build .pytest_cache .mypy_cache .ruff_cache
