@@ -7,11 +7,11 @@ from pathlib import Path
 
 from conftest import run_dealer as run
 
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
 from dealer.demo import run_demo
-from dealer.files import load_event_text
-from dealer.folder import EventFolder
 from dealer.resources import demo_event_text
+from dealer.store.files import load_event_text
+from dealer.store.folder import EventFolder
 
 
 def test_a_first_run_that_fails_after_the_deal_removes_what_it_made(tmp_path: Path) -> None:
