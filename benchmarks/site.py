@@ -88,10 +88,11 @@ def bare_jinja(site: Path) -> tuple[int, float, float]:
     import jinja2
 
     from dealer.render.strings import strings
-    from dealer.site import HTML_LANG, site_templates
+    from dealer.resources import templates_dir
+    from dealer.site import HTML_LANG, SITE_TEMPLATES
     from dealer.site.rows import FILTERS
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(site_templates())), autoescape=True,
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(FILTERS)  # the templates' own filters (num, signed, the big tables' rows)
     jobs = []
@@ -106,7 +107,7 @@ def bare_jinja(site: Path) -> tuple[int, float, float]:
     nav = {"bracket": False, "boards": True, "levels": False, "rounds": list(range(1, 21))}
     start, cpu = time.perf_counter(), time.process_time()
     for lang, prefix, context in jobs:
-        env.get_template(context["kind"] + ".html").render(
+        env.get_template(SITE_TEMPLATES + context["kind"] + ".html").render(
             c={**context, "event": head}, t=words[lang]["site"], words=words[lang], lang=lang,
             html_lang=HTML_LANG[lang], root="../" if prefix else "", twin="x.json", other_href="x.html", nav=nav,
             tb={k: k for k in ("net_level_points", "opponents_match_points", "level_points_for", "head_to_head",
@@ -137,7 +138,7 @@ def main() -> None:
 
     from dealer.app import EventSession
     from dealer.results.entry import correct_result, open_results
-    from dealer.site import build_site, scores_file, spare_folder
+    from dealer.site import build_site, spare_folder
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
@@ -160,7 +161,7 @@ def main() -> None:
         # a minute after (a full build then took up to twice as long, in kernel time).
         old = folder / f".old-site-{os.getpid()}"
         old.mkdir()
-        for earlier in (out, spare_folder(out), scores_file(out)):  # a full build reads every result
+        for earlier in (out, spare_folder(out)):
             if earlier.exists():
                 earlier.rename(old / earlier.name)
         with EventSession.open(event, event_folder) as session:

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.render.qrcodes import qr_img
 from dealer.render.strings import strings
 from dealer.resources import templates_dir
 from dealer.store.files import OWNER_ONLY, write_atomic
@@ -64,21 +63,6 @@ class Written:
     secret: bool = False
 
 
-@functools.cache
-def _environment() -> Any:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=jinja2.select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.globals["qr"] = lambda payload, module_mm=0.7: _markup(qr_img(payload, float(module_mm)))
-    return env
-
-
 def _markup(text: str) -> Any:
     import markupsafe
 
@@ -97,7 +81,9 @@ def render_html(template: str, common: dict[str, Any], pages: Sequence[dict[str,
     context["layer"] = layer
     if sketch:
         context["qr"] = _qr_sketch
-    return str(_environment().get_template(template).render(**context))
+    from dealer.render.templates import environment
+
+    return str(environment().get_template(template).render(**context))
 
 
 def _qr_sketch(payload: str, module_mm: float = 0.7) -> Any:

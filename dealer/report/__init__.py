@@ -12,7 +12,6 @@ import codecs
 import csv
 import datetime as dt
 import functools
-import hashlib
 import html
 import io
 import json
@@ -36,7 +35,6 @@ from dealer.scoring import (
     AttributionError,
     BoardLine,
     MatchScore,
-    ResultGrid,
     ScoredEvent,
     withheld_boards,
     without_boards,
@@ -72,9 +70,6 @@ class ReportData:
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
-    #: (the event's attribution key, the last result row checked, that row's mark): every stored
-    #: result up to that row is attributed as this event file says (``build_report(checked=…)``).
-    checked: tuple[str, int, str] | None = None
     lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.results.rounds.folder_seed`)
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
 
@@ -122,56 +117,37 @@ class ReportData:
         return notes
 
 
-def build_report(session: EventSession, checked: tuple[str, int, str] | None = None,
-                 grid: ResultGrid | None = None, *, publishing: bool = False) -> ReportData:
+def build_report(session: EventSession, *, publishing: bool = False) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
-    edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`). ``checked``:
-    an earlier report's :attr:`ReportData.checked`; when the event's matches are the same and the
-    database has only grown since, only the results stored since are checked, and ``grid`` (that
-    report's ``scored.grid``, as it was then; it is updated in place) is brought up to date with
-    them instead of reading every result (a rebuilt site: a league has 640,000). ``publishing``:
-    for the players' site, whose releases, pairings and results are trusted only as links of the
-    hash chain: the whole chain is audited first (a rebuild reading the results since the
-    checkpoint: those rows and every row of the other tables), and anything found refused."""
+    edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`).
+    ``publishing``: for the players' site, whose releases, pairings and results are trusted only
+    as links of the hash chain: the whole chain is audited first, and anything found refused."""
     from dealer.results.rounds import folder_seed, stored_adjustments
 
     store = session.store
     event = session.event
     sample = False
     head = None
-    checkpoint: tuple[str, int, str] | None = None
     adjustments = Adjustments()
     if store is None:
         scored = score_stored(event, None)
     else:
-        with store.snapshot():  # the checkpoint names the last row the results read hold
+        with store.snapshot():  # the results, actions and chain head of one moment
             adjustments = stored_adjustments(store)
-            key = None if event.levels else attribution_key(event)
-            upto = store.last_result_id()  # read first: a row stored meanwhile is read again next time
-            after = None
-            if checked and key is not None and checked[0] == key and checked[1] <= upto and \
-                    checked[2] == store.result_mark(checked[1]):  # the same database, grown since
-                after = checked[1]
-            found = stored_attribution_problems(event, store, after)
+            found = stored_attribution_problems(event, store)
             if found:
                 raise AttributionError(found)
-            checkpoint = (key, upto, store.result_mark(upto)) if key is not None else None
-            # The rows since are read alone while they are fewer than those before.
-            since = (after, grid) if after is not None and grid is not None and grid.fits(event) \
-                and upto - after <= after else None
             if publishing:
-                store.require_intact(Phrase("report.nothing_published"),
-                                     since[0] if since is not None else None)
-            scored = score_stored(event, store, adjustments, since)
+                store.require_intact(Phrase("report.nothing_published"))
+            scored = score_stored(event, store, adjustments)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
-    return _report(event, scored, folder_seed(session.folder), sample, head, adjustments, checkpoint,
-                   check_bracket=True)
+    return _report(event, scored, folder_seed(session.folder), sample, head, adjustments, check_bracket=True)
 
 
 def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: str | None,
-            adjustments: Adjustments, checkpoint: tuple[str, int, str] | None, check_bracket: bool) -> ReportData:
+            adjustments: Adjustments, check_bracket: bool) -> ReportData:
     """The report of ``scored``: standings, a knockout's places, a grouped event's groups."""
     places = None
     if event.format.kind == "knockout":
@@ -187,7 +163,7 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
-                      adjustments=adjustments, places=places, groups=groups, checked=checkpoint, lots_seed=seed)
+                      adjustments=adjustments, places=places, groups=groups, lots_seed=seed)
 
 
 def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportData, dict[int, list[int]]]:
@@ -204,15 +180,9 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
         return data, {}
     scored = ScoredEvent(data.event, without_boards(data.event, grid, withheld), data.adjustments)
     public = _report(data.event, scored, data.lots_seed, data.sample, data.chain_head, data.adjustments,
-                     data.checked, check_bracket=False)
+                     check_bracket=False)
     public.no_results = data.no_results
     return public, withheld
-
-
-def attribution_key(event: Event) -> str:
-    """A digest of what attributes a stored result: each match's round, id, set and teams."""
-    matches = tuple((r.number, tuple((m.id, m.set, m.home, m.away) for m in r.matches)) for r in event.rounds)
-    return hashlib.sha256(repr(matches).encode("utf-8")).hexdigest()
 
 
 def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
@@ -777,17 +747,6 @@ def round_page_name(data: ReportData, round_number: int) -> str:
     return f"{data.event.id}-results-round-{round_number:02d}.html"
 
 
-def _environment() -> Any:
-    import jinja2
-
-    from dealer.resources import templates_dir
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=jinja2.select_autoescape(["html"]),
-    )
-
-
 def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
     """What the report template shows: ``pdf`` for the PDF (:data:`PDF_STANDINGS_ROWS`)."""
     import markupsafe
@@ -836,7 +795,9 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
 
 def html_text(data: ReportData, lang: str, pdf: bool = False) -> str:
     """The report document as one HTML text (``pdf``: the PDF's, see :func:`_context`)."""
-    return str(_environment().get_template("report_event.html").render(**_context(data, lang, pdf)))
+    from dealer.render.templates import environment
+
+    return str(environment().get_template("report_event.html").render(**_context(data, lang, pdf)))
 
 
 def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
@@ -865,7 +826,9 @@ class _HtmlSink(_Sink):
         import markupsafe
 
         self.data, self.folder, self.lang = data, folder, lang
-        self.env = _environment()
+        from dealer.render.templates import environment
+
+        self.env = environment()
         self.path = folder / f"{data.event.id}-results.html"
         self.paths: list[Path] = []
         self.markup = markupsafe.Markup

@@ -25,21 +25,20 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.render.strings import LANGS, strings
+from dealer.render.templates import environment
 from dealer.resources import package_folder, templates_dir
-from dealer.store.db import ChangedOutsideTheTool
 from dealer.store.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.store.folder import EventFolder, set_file_name
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
-    from dealer.scoring import ResultGrid
 
 SITE_FOLDER = "site"
 MANIFEST = ".site-manifest.json"  # the key of every file, for the next rebuild
@@ -60,8 +59,6 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 FULL_DOWNLOADS_MATCHES = 400
 #: Below this many pages the site is rendered in this process (a pool costs more than it saves).
 PARALLEL_PAGES = 2000
-#: The format of :func:`scores_file`: another is not read (2: its rows were audited when read).
-SCORES_VERSION = 2
 
 
 @dataclass
@@ -88,49 +85,12 @@ class SiteSummary:
 # --- templates ---------------------------------------------------------------------------------
 
 
+#: Where the site's templates are, in the templates folder (:func:`dealer.resources.templates_dir`).
+SITE_TEMPLATES = "site/"
+
+
 def site_templates() -> Path:
-    return templates_dir() / "site"
-
-
-@functools.cache
-def _environment() -> Any:
-    import jinja2
-
-    class DictFirst(jinja2.Environment):
-        """``x.name`` on a plain dict (every page context) looks the key up first: Jinja's usual
-        order tries the attribute and fails first, which is most of its time on a big page."""
-
-        def getattr(self, obj: Any, attribute: str) -> Any:
-            if type(obj) is dict:
-                try:
-                    return obj[attribute]
-                except KeyError:
-                    pass
-            return super().getattr(obj, attribute)
-
-    from dealer.site.rows import FILTERS
-
-    class KeptCompiled(jinja2.FileSystemBytecodeCache):
-        """Compiled templates kept in Jinja's own folder for the user (a rebuild is a new
-        process), under the digest of the templates and this code (Jinja's own key is the
-        template's source alone, not the environment's options); one that cannot be kept is
-        compiled again next time."""
-
-        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-            with contextlib.suppress(OSError):
-                super().dump_bytecode(bucket)
-
-    try:
-        cache: jinja2.BytecodeCache | None = KeptCompiled(
-            pattern=f"__shengji_dealer_site_{_templates_digest().hex()[:16]}_%s.cache")
-    except (OSError, RuntimeError):  # no safe folder for it: compiled at every build
-        cache = None
-    env = DictFirst(  # templates are read once per build (no check of the file at every page)
-        loader=jinja2.FileSystemLoader(str(site_templates())), auto_reload=False, bytecode_cache=cache,
-        autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-    )
-    env.filters.update(FILTERS)
-    return env
+    return templates_dir() / SITE_TEMPLATES
 
 
 @functools.cache
@@ -469,61 +429,6 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def scores_file(out: Path) -> Path:
-    """The scored results the last build read (owner-only, hidden beside the site, never in
-    it): the next build reads only the rows stored since (docs/site.md, "Rebuilding")."""
-    return out.with_name(f".{out.name}-scores.npz")
-
-
-def _read_scores(path: Path) -> tuple[tuple[str, int, str], ResultGrid] | None:
-    """The checkpoint (:attr:`dealer.report.ReportData.checked`) and results grid of the last
-    build, or ``None`` when there are none (or none this version can read)."""
-    import numpy as np
-
-    from dealer.scoring import ResultGrid
-
-    try:
-        found = np.load(path, allow_pickle=False)
-        if not isinstance(found, np.lib.npyio.NpzFile):  # another kind of NumPy file
-            return None
-        with found:
-            head = orjson.loads(str(found["checked"]))
-            grid = ResultGrid(found["present"].astype(np.bool_), found["points"].astype(np.int64),
-                              found["trumps"].astype(np.int8))
-    except Exception:  # none, or damaged in any way (zip, zlib, npy): every result is read
-        return None
-    if not (isinstance(head, dict) and head.get("version") == SCORES_VERSION and isinstance(head.get("checked"), list)
-            and [type(x) for x in head["checked"]] == [str, int, str]):
-        return None
-    if grid.points.shape != grid.present.shape or grid.trumps.shape != grid.present.shape:
-        return None
-    key, row, mark = head["checked"]
-    return (key, row, mark), grid
-
-
-def _write_scores(path: Path, checked: tuple[str, int, str] | None, grid: ResultGrid | None) -> None:
-    """Keep this build's grid for the next (written whole or not at all); none to keep: the
-    file is removed. The site is already in place: a file that cannot be written only makes the
-    next build read every result (a file left from before still holds a grid and the checkpoint
-    it was true at), so it does not fail the build."""
-    import numpy as np
-
-    partial = path.with_name(path.name + ".partial")
-    try:
-        if checked is None or grid is None:
-            _unlink(path)
-            return
-        _unlink(partial)
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as file:
-            np.savez(file, checked=np.array(orjson.dumps({"version": SCORES_VERSION, "checked": checked}).decode()),
-                     present=grid.present, points=grid.points.astype(np.int32), trumps=grid.trumps)
-        os.replace(partial, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
-
-
 def _read_manifest(folder: Path) -> dict[str, Any] | None:
     """A folder's manifest: ``files`` (name → key), ``sha256`` (name → the digest of the bytes
     written, :func:`_digest_bytes`) and ``ranks`` (the rank after each round, by its key);
@@ -566,7 +471,7 @@ def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, byte
     other = next(lang_ for lang_ in LANGS if lang_ != lang)
     # A page whose data holds no words has one JSON twin, at the root (both languages link it).
     twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
-    html = _environment().get_template(page.template).render(
+    html = environment().get_template(SITE_TEMPLATES + page.template).render(
         c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
         other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
     data = _JOB["site"].twin_json(context)
@@ -760,17 +665,10 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
     jobs = jobs if jobs is not None else default_jobs()
     spare = spare_folder(out)
     new_folder = _new_folder_name(out)
-    with _locked(out.parent):  # one build at a time: they share the spare folder and the scores
+    with _locked(out.parent):  # one build at a time: they share the spare folder
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
-        cached = _read_scores(scores_file(out))
-        try:
-            scores = build_report(session, *(cached or (None, None)), publishing=True)
-        except UserError as error:
-            if cached is None or isinstance(error, ChangedOutsideTheTool):
-                raise
-            # A scores file whose grid does not score (damaged, or edited): every result is read.
-            scores = build_report(session, publishing=True)
+        scores = build_report(session, publishing=True)
         released, key_release, last_update, unused = _released(session)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
@@ -840,7 +738,7 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
                 os.rename(writer.mirror, spare)
-            _write_scores(scores_file(out), scores.checked, scores.scored.grid)
+            _unlink(out.with_name(f".{out.name}-scores.npz"))  # an older version's scores checkpoint
             # The previous generation's files are as they were (a first build's: links to these).
             spare_inode = str(os.stat(spare).st_ino)
             _write_identities(identities_file(out), {
