@@ -113,8 +113,7 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
     linked and inserted into a fresh results database with the importer's own call."""
     from dealer.dealing import deal_event
     from dealer.results.entry import open_results
-    from dealer.results.importer import read_file
-    from dealer.results.validate import validate_columns
+    from dealer.results.importer import _validate_rows, read_file
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
 
@@ -124,8 +123,7 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
     rows, seconds = 0, 0.0
     for path in files:
         parsed = read_file(path)
-        batch = validate_columns(event, parsed.fields, parsed.column, parsed.numbers)
-        assert batch is not None, f"{path}: the generated file did not validate by column"
+        batch = _validate_rows(event, parsed)
         start = time.perf_counter()
         with store.transaction():
             store.insert(BOARDS, batch, source=parsed.source, import_kind="file", sha256=parsed.sha256)

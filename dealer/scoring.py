@@ -247,9 +247,7 @@ class ResultColumns:
 class ResultGrid:
     """Every match's current results as arrays ``[match, board, table]`` (matches in
     :meth:`Event.matches` order, table A then B): whether a result is there, its defenders' points
-    and the trump played (codes of :data:`TRUMPS`, 0: not recorded). What scoring reads; kept
-    between builds of the site and brought up to date with the rows stored since
-    (:meth:`update`)."""
+    and the trump played (codes of :data:`TRUMPS`, 0: not recorded). What scoring reads."""
 
     present: BoolArray
     points: IntArray
@@ -266,22 +264,6 @@ class ResultGrid:
         grid = cls.empty(event)
         grid._place(event, results)
         return grid
-
-    def fits(self, event: Event) -> bool:
-        """Whether the grid has the shape of ``event``'s matches and boards."""
-        return self.present.shape == (len(event.matches()), event.boards_per_set, 2) \
-            and self.points.shape == self.present.shape and self.trumps.shape == self.present.shape
-
-    def update(self, event: Event, changed: ChangedResults) -> None:
-        """Bring the grid up to date: each slot of ``changed`` holds its current result now, or
-        none (a withdrawn result)."""
-        if changed.slots:
-            columns = [list(map(itemgetter(i), changed.slots)) for i in range(4)]
-            cells = self._cells(event, *columns)
-            self.present[cells] = False
-            self.points[cells] = 0
-            self.trumps[cells] = 0
-        self._place(event, changed.current)
 
     @staticmethod
     def _cells(event: Event, rounds: Sequence[int], matches: Sequence[str], tables: Sequence[str],
@@ -344,15 +326,6 @@ def without_boards(event: Event, grid: ResultGrid, boards: Mapping[int, Sequence
     return public
 
 
-@dataclass(frozen=True)
-class ChangedResults:
-    """The result slots written since a point in the store, as (round, match, table, board), and
-    the current result of those that still have one."""
-
-    slots: Sequence[tuple[int, str, str, int]]
-    current: ResultColumns
-
-
 class ScoredEvent:
     """Every match of an event scored from its current results (see module docstring)."""
 
@@ -365,7 +338,7 @@ class ScoredEvent:
         self.matches: list[Match] = matches
         self._index = {(m.round, m.id): i for i, m in enumerate(matches)}
         grid = results if isinstance(results, ResultGrid) else ResultGrid.of(event, results)
-        if not grid.fits(event):
+        if grid.present.shape != (len(matches), event.boards_per_set, 2):
             raise ScoringError("scoring.grid_mismatch")
         #: The results scored (a level race's: ``None``).
         self.grid: ResultGrid | None = grid

@@ -7,7 +7,6 @@ import csv
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import openpyxl
 import pandas as pd
@@ -16,7 +15,6 @@ from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 import dealer.report as report
-from dealer.results import importer, validate
 from dealer.store.files import load_event
 from dealer.store.folder import EventFolder
 
@@ -114,42 +112,6 @@ def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: 
     printed = run("report", str(event_path), "--json", "--boards-dir", boards).output
     assert printed.count("\n") == 1 and json.loads(printed) == json.loads(
         (out / "hand-results.json").read_text(encoding="utf-8"))
-
-
-def test_the_columnar_import_stores_what_the_row_by_row_path_stores(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    rows = [[*row, "", "", ""] for row in _with_trumps(hand_rows())]
-    for i, row in enumerate(rows):  # declarer, level, N-S team as the schedule and seating have them
-        if i % 4 == 0:
-            row[6:9] = ["NESW"[(int(row[3]) - 1) % 4], "", "V" if row[2] == "A" else "H"]
-    header = [*HEADER, "trump", "declarer", "level", "ns_team"]
-    calls: list[int] = []
-
-    def counted(*args: Any) -> Any:
-        calls.append(1)
-        return validate.validate_columns(*args)
-
-    stored = []
-    for path_kind in ("columns", "rows"):
-        folder = tmp_path / path_kind
-        folder.mkdir()
-        event_path = write_event(folder)
-        if path_kind == "rows":
-            monkeypatch.setattr(importer, "validate_columns", lambda *args: None)
-        else:
-            monkeypatch.setattr(importer, "validate_columns", counted)
-        result = run("results", "import", str(event_path), str(write_csv(folder / "t.csv", header, rows)),
-                     "--boards-dir", str(folder / "boards"))
-        assert result.exit_code == 0, result.output
-        if path_kind == "columns":
-            assert calls == [1]
-        conn = sqlite3.connect(db_path(folder))
-        stored.append(conn.execute("SELECT id, round, match, tbl, board, defenders_points, withdrawn, trump, "
-                                   "declarer, level, ns_team, ew_team, played_set, note, entered_by, source_row, "
-                                   "supersedes, reason, seq FROM results ORDER BY id").fetchall())
-        conn.close()
-        assert run("results", "audit", str(event_path), "--boards-dir", str(folder / "boards")).exit_code == 0
-    assert stored[0] == stored[1] and len(stored[0]) == 32
 
 
 def test_a_bad_row_gets_the_row_by_row_message(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from test_results_support import (
 
 from dealer.event import Event
 from dealer.resources import load_profile
-from dealer.scoring import ChangedResults, MatchScore, ResultColumns, ResultGrid, ScoringError, score_event
+from dealer.scoring import MatchScore, ResultColumns, ScoringError, score_event
 from dealer.standings import TIE_BREAKS, rank, standings
 from dealer.store.files import load_event, load_event_text
 from dealer.store.folder import EventFolder
@@ -97,32 +97,6 @@ def test_table_levels_credit_the_right_side() -> None:
         (2, "B"): (2, 0),    # E declares, 160 points: defenders N-S 1 + 1
         (3, "A"): (0, 0),    # S declares, 100 points: 上台, nobody scores
     }
-
-
-def test_a_grid_brought_up_to_date_equals_the_grid_of_the_current_rows() -> None:
-    """:meth:`ResultGrid.update`: each changed slot holds its current result, or none (withdrawn);
-    the others are as they were; the event scored from it equals the event scored from the rows."""
-    event = load_event_text(EVENT_TOML, "hand")
-    before = [(1, "1", "A", 1, 0, "S"), (1, "1", "B", 1, 40, None), (1, "1", "A", 2, 160, "NT"),
-              (1, "1", "B", 2, 80, None), (1, "1", "A", 3, 100, None)]
-    grid = ResultGrid.of(event, ResultColumns.from_rows(before))
-    # Board 1 at B corrected, board 2 at A withdrawn, board 3 at B new, board 2 at B touched but
-    # the same; board 1 at A untouched.
-    now = [(1, "1", "A", 1, 0, "S"), (1, "1", "B", 1, 65, "H"), (1, "1", "B", 2, 80, None),
-           (1, "1", "A", 3, 100, None), (1, "1", "B", 3, 205, None)]
-    changed = ChangedResults([(1, "1", "B", 1), (1, "1", "A", 2), (1, "1", "B", 3), (1, "1", "B", 2)],
-                             ResultColumns.from_rows([(1, "1", "B", 1, 65, "H"), (1, "1", "B", 3, 205, None),
-                                                      (1, "1", "B", 2, 80, None)]))
-    grid.update(event, changed)
-    fresh = ResultGrid.of(event, ResultColumns.from_rows(now))
-    for name in ("present", "points", "trumps"):
-        assert (getattr(grid, name) == getattr(fresh, name)).all(), name
-    assert not grid.present[0, 1, 0] and grid.points[0, 1, 0] == 0 and grid.trumps[0, 1, 0] == 0
-    patched, full = score_event(event, grid), score_event(event, ResultColumns.from_rows(now))
-    assert patched.scores == full.scores and patched.sheet(1, "1") == full.sheet(1, "1")
-    with pytest.raises(ScoringError, match="not in the event"):
-        grid.update(event, ChangedResults([(9, "1", "A", 1)], ResultColumns.from_rows([])))
-    assert not ResultGrid.empty(dataclasses.replace(event, boards_per_set=8)).fits(event)
 
 
 def _event(tie_breaks: list[str], mixed: tuple[str, ...] = ()) -> Event:

@@ -10,27 +10,19 @@ import os
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import demo_event, release_of, report_of, run_dealer, site_of
 from site_support import demo_site
 
-from dealer.app import EventSession
 from dealer.dealing import deal_event
-from dealer.event import Event
-from dealer.report import ReportData, build_report, report_json
+from dealer.report import report_json
 from dealer.results.entry import add_result, open_results
 from dealer.results.importer import import_file
-from dealer.site import _read_scores, _write_scores, scores_file
 from dealer.site.pages import SiteData
 from dealer.store.folder import EventFolder
 from dealer.store.schema import BOARDS
 
-
-def _report_since(event: Event, folder: EventFolder, *checkpoint: Any) -> ReportData:
-    with EventSession.open(event, folder) as session:
-        return build_report(session, *checkpoint)
 
 def _dealt_with_results(tmp_path: Path) -> tuple[Path, Path]:
     """The demo dealt, its event file written out, the sample results imported (round 3 match
@@ -184,10 +176,9 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     assert not {"match-1-1.html", "match-2-1.html", "round-1.html", "verify.html"} & names
     assert json.loads((site / "index.json").read_text(encoding="utf-8"))["provisional"] is False
     # Beside the site only its previous generation (the next rebuild's folder), holding what
-    # the site held before this result, with its manifest, the scored results and the files'
-    # identities.
+    # the site held before this result, with its manifest, and the files' identities.
     assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == \
-        [".site-files.json", ".site-previous", ".site-scores.npz"]
+        [".site-files.json", ".site-previous"]
     previous = site.parent / ".site-previous"
     assert json.loads((previous / "round-3.json").read_text(encoding="utf-8")) != \
         json.loads((site / "round-3.json").read_text(encoding="utf-8"))
@@ -252,40 +243,34 @@ def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path:
     assert again.written == 0 and again.seconds < first.seconds
 
 
-def test_a_rebuild_checks_only_the_results_stored_since_unless_the_event_changed(tmp_path: Path) -> None:
-    """The site keeps the report's attribution checkpoint: the next build checks only newer rows,
-    and an edited event file (a played match's teams swapped) is checked in full and refused."""
+def test_an_edited_event_file_is_refused_by_report_and_site(tmp_path: Path) -> None:
+    """Every stored result is checked against the event file at every build: an edited event
+    file (a played match's teams swapped) is refused; a scores file an older version left beside
+    the site is neither read nor removed (the site never deletes what this version did not write)."""
 
     from dealer.scoring import AttributionError
 
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    first = report_of(event, folder)
-    assert first.checked is not None and first.checked[1] > 0
-    assert _report_since(event, folder, first.checked).checked == first.checked
-    with open_results(event, folder) as store:
-        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
-    assert _report_since(event, folder, first.checked).checked[1] > first.checked[1]  # type: ignore[index]
+    site = site_of(event, folder, pdf=False).folder
     rnd = event.rounds[0]
     swapped = dataclasses.replace(rnd.matches[0], home=rnd.matches[0].away, away=rnd.matches[0].home)
     edited = dataclasses.replace(event, rounds=(dataclasses.replace(rnd, matches=(swapped, *rnd.matches[1:])),
                                                 *event.rounds[1:]))
     with pytest.raises(AttributionError):
-        _report_since(edited, folder, first.checked)
-    # The site keeps the checkpoint beside it, with the results grid it scored.
-    site = site_of(event, folder, pdf=False).folder
-    kept = _read_scores(scores_file(site))
-    assert kept is not None and kept[0] == report_of(event, folder).checked
+        report_of(edited, folder)
+    with pytest.raises(AttributionError):
+        site_of(edited, folder, pdf=False)
+    old_scores = site.with_name(f".{site.name}-scores.npz")
+    old_scores.write_bytes(b"an older version's checkpoint")
+    site_of(event, folder, pdf=False)
+    assert old_scores.read_bytes() == b"an older version's checkpoint"
 
 
-def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_build_shows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scored results of the last build, kept beside the site (owner-only), are brought up
-    to date with the rows stored since: after a new result, a correction, a withdrawn result, a
-    whole match withdrawn and then forfeited, every file of the site equals a fresh build's. A
-    scores file that does not fit the database or the event, or is damaged, is not used; one
-    that cannot be written does not fail the build."""
+def test_a_rebuild_shows_what_a_fresh_build_shows(tmp_path: Path) -> None:
+    """After a new result, a correction, a withdrawn result, a whole match withdrawn and then
+    forfeited, every file of the rebuilt site equals a fresh build's."""
     from dealer.results.entry import correct_result, withdraw_match
     from dealer.results.rounds import record_forfeit
     from dealer.store.db import ResultsStore
@@ -294,11 +279,6 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
     site = site_of(event, folder, pdf=False).folder
-    assert os.stat(scores_file(site)).st_mode & 0o777 == 0o600
-    full_read = ResultsStore.scoring_rows
-
-    def refused(store: ResultsStore, kind: object) -> object:
-        raise AssertionError("every result read again")
 
     def store(change: Callable[[ResultsStore], object]) -> None:
         with open_results(event, folder) as results:
@@ -316,51 +296,13 @@ def test_a_rebuild_reads_only_the_results_stored_since_and_shows_what_a_fresh_bu
     ]
     for number, change in enumerate(changes):
         change()
-        monkeypatch.setattr(ResultsStore, "scoring_rows", refused)
         site_of(event, folder, pdf=False)
-        monkeypatch.setattr(ResultsStore, "scoring_rows", full_read)
         fresh = site_of(event, folder, tmp_path / f"fresh-{number}", pdf=False).folder
         assert _files(site) == _files(fresh), number
-    # Not used: a damaged file, or one of another database (its checkpoint's row differs).
-    store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
-                                              "defenders_points": "40"}, "slip misread"))
-    import io
-
-    import numpy as np
-
-    whole = scores_file(site).read_bytes()
-    npy, compressed = io.BytesIO(), io.BytesIO()
-    np.save(npy, np.zeros(3))
-    np.savez_compressed(compressed, checked=np.array("x"), present=np.zeros((400, 16, 2), dtype=bool))
-    deflated = bytearray(compressed.getvalue())
-    deflated[len(deflated) // 3] ^= 0xFF  # inside a deflated member
-    for damaged in (b"not a scores file", whole[:len(whole) // 2], whole[:-10], npy.getvalue(), bytes(deflated)):
-        scores_file(site).write_bytes(damaged)
-        assert _read_scores(scores_file(site)) is None
-    site_of(event, folder, pdf=False)
-    assert _files(site) == _files(site_of(event, folder, tmp_path / "fresh-damaged", pdf=False).folder)
-    kept = _read_scores(scores_file(site))
-    assert kept is not None
-    (key, row, _mark), grid = kept
-    grid.points[:] = 999
-    _write_scores(scores_file(site), (key, row, "another database"), grid)
-    assert _report_since(event, folder, *(_read_scores(scores_file(site)) or (None, None))).scored.scores == \
-        report_of(event, folder).scored.scores
-    # One that cannot be written (here a folder in its place) costs the next build its speed, not
-    # this build its site.
-    scores_file(site).unlink()
-    scores_file(site).mkdir()
-    store(lambda r: correct_result(r, event, {"round": "1", "match": "2", "table": "B", "board": "3",
-                                              "defenders_points": "45"}, "slip misread again"))
-    site_of(event, folder, pdf=False)
-    assert _files(site) == _files(site_of(event, folder, tmp_path / "fresh-unwritable", pdf=False).folder)
-    assert scores_file(site).is_dir() and not scores_file(site).with_name(".site-scores.npz.partial").exists()
 
 
 def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
-    """A result stored while a report reads (another scorer at work) is in neither its results
-    nor its checkpoint: the next build reads it, and a grid never holds rows its checkpoint does
-    not name (which a restored backup could leave there for good)."""
+    """A result stored while a report reads (another scorer at work) is not in what it reads."""
     from dealer.results.entry import open_existing_results
 
     _event_file, boards = _dealt_with_results(tmp_path)
@@ -369,15 +311,13 @@ def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
     reader = open_existing_results(event, folder)
     assert reader is not None
     with reader, reader.snapshot():
-        upto = reader.last_result_id()
         rows = reader.scoring_rows(BOARDS)
         with open_results(event, folder) as writer:
             add_result(writer, event, {"round": "3", "match": "2", "table": "B", "board": "16",
                                        "defenders_points": "85"})
-        assert reader.last_result_id() == upto and reader.scoring_rows(BOARDS) == rows
-        assert reader.changed_results(upto) == []
+        assert reader.scoring_rows(BOARDS) == rows
     with open_existing_results(event, folder) as later:  # type: ignore[union-attr]
-        assert later.last_result_id() == upto + 1 and later.changed_results(upto) == [(3, "2", "B", 16, 85, None)]
+        assert len(later.scoring_rows(BOARDS)) == len(rows) + 1
 
 
 def _files(site: Path) -> dict[str, object]:

@@ -123,7 +123,7 @@ def test_defect_05_a_site_folder_that_is_a_link_is_swapped_at_its_target(tmp_pat
         assert _site(event_file, boards, tmp_path / "live").exit_code == 0
         assert (tmp_path / "live").is_symlink() and os.readlink(tmp_path / "live") == "www/shengji"
         assert not (tmp_path / ".live-previous").exists()
-        beside = [".shengji-files.json", ".shengji-previous", ".shengji-scores.npz", "shengji"]
+        beside = [".shengji-files.json", ".shengji-previous", "shengji"]
         assert sorted(p.name for p in www.iterdir()) == beside
         assert json.loads((www / "shengji" / "index.json").read_text(encoding="utf-8"))["provisional"] is False
     # A link to something that is not a folder is refused.
@@ -154,7 +154,6 @@ def test_defect_07_every_folder_0755_and_file_0644_whatever_the_umask(tmp_path: 
             for path in [root, *root.rglob("*")]:
                 want = 0o755 if path.is_dir() else 0o644
                 assert path.stat().st_mode & 0o777 == want, (oct(umask), path, oct(path.stat().st_mode))
-        assert (tmp_path / ".s-scores.npz").stat().st_mode & 0o777 == 0o600
 
 
 def test_defect_07_a_file_replaced_in_a_kept_generation_is_written_again(tmp_path: Path) -> None:
@@ -201,8 +200,7 @@ def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(t
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s"))
     assert left == [".s-previous.partial", ".s.new"]
     assert _site(event_file, boards, out).exit_code == 0
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-files.json", ".s-previous",
-                                                                                    ".s-scores.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".s")) == [".s-files.json", ".s-previous"]
 
 
 def _sql(database: Path, statement: str) -> None:
@@ -472,25 +470,3 @@ def test_defect_06_release_and_round_pair_refuse_a_tampered_chain(tmp_path: Path
                    "BEGIN SELECT RAISE(ABORT, 'the director''s actions are append-only'); END")
     refused = run_dealer("round", "pair", swiss, "--round", 2, "--allow-incomplete", "--boards-dir", boards)
     assert refused.exit_code == 2 and "actions #1" in refused.stderr and "edited" in refused.stderr, refused.output
-
-
-def test_a_scores_file_whose_grid_does_not_score_is_not_used(tmp_path: Path) -> None:
-    """Found by our own fuzzing: a scores file with a value no result can have (here -29
-    defenders' points) failed the build; it is now left aside and every result read."""
-    import numpy as np
-
-    event_file, boards = _demo(tmp_path)
-    out = tmp_path / "s"
-    assert _site(event_file, boards, out).exit_code == 0
-    scores = tmp_path / ".s-scores.npz"
-    with np.load(scores) as found:
-        arrays = {name: found[name] for name in found.files}
-    arrays["points"][0, 0, 0] = -29
-    with open(scores, "wb") as file:
-        np.savez(file, **arrays)
-    (tmp_path / "m.csv").write_text("round,match,table,board,defenders_points\n3,2,B,16,45\n", encoding="utf-8")
-    assert run_dealer("results", "import", event_file, tmp_path / "m.csv", "--boards-dir", boards).exit_code == 0
-    rebuilt = _site(event_file, boards, out)
-    assert rebuilt.exit_code == 0, rebuilt.output
-    assert _site(event_file, boards, tmp_path / "fresh").exit_code == 0
-    assert _tree(out) == _tree(tmp_path / "fresh")

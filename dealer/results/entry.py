@@ -18,10 +18,8 @@ from dealer.results.validate import entry_row, slot_text, stored_text, validate_
 from dealer.scoring import (
     Adjustments,
     AttributionError,
-    ChangedResults,
     Misattributed,
     ResultColumns,
-    ResultGrid,
     ScoredEvent,
     attribution_problems,
     score_event,
@@ -67,35 +65,24 @@ def open_existing_results(event: Event, folder: EventFolder, *, check_deal: bool
                                       result=event.result)
 
 
-def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None,
-                 since: tuple[int, ResultGrid] | None = None) -> ScoredEvent:
+def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None) -> ScoredEvent:
     """Every match of ``event`` scored from the current results in ``store`` (``None``: none):
-    board results, or a level race's table results (:mod:`dealer.levels`). ``since``: (row, grid),
-    the grid of a board event's results as they stood at that stored row (an earlier build's,
-    for this very event and database): brought up to date with the rows stored since, instead of
-    reading them all (a league has 640,000)."""
+    board results, or a level race's table results (:mod:`dealer.levels`)."""
     if event.levels:
         from dealer.levels import LevelColumns, score_levels
 
         return score_levels(event, LevelColumns.from_rows(store.scoring_rows(LEVELS) if store else []), adjustments)
-    if since is not None and store is not None:
-        after, grid = since
-        changed = store.changed_results(after)
-        current = [(r, m, t, b, points, trump) for r, m, t, b, points, trump in changed if points is not None]
-        grid.update(event, ChangedResults([row[:4] for row in changed], ResultColumns.from_rows(current)))
-        return score_event(event, grid, adjustments)
     return score_event(event, ResultColumns.from_rows(store.scoring_rows(BOARDS) if store else []), adjustments)
 
 
-def stored_attribution_problems(event: Event, store: ResultsStore, after: int | None = None) -> list[Misattributed]:
+def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:
     """Matches whose stored results (boards or levels) the event file, as edited, would credit to
-    other teams or boards; ``after``: only board results stored after that row (those before it
-    were found right for this very event, see :func:`dealer.report.build_report`)."""
+    other teams or boards."""
     if event.levels:
         from dealer.results.levels import level_attribution_problems
 
         return level_attribution_problems(event, store)
-    return attribution_problems(event, store.seatings(BOARDS, after=after))
+    return attribution_problems(event, store.seatings(BOARDS))
 
 
 def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None,

@@ -34,7 +34,6 @@ from dealer.results.validate import (
     RawRow,
     slot_text,
     stored_text,
-    validate_columns,
     validate_row,
 )
 from dealer.store.db import DatabaseRefused, ResultsStore
@@ -567,13 +566,8 @@ def import_file(
         return import_level_file(store, event, path, entered_by, sheet)
     parsed = read_file(path, sheet)
     source = parsed.source
-    batch = validate_columns(event, parsed.fields, parsed.column, parsed.numbers)
-    slots = batch.slots() if batch is not None else []
-    if batch is not None and len(set(slots)) != len(batch):
-        batch = None  # a slot twice: the row-by-row path names both rows
-    if batch is None:
-        batch = _validate_rows(event, parsed)
-        slots = batch.slots()
+    batch = _validate_rows(event, parsed)
+    slots = batch.slots()
     if not len(batch):
         raise FileProblem("import.no_result_rows", source=source)
     rounds = sorted(set(batch.round))
@@ -636,8 +630,8 @@ def against_stored(
 
 
 def _validate_rows(event: Event, parsed: ParsedFile) -> EntryBatch:
-    """Every row checked on its own (:func:`validate_row`): the rows of a file with a problem, whose
-    messages name each row; raises :class:`Rejected` listing them."""
+    """Every row checked on its own (:func:`validate_row`); raises :class:`Rejected` listing the
+    problems, each naming its row."""
     source = parsed.source
     entries: list[Entry] = []
     problems: list[Problem] = []

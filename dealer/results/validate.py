@@ -8,15 +8,14 @@ the field is called to its user.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Phrase, Problem, quote
 from dealer.event import Event, Match
-from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number
-from dealer.store.rows import Entry, EntryBatch
+from dealer.numbers import NotAWholeNumber, read_whole_number
+from dealer.store.rows import Entry
 
 #: Longest text accepted in a free-text field (note, who entered it) and in any cell.
 TEXT_LIMIT = 500
@@ -220,104 +219,3 @@ def stored_text(row: sqlite3.Row) -> str:
     value = "withdrawn" if row["withdrawn"] else f"{row['defenders_points']} points"
     by = f" by {row['entered_by']}" if row["entered_by"] else ""
     return f"{value} (entered {row['entered_at'][:19]}{by})"
-
-
-# --- the columnar path ----------------------------------------------------------------------
-#
-# A traveller file of a large event holds tens of thousands of rows with a few hundred distinct
-# values per column: each column's distinct values are checked once (with the rules above), and
-# the rows then only look their values up. Any row with any problem sends the whole file down
-# the row-by-row path (validate_row), so that every message, and the order of the messages, is
-# exactly what that path says.
-
-
-def _distinct(column: Sequence[str], check: Callable[[str], object]) -> list[Any] | None:
-    """``check`` of every text of ``column`` (each distinct text checked once), or ``None`` when
-    it refuses one (returns ``_BAD``)."""
-    checked = {text: check(text) for text in set(column)}
-    if any(value is _BAD for value in checked.values()):
-        return None
-    return list(map(checked.__getitem__, column))
-
-
-_BAD = object()
-
-
-def _whole(text: str) -> object:
-    try:
-        value = whole_number(text) if text else None
-    except OverflowError:
-        return _BAD
-    return _BAD if value is None else value
-
-
-def validate_columns(event: Event, fields: Collection[str], column: Callable[[str], list[str]],
-                     numbers: Sequence[int]) -> EntryBatch | None:
-    """The rows of a file (``column(field)``: the texts of one field, row by row; ``numbers``:
-    the rows as a spreadsheet shows them) as a batch to store, when every row passes every rule of
-    :func:`validate_row` (implausible points included: a file has no acceptance); ``None``
-    when any row may have a problem (then :func:`validate_row` says which, row by row)."""
-    n = len(numbers)
-    texts = {key: column(key) for key in fields if key in FIELDS}
-    if not n or any(key not in texts for key in ("round", "match", "table", "board", "defenders_points")):
-        return None
-    if any(max(map(len, values), default=0) > TEXT_LIMIT for values in texts.values()):
-        return None
-    empty = [""] * n
-    rounds = _distinct(texts["round"], _whole)
-    boards = _distinct(texts["board"], lambda t: v if isinstance(v := _whole(t), int)
-                       and 1 <= v <= event.boards_per_set else _BAD)
-    low, high = plausible_range(event)
-    limit = absolute_limit(event)
-    points = _distinct(texts["defenders_points"], lambda t: v if isinstance(v := _whole(t), int)
-                       and not v % 5 and low <= v <= high and abs(v) <= limit else _BAD)
-    tables = _distinct(texts["table"], lambda t: _TABLES.get(t.strip().upper(), _BAD))
-    if rounds is None or boards is None or points is None or tables is None:
-        return None
-    match_ids = texts["match"]
-    keys = list(zip(rounds, match_ids, strict=True))
-    found: dict[tuple[int, str], Match] = {}
-    for round_number, match_id in set(keys):
-        rnd = event.round(round_number)
-        match = rnd.match(match_id) if rnd is not None and match_id else None
-        if match is None:
-            return None
-        found[(round_number, match_id)] = match
-    matches = list(map(found.__getitem__, keys))
-    sets = [m.set for m in matches]
-    places = list(zip(keys, tables, strict=True))
-    seating = {(key, table): found[key].seats(table) for key, table in set(places)}
-    seats = list(map(seating.__getitem__, places))
-    trumps = _distinct(texts.get("trump", empty), lambda t: _TRUMPS.get(t.strip().upper(), _BAD) if t else None)
-    declarers = _distinct(texts.get("declarer", empty),
-                          lambda t: _SEATS.get(t.strip().upper(), _BAD) if t else None)
-
-    def level_of(text: str) -> object:
-        try:
-            return normalize_level(text.strip().upper()) if text else None
-        except ValueError:
-            return _BAD
-
-    levels = _distinct(texts.get("level", empty), level_of)
-    if trumps is None or declarers is None or levels is None:
-        return None
-    if any(declarers) or any(levels):
-        for set_number, board, declarer, level in set(zip(sets, boards, declarers, levels, strict=True)):
-            conditions = event.board(set_number, board)
-            if (declarer is not None and declarer != conditions.declarer) \
-                    or (level is not None and level != conditions.level):
-                return None
-    for key, side in (("ns_team", "NS"), ("ew_team", "EW")):
-        named = _distinct(texts.get(key, empty), lambda t: (event.team_named(t) or _BAD) if t else None)
-        if named is None or any(team is not None and team != seat[side]
-                                for team, seat in zip(named, seats, strict=True)):
-            return None
-    return EntryBatch(
-        round=rounds, match=match_ids, table=tables, board=boards, defenders_points=points,
-        trump=trumps, declarer=declarers, level=levels,
-        ns_team=[s["NS"] for s in seats], ew_team=[s["EW"] for s in seats],
-        played_set=list[int | None](sets),
-        note=[t or None for t in texts.get("note", empty)],
-        entered_by=[t or None for t in texts.get("entered_by", empty)],
-        source_row=list(numbers), withdrawn=[0] * n,
-    )

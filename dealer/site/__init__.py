@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -738,7 +738,6 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
             if writer.mirror is not None:  # the next rebuild writes only what changed into it
                 _link_or_copy(str(out / MANIFEST), str(writer.mirror / MANIFEST))
                 os.rename(writer.mirror, spare)
-            _unlink(out.with_name(f".{out.name}-scores.npz"))  # an older version's scores checkpoint
             # The previous generation's files are as they were (a first build's: links to these).
             spare_inode = str(os.stat(spare).st_ino)
             _write_identities(identities_file(out), {

@@ -65,17 +65,6 @@ def is_link(text: str) -> bool:
     return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
 
 
-def runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted whole numbers as (first, last) of each run of consecutive ones."""
-    runs: list[tuple[int, int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    return runs
-
-
 def constant(column: Sequence[object]) -> bool:
     """Whether every value of ``column`` is the same (and of the same type)."""
     if isinstance(column, range):
@@ -196,51 +185,6 @@ def schema_findings(conn: sqlite3.Connection) -> list[Finding]:
         for column in sorted(columns(conn, table) - set(made)):
             found.append(Finding("column-added", f"table {table}", f"column {column} is not the tool's: its "
                                  "values are outside the hash chain"))
-    return found
-
-
-def link_findings(conn: sqlite3.Connection, event_id: str, results_after: int) -> list[Finding]:
-    """The links of every row of the chained tables but the board results, and of the board
-    results after row ``results_after``, each checked against the link before it as stored
-    (and that no other row has its link number): an edited, forged or misplaced row among
-    them is found as the full audit finds it, in time proportional to those rows."""
-    picked: list[tuple[str, sqlite3.Row]] = []
-    tables = [t for t in CHAINED if columns(conn, t)]
-    for table in tables:
-        query = f"SELECT * FROM {table}"
-        if table == "results":  # a scan in SQLite's C: the rows without a link are found too
-            query += " WHERE id > ? OR typeof(seq) != 'integer'"
-        picked.extend((table, row) for row in conn.execute(query, (results_after,) if table == "results" else ()))
-    found: list[Finding] = []
-    seqs: set[int] = set()
-    for table, row in picked:
-        seq = row["seq"]
-        if isinstance(seq, int) and seq >= 1:
-            seqs.update((seq, seq - 1))
-        else:
-            found.append(Finding("added", f"{table} #{row['id']}", "a row the tool did not write (no chain link)"))
-    links: dict[int, list[object]] = {}
-    between = " UNION ALL ".join(f"SELECT seq, chain FROM {t} WHERE seq BETWEEN ?1 AND ?2" for t in tables)
-    for low, high in runs(sorted(seqs)):
-        for seq, chain in conn.execute(between, (low, high)):
-            links.setdefault(seq, []).append(chain)
-    for table, row in picked:
-        seq = row["seq"]
-        if not (isinstance(seq, int) and seq >= 1):
-            continue
-        where = f"{table} #{row['id']} (link {seq})"
-        if len(links.get(seq, ())) > 1:
-            found.append(Finding("added", where, f"a second row with link {seq}"))
-        before = links.get(seq - 1, [])
-        try:
-            previous = genesis(event_id) if seq == 1 else bytes.fromhex(str(before[0])) \
-                if len(before) == 1 else None
-        except ValueError:
-            previous = None
-        if previous is None:
-            found.append(Finding("deleted", where, f"link {seq - 1} before it is missing or not one"))
-        elif row["chain"] != link(previous, seq, table, row).hex():
-            found.append(Finding("edited", where, "its content is not what the tool wrote"))
     return found
 
 

@@ -47,7 +47,6 @@ from dealer.store.chain import (
     genesis,
     is_link,
     link,
-    link_findings,
     schema_findings,
 )
 from dealer.store.files import OWNER_ONLY, make_folder, os_problem
@@ -646,17 +645,13 @@ class ResultsStore:
             cursor.row_factory = None
             return cursor.execute(f"SELECT {', '.join(kind.scoring)} FROM {kind.view} WHERE withdrawn = 0").fetchall()
 
-    def seatings(self, kind: ResultTable[Any, SeatingT, Any], rounds: Sequence[int] | None = None,
-                 after: int | None = None) -> list[SeatingT]:
+    def seatings(self, kind: ResultTable[Any, SeatingT, Any], rounds: Sequence[int] | None = None) -> list[SeatingT]:
         """How every match was seated as its current results record it, each distinct (boards:
         :class:`Seating` per table, a level race: :class:`LevelSeating` per match); of ``rounds``
-        only, when given; of the rows stored after row ``after`` only, when given."""
+        only, when given."""
         where, args = "", list(rounds or ())
         if rounds is not None:
             where = f" AND round IN ({','.join('?' * len(args))})"
-        if after is not None:
-            where += " AND id > ?"
-            args.append(after)
         order = ", ".join(c for c in kind.slot if c in kind.seating)
         return [kind.seating_row(*r) for r in self._query(
             f"SELECT DISTINCT {', '.join(kind.seating)} FROM {kind.view} WHERE withdrawn = 0{where} ORDER BY {order}",
@@ -685,35 +680,6 @@ class ResultsStore:
             stored["withdrawn"] = bool(stored["withdrawn"])
             out.append(StoredRow(stored, r["source"], bool(r["is_current"]), kind.json_names))
         return out
-
-    def last_result_id(self) -> int:
-        """The id of the last stored board result (0: none): rows after it are new."""
-        return int(self._query("SELECT COALESCE(MAX(id), 0) FROM results")[0][0])
-
-    def result_mark(self, row_id: int) -> str:
-        """What identifies stored row ``row_id`` ("" when there is none): its chain link, which
-        covers every row stored before it, so the same mark later says the rows up to it are the
-        very ones seen then."""
-        rows = self._query("SELECT chain FROM results WHERE id = ?", (row_id,))
-        return str(rows[0][0]) if rows else ""
-
-    def changed_results(self, after: int) -> list[tuple[int, str, str, int, int | None, str | None]]:
-        """Each result slot written after row ``after`` (a new result, a correction, a withdrawal:
-        any row stored since, and the slot of any row it supersedes) as (round, match, table,
-        board, defenders' points, trump), the points and trump of its current, non-withdrawn
-        result, ``None`` when it has none now; by row order, as :meth:`scoring_rows` of board results."""
-        with _sqlite_errors(self.path):
-            cursor = self.conn.cursor()
-            cursor.row_factory = None
-            # A LEFT JOIN keeps the few touched slots as the outer loop (an inner join let SQLite
-            # scan every result instead).
-            return cursor.execute(
-                "WITH touched AS (SELECT round, match, tbl, board FROM results WHERE id > ?1 UNION "
-                "SELECT s.round, s.match, s.tbl, s.board FROM results r JOIN results s ON s.id = r.supersedes "
-                "WHERE r.id > ?1) "
-                "SELECT t.round, t.match, t.tbl, t.board, c.defenders_points, c.trump FROM touched t "
-                "LEFT JOIN current_results c ON c.round = t.round AND c.match = t.match AND c.tbl = t.tbl "
-                "AND c.board = t.board AND c.withdrawn = 0 ORDER BY c.id", (after,)).fetchall()
 
     def last_entry_at(self) -> str | None:
         """When the tool last stored anything (results, an action or a release)."""
@@ -753,19 +719,12 @@ class ResultsStore:
                 report.published_link = int(found[0])
         return report
 
-    def require_intact(self, refused: object, results_after: int | None = None) -> None:
+    def require_intact(self, refused: object) -> None:
         """Refuse (``refused``: what is not done) when the audit finds anything: the rows that
         decide what becomes public or how a round is paired (releases, pairings, results) are
-        trusted only as links of the chain. ``results_after``: the caller reads only the board
-        results stored after that row (the site's rebuild: those before were checked when it
-        read them): then every row of the other tables and those results have their links
-        checked, and the guards, instead of walking the whole chain (:meth:`audit`)."""
+        trusted only as links of the chain."""
         with self.snapshot():  # one state of the database, whatever is stored meanwhile
-            if results_after is None:
-                findings = self.audit().findings
-            else:
-                with _sqlite_errors(self.path):
-                    findings = schema_findings(self.conn) + link_findings(self.conn, self.event_id, results_after)
+            findings = self.audit().findings
         if not findings:
             return
         shown = "; ".join(f.text() for f in findings[:3])
