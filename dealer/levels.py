@@ -20,12 +20,13 @@ standings, reports, the cross-table and the round loop take both alike:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dealer.cards import LEVELS, normalize_level
 from dealer.event import Event, Match
-from dealer.scoring import Adjustments, BoardLine, MatchScore, ScoredEvent, ScoringError
+from dealer.scoring import Adjustments, BoardLine, MatchScore, MatchSheet, ScoredEvent, ScoringError
 
 #: One level past A: the side that gets there first wins the table (谁先过“A”谁赢).
 PAST_A = "过A"
@@ -148,6 +149,12 @@ class ScoredLevelEvent(ScoredEvent):
         """The reported tables of one match, in table order."""
         lines = self.lines[self._index[(round_number, match_id)]]
         return [lines[t] for t in sorted(lines)]
+
+    @functools.cached_property
+    def match_sheets(self) -> dict[tuple[int, str], MatchSheet]:
+        """Every played (not forfeited) match's sheet: its reported tables."""
+        return {(s.round, s.match): MatchSheet(s, tables=self.table_lines(s.round, s.match))
+                for s in self.scores if not s.forfeited_by}
 
     def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
         """A level race has no boards (:meth:`table_lines` has its tables)."""

@@ -19,11 +19,12 @@ Rules applied (DESIGN §2, §8):
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -243,6 +244,29 @@ class ResultColumns:
         return len(self.points)
 
 
+#: What each line of a boards match sheet holds, in order (:attr:`MatchSheet.boards`): the
+#: board's conditions, each table's points and level points (``None``: no result there), the
+#: home and away level points of a counted board (``None``: not counted), the running totals,
+#: whether it counted (1 or 0) and the trump played at each table (``None``: not recorded).
+BOARD_LINE = ("board", "declarer", "level", "A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels",
+              "B_ew_levels", "home_levels", "away_levels", "home_running", "away_running", "counted", "A_trump",
+              "B_trump")
+#: Matches whose board lines are made together from the scored arrays.
+_SHEET_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class MatchSheet:
+    """One played (not forfeited) match's sheet: its board lines (values in the order of
+    :data:`BOARD_LINE`) or, in a level race, its table lines (:class:`dealer.levels.TableLine`).
+    Made once per scored event (:attr:`ScoredEvent.match_sheets`): every report format and the
+    site's match pages read these."""
+
+    score: MatchScore
+    boards: Sequence[list[Any]] = ()
+    tables: Sequence[Any] = ()
+
+
 @dataclass
 class ResultGrid:
     """Every match's current results as arrays ``[match, board, table]`` (matches in
@@ -428,39 +452,59 @@ class ScoredEvent:
     def score(self, round_number: int, match_id: str) -> MatchScore:
         return self.scores[self._index[(round_number, match_id)]]
 
+    @functools.cached_property
+    def match_sheets(self) -> dict[tuple[int, str], MatchSheet]:
+        """Every played (not forfeited) match's sheet by (round, match), in the order of
+        :attr:`scores`: made from the arrays once, the first time it is asked for."""
+        played = [(i, s) for i, s in enumerate(self.scores) if not s.forfeited_by]
+        found: dict[tuple[int, str], MatchSheet] = {}
+        for start in range(0, len(played), _SHEET_CHUNK):
+            for sheet in self._sheets(played[start:start + _SHEET_CHUNK]):
+                found[(sheet.score.round, sheet.score.match)] = sheet
+        return found
+
+    def _sheets(self, part: Sequence[tuple[int, MatchScore]]) -> list[MatchSheet]:
+        """The sheets of some matches (index, score), made together: one array of every value
+        of every board, made into Python values at once."""
+        index = np.fromiter((i for i, _s in part), dtype=np.int64, count=len(part))
+        home, away = self.home_board[index], self.away_board[index]
+        stacked = np.concatenate([
+            self.present[index], self.points[index], self.ns_levels[index], self.ew_levels[index],
+            self.trumps[index], np.stack([self.counted[index], home, away, np.cumsum(home, axis=1),
+                                          np.cumsum(away, axis=1)], axis=2)], axis=2, dtype=np.int64).tolist()
+        conditions: dict[int, list[tuple[int, str, str]]] = {}
+        sheets = []
+        for (_i, s), values_of_boards in zip(part, stacked, strict=True):
+            boards = conditions.get(s.set)
+            if boards is None:
+                boards = conditions[s.set] = [(c.number, c.declarer, c.level) for c in self.event.set_boards(s.set)]
+            lines = []
+            for (number, declarer, level), values in zip(boards, values_of_boards, strict=True):
+                at_a, at_b, pa, pb, na, nb, ea, eb, ta, tb, both, h, a, hr, ar = values
+                lines.append([
+                    number, declarer, level,
+                    pa if at_a else None, na if at_a else None, ea if at_a else None,
+                    pb if at_b else None, nb if at_b else None, eb if at_b else None,
+                    h if both else None, a if both else None, hr, ar, both, TRUMPS[ta] or None, TRUMPS[tb] or None])
+            sheets.append(MatchSheet(s, lines))
+        return sheets
+
+    def match_sheet(self, round_number: int, match_id: str) -> MatchSheet | None:
+        """One match's sheet (``None``: a forfeited match, which has none)."""
+        return self.match_sheets.get((round_number, match_id))
+
     def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
-        """The board-by-board sheet of one match with home/away running totals."""
-        i = self._index[(round_number, match_id)]
-        match = self.matches[i]
-        lines: list[BoardLine] = []
-        home_running = away_running = 0
-        for b, cond in enumerate(self.event.set_boards(match.set)):
-            present = (bool(self.present[i, b, 0]), bool(self.present[i, b, 1]))
-
-            def cell(grid: IntArray, t: int, b: int = b, present: tuple[bool, bool] = present) -> int | None:
-                return int(grid[i, b, t]) if present[t] else None
-
-            counted = bool(self.counted[i, b])
-            home = int(self.home_board[i, b]) if counted else None
-            away = int(self.away_board[i, b]) if counted else None
-            home_running += home or 0
-            away_running += away or 0
-            lines.append(BoardLine(
-                board=cond.number,
-                declarer=cond.declarer,
-                level=cond.level,
-                declarer_side=side_of(cond.declarer),
-                points=(cell(self.points, 0), cell(self.points, 1)),
-                ns_levels=(cell(self.ns_levels, 0), cell(self.ns_levels, 1)),
-                ew_levels=(cell(self.ew_levels, 0), cell(self.ew_levels, 1)),
-                home_levels=home,
-                away_levels=away,
-                home_running=home_running,
-                away_running=away_running,
-                counted=counted,
-                trump=(TRUMPS[self.trumps[i, b, 0]] or None, TRUMPS[self.trumps[i, b, 1]] or None),
-            ))
-        return lines
+        """The board-by-board sheet of one match with home/away running totals, as
+        :class:`BoardLine` objects (read from :attr:`match_sheets`)."""
+        sheet = self.match_sheet(round_number, match_id)
+        if sheet is None:  # a forfeited match: its boards, none played
+            score = self.score(round_number, match_id)
+            sheet = self._sheets([(self._index[(round_number, match_id)], score)])[0]
+        return [BoardLine(board=v[0], declarer=v[1], level=v[2], declarer_side=side_of(v[1]),
+                          points=(v[3], v[6]), ns_levels=(v[4], v[7]), ew_levels=(v[5], v[8]),
+                          home_levels=v[9], away_levels=v[10], home_running=v[11], away_running=v[12],
+                          counted=bool(v[13]), trump=(v[14], v[15]))
+                for v in sheet.boards]
 
     def missing(self, round_number: int | None = None) -> list[tuple[Match, list[tuple[int, str]]]]:
         """Per match (of one round or all), the (board, table) pairs that have no result."""

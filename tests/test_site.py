@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import demo_event, release_of, report_of, run_dealer, site_of
@@ -116,19 +117,42 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
     assert f'text-anchor="middle">{rounds[-1]}</text>' in chart
 
 
-def test_match_sheets_read_from_the_grids_equal_the_scoring(tmp_path: Path) -> None:
-    _event_file, boards = _dealt_with_results(tmp_path)
+def test_dealer_report_and_dealer_site_build_each_match_sheet_once(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """One match sheet per played match, made once per command from the scored arrays, read by
+    every report format (HTML, PDF, CSV, XLSX, JSON) and the site's match pages; the sheets'
+    board lines are those of :meth:`ScoredEvent.sheet`."""
+    from dealer.scoring import ScoredEvent
+
+    built: list[tuple[int, str]] = []
+    make = ScoredEvent._sheets
+
+    def counted(self: ScoredEvent, part: Any) -> Any:
+        sheets = make(self, part)
+        built.extend((sheet.score.round, sheet.score.match) for sheet in sheets)
+        return sheets
+
+    monkeypatch.setattr(ScoredEvent, "_sheets", counted)
+    event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     data = report_of(event, EventFolder(event.id, boards))
-    site = SiteData(data, {}, {}, {}, None, [])
-    for i, m in enumerate(data.scored.matches):
-        fast = site.sheet(i, m)
-        slow = data.scored.sheet(m.round, m.id)
-        assert [(r["board"], r["a_points"], r["b_points"], r["a_ns_level_points"], r["b_ew_level_points"],
-                 r["home_level_points"], r["away_level_points"], r["home_running"], r["away_running"], r["counted"])
-                for r in fast] == \
-            [(b.board, b.points[0], b.points[1], b.ns_levels[0], b.ew_levels[1], b.home_levels, b.away_levels,
-              b.home_running, b.away_running, b.counted) for b in slow]
+    played = sorted((s.round, s.match) for s in data.scored.scores if not s.forfeited_by)
+    for m in data.scored.matches:
+        sheet = data.scored.match_sheet(m.round, m.id)
+        assert sheet is not None
+        assert [(b.board, b.points, b.ns_levels, b.ew_levels, b.home_levels, b.away_levels, b.home_running,
+                 b.away_running, b.counted, b.trump) for b in data.scored.sheet(m.round, m.id)] == \
+            [(v[0], (v[3], v[6]), (v[4], v[7]), (v[5], v[8]), v[9], v[10], v[11], v[12], bool(v[13]), (v[14], v[15]))
+             for v in sheet.boards]
+    built.clear()
+    done = run_dealer("report", event_file, "--boards-dir", boards, "--out", tmp_path / "reports",
+                      "--format", "html,pdf,csv,xlsx,json")
+    assert done.exit_code == 0, done.output
+    assert sorted(built) == played
+    built.clear()
+    done = run_dealer("site", event_file, "--boards-dir", boards, "--out", tmp_path / "site")
+    assert done.exit_code == 0, done.output
+    assert sorted(built) == played
 
 
 def test_the_rank_after_the_last_round_is_the_standings_and_after_an_earlier_one_is_ranked_anew(

@@ -408,7 +408,7 @@ def test_defect_06_an_edited_release_publishes_nothing(tmp_path: Path) -> None:
     assert _tree(out) == before and not list(out.glob("board-3-*"))
 
 
-def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whole_chain(tmp_path: Path) -> None:
+def test_defect_06_every_build_checks_the_whole_chain(tmp_path: Path) -> None:
     event_file, boards = _demo(tmp_path)
     out = tmp_path / "s"
     assert _site(event_file, boards, out).exit_code == 0
@@ -430,8 +430,8 @@ def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whol
     _sql(database, "UPDATE actions SET reason = 'rewritten'")
     refused = _site(fresh_event, fresh_boards, tmp_path / "two" / "s")
     assert refused.exit_code == 2 and "actions #" in refused.stderr and "edited" in refused.stderr, refused.output
-    # An old result edited mid-chain: a rebuild does not read it again (it publishes the value it
-    # read, checked, at the build before); a build that reads every result walks the whole chain.
+    # An old result edited mid-chain: every build (a rebuild too) reads every result and walks the
+    # whole chain: refused, the site left as it was.
     third = tmp_path / "three"
     third.mkdir()
     event_3, boards_3 = _demo(third)
@@ -443,7 +443,8 @@ def test_defect_06_a_rebuild_checks_the_rows_it_reads_and_a_first_build_the_whol
                    "AND board = 1")
     _sql(database, "CREATE TRIGGER results_no_update BEFORE UPDATE ON results "
                    "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END")
-    assert _site(event_3, boards_3, third / "s").exit_code == 0
+    refused = _site(event_3, boards_3, third / "s")
+    assert refused.exit_code == 2 and "results #1 (link 2): edited" in refused.stderr, refused.output
     assert json.loads((third / "s" / "match-1-1.json").read_text(encoding="utf-8"))["boards"][0]["a_points"] == before
     refused = _site(event_3, boards_3, third / "fresh")
     assert refused.exit_code == 2 and "results #1 (link 2): edited" in refused.stderr, refused.output

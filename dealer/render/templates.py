@@ -6,8 +6,8 @@ Made once per process (:func:`environment`): templates under :func:`dealer.resou
 error, never an empty string), blocks trimmed, templates read once (no check of the file at
 every page), the site's filters (:data:`dealer.site.rows.FILTERS`) and the ``qr`` global (an
 ``<img>`` of a QR code). Compiled templates are kept between processes (a rebuild of the site is
-a new process) in Jinja's own folder for the user, under a digest of this module, which holds
-the options the compiled code depends on (Jinja keys a template by its source alone).
+a new process) in Jinja's own folder for the user, under a digest of this module and the
+filters' (:func:`_options_digest`: Jinja keys a template by its source alone).
 """
 
 from __future__ import annotations
@@ -55,9 +55,15 @@ def _markup(text: str) -> markupsafe.Markup:
 
 @functools.cache
 def _options_digest() -> str:
-    """A digest of this module's source: the environment's options (trimming, escaping) change
-    the compiled code, and a change of them must not reuse code compiled before."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    """A digest of this module's source and of the filters' module: the environment's options
+    (trimming, escaping) and how each filter is called (given the render's context or not) are
+    compiled into the code, which must not be reused once they change."""
+    import dealer.site.rows
+
+    h = hashlib.sha256()
+    for source in (Path(__file__), Path(dealer.site.rows.__file__)):
+        h.update(source.read_bytes())
+    return h.hexdigest()[:16]
 
 
 #: Names of a plain dict's methods: ``d.items`` is the method, whatever keys ``d`` holds.

@@ -12,7 +12,6 @@ import codecs
 import csv
 import datetime as dt
 import functools
-import html
 import io
 import json
 import re
@@ -21,20 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import numpy as np
-
 from dealer.errors import Phrase, UserError
-from dealer.event import Event, Team
+from dealer.event import Event, Match, Round, Team
 from dealer.explain import tie_break_name
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
 from dealer.results.entry import score_stored, stored_attribution_problems
 from dealer.scoring import (
-    TRUMPS,
+    BOARD_LINE,
     Adjustments,
     AttributionError,
-    BoardLine,
     MatchScore,
+    MatchSheet,
     ScoredEvent,
     withheld_boards,
     without_boards,
@@ -106,6 +103,16 @@ class ReportData:
         from dealer.results.rounds import unfinished
 
         return unfinished(self.scored, self.places)
+
+    def bracket(self) -> list[tuple[Round, list[tuple[Match, MatchScore, str | None]]]] | None:
+        """A knockout's rounds, each with its matches as (match, score, the team that went
+        through or ``None``): what the report's and the site's bracket draw; ``None`` for
+        another format."""
+        if self.event.format.kind != "knockout":
+            return None
+        seed_rank = {t.id: i for i, t in enumerate(self.event.seeded_teams(), start=1)}
+        return [(rnd, [(m, self.scored.score(rnd.number, m.id), self.scored.winner(rnd.number, m.id, seed_rank))
+                       for m in rnd.matches]) for rnd in self.event.rounds]
 
     def footnotes(self, lang: str) -> list[str]:
         """Every forfeit and deduction, with its reason, in ``lang``: each report prints them."""
@@ -230,8 +237,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
 # --- what a report holds at scale (docs/results.md, "Reports at scale") -----------------------
 #
 # A report is built once (build_report: scores, standings) and every format is written from it;
-# the match sheets, the bulk of a large event, are made a few hundred matches at a time from the
-# scored arrays and streamed into each file, so no format holds every sheet.
+# the match sheets, the bulk of a large event, are made once from the scored arrays (a few hundred
+# matches at a time, :attr:`dealer.scoring.ScoredEvent.match_sheets`, kept by the scored event)
+# and streamed into each file.
 
 #: A cross-table (teams × teams) is given for a field, or for each group, of at most this many
 #: teams (21 columns fit an A4 landscape page at 5.5 pt). A larger field gets instead a table of
@@ -249,14 +257,6 @@ PDF_STANDINGS_ROWS = 100
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
 XLSX_MATCH_SHEETS = 64
-#: Matches whose board lines are made together from the scored arrays.
-_CHUNK = 500
-
-
-def _num(value: int | None) -> str:
-    return "" if value is None else str(value)
-
-
 def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] | None = None
                     ) -> tuple[list[str], list[list[str]]]:
     """The standings (the whole field's, or one group's) with every tie-break value."""
@@ -352,22 +352,13 @@ def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str
     return head, rows
 
 
-#: The board lines' columns (CSV ``boards.csv``, the XLSX match sheets); the trump played at each
-#: table comes last (added after the others, whose places stay).
-SHEET_HEAD = ["round", "match", "board", "declarer", "level",
-              "A_points", "A_ns_levels", "A_ew_levels", "B_points", "B_ns_levels", "B_ew_levels",
-              "home_levels", "away_levels", "home_running", "away_running", "counted", "A_trump", "B_trump"]
+#: The board lines' columns (CSV ``boards.csv``, the XLSX match sheets): the round, the match and
+#: the values of a sheet's board line (:data:`dealer.scoring.BOARD_LINE`, whose trumps come last:
+#: added after the others, whose places stay).
+SHEET_HEAD = ["round", "match", *BOARD_LINE]
 
 #: A board line: the values of :data:`SHEET_HEAD` after round and match (``None`` for no result).
 BoardLineValues = list[Any]
-#: Where the trumps are in a board line, and where the line says whether the board counted.
-_A_TRUMP, _B_TRUMP, _COUNTED = 14, 15, 13
-
-
-def _line_values(b: BoardLine) -> BoardLineValues:
-    return [b.board, b.declarer, b.level, b.points[0], b.ns_levels[0], b.ew_levels[0], b.points[1],
-            b.ns_levels[1], b.ew_levels[1], b.home_levels, b.away_levels, b.home_running, b.away_running,
-            1 if b.counted else 0, b.trump[0], b.trump[1]]
 
 
 def _sheet_row(round_number: int, match: str, v: BoardLineValues) -> list[Any]:
@@ -375,50 +366,29 @@ def _sheet_row(round_number: int, match: str, v: BoardLineValues) -> list[Any]:
     return [round_number, match, *v]
 
 
-def sheet_rows(data: ReportData, round_number: int, match: str) -> list[list[str]]:
-    """One match's board lines as text, in the order of :data:`SHEET_HEAD`."""
-    return [[_num(v) if not isinstance(v, str) else v for v in _sheet_row(round_number, match, _line_values(b))]
-            for b in data.scored.sheet(round_number, match)]
-
-
 def played_scores(data: ReportData) -> list[MatchScore]:
     """The matches that have sheets: every match but a forfeited one (footnoted: nothing was played)."""
     return [s for s in data.scored.scores if not s.forfeited_by]
 
 
-def board_sheets(data: ReportData, scores: Sequence[MatchScore] | None = None
-                 ) -> Iterator[tuple[MatchScore, list[BoardLineValues]]]:
-    """Each played match (of ``scores``, by default all) with its board lines, made
-    :data:`_CHUNK` matches at a time from the scored arrays (the same lines as
-    :meth:`ScoredEvent.sheet`). A level race has no boards: nothing."""
-    scored = data.scored
-    if isinstance(scored, ScoredLevelEvent):
+def match_sheets(data: ReportData, scores: Sequence[MatchScore] | None = None) -> Iterator[MatchSheet]:
+    """The sheet of each played match (of ``scores``, by default all), as scoring made them once
+    (:attr:`dealer.scoring.ScoredEvent.match_sheets`)."""
+    sheets = data.scored.match_sheets
+    if scores is None:
+        yield from sheets.values()
         return
-    chosen = played_scores(data) if scores is None else [s for s in scores if not s.forfeited_by]
-    event = data.event
-    conditions: dict[int, list[tuple[int, str, str]]] = {}
-    for start in range(0, len(chosen), _CHUNK):
-        part = chosen[start:start + _CHUNK]
-        index = np.fromiter((scored._index[(s.round, s.match)] for s in part), dtype=np.int64, count=len(part))
-        home, away = scored.home_board[index], scored.away_board[index]
-        # One array of every value of every board of the chunk, made into Python values at once.
-        stacked = np.concatenate([
-            scored.present[index], scored.points[index], scored.ns_levels[index], scored.ew_levels[index],
-            scored.trumps[index], np.stack([scored.counted[index], home, away, np.cumsum(home, axis=1),
-                                            np.cumsum(away, axis=1)], axis=2)], axis=2, dtype=np.int64).tolist()
-        for j, s in enumerate(part):
-            boards = conditions.get(s.set)
-            if boards is None:
-                boards = conditions[s.set] = [(c.number, c.declarer, c.level) for c in event.set_boards(s.set)]
-            lines = []
-            for (number, declarer, level), values in zip(boards, stacked[j], strict=True):
-                at_a, at_b, pa, pb, na, nb, ea, eb, ta, tb, both, h, a, hr, ar = values
-                lines.append([
-                    number, declarer, level,
-                    pa if at_a else None, na if at_a else None, ea if at_a else None,
-                    pb if at_b else None, nb if at_b else None, eb if at_b else None,
-                    h if both else None, a if both else None, hr, ar, both, TRUMPS[ta] or None, TRUMPS[tb] or None])
-            yield s, lines
+    for s in scores:
+        sheet = sheets.get((s.round, s.match))
+        if sheet is not None:
+            yield sheet
+
+
+def board_sheets(data: ReportData, scores: Sequence[MatchScore] | None = None) -> Iterator[MatchSheet]:
+    """The sheet of each played match (of ``scores``, by default all) of a boards event (a
+    level race has no board lines: nothing)."""
+    if not isinstance(data.scored, ScoredLevelEvent):
+        yield from match_sheets(data, scores)
 
 
 LEVEL_SHEET_HEAD = ["round", "match", "table", "home", "away", "home_level", "away_level", "home_climbed",
@@ -433,7 +403,7 @@ def level_rows(data: ReportData) -> list[list[str]]:
     return [[str(s.round), s.match, str(line.table), s.home, s.away, line.home_level, line.away_level,
              str(line.home_climbed), str(line.away_climbed), str(line.net), line.last_game or "",
              line.winner or ""]
-            for s in scored.scores if not s.forfeited_by for line in scored.table_lines(s.round, s.match)]
+            for sheet in match_sheets(data) for s in (sheet.score,) for line in sheet.tables]
 
 
 def tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
@@ -513,7 +483,7 @@ class _Sink:
     def __init__(self, data: ReportData, folder: Path, lang: str) -> None:
         raise NotImplementedError
 
-    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+    def add(self, sheet: MatchSheet) -> None:
         """A played match's board lines (in the order of the scores)."""
 
     def finish(self) -> list[Path]:
@@ -549,7 +519,8 @@ class _CsvSink(_Sink):
             self.writer.writerow(SHEET_HEAD)
         self.safe: dict[str, str] = {}
 
-    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+    def add(self, sheet: MatchSheet) -> None:
+        score, lines = sheet.score, sheet.boards
         match = self.safe.get(score.match) or self.safe.setdefault(score.match, safe_cell(score.match))
         prefix = [score.round, match]
         self.writer.writerows([prefix + v for v in lines])
@@ -581,10 +552,11 @@ class _XlsxSink(_Sink):
         for name, (head, rows) in tables(data, lang).items():
             self.book.add_sheet(name, head, ([_number_or_text(v) for v in row] for row in rows))
         self.by_match = xlsx_sheet_plan(data) == "match"
-        self.kept: list[tuple[MatchScore, list[BoardLineValues]]] = []  # by match: a few only
+        self.kept: list[tuple[MatchScore, Sequence[BoardLineValues]]] = []  # by match: a few only
         self.round: int | None = None
 
-    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+    def add(self, sheet: MatchSheet) -> None:
+        score, lines = sheet.score, sheet.boards
         if self.by_match:
             self.kept.append((score, lines))
             return
@@ -620,8 +592,8 @@ def write_xlsx(data: ReportData, folder: Path, lang: str) -> Path:
 
 def _write_one(sink: _Sink, data: ReportData) -> list[Path]:
     try:
-        for score, lines in board_sheets(data):
-            sink.add(score, lines)
+        for sheet in board_sheets(data):
+            sink.add(sheet)
         return sink.finish()
     except BaseException:
         sink.abort()
@@ -631,111 +603,35 @@ def _write_one(sink: _Sink, data: ReportData) -> list[Path]:
 # --- HTML and PDF ----------------------------------------------------------------------------
 
 
-def _h(value: object) -> str:
-    return html.escape(str(value), quote=False)
-
-
-def _td(value: object, empty: str = "") -> str:
-    return f"<td>{empty if value is None else _h(value)}</td>"
-
-
-def _players(data: ReportData, s: MatchScore, lang: str) -> str:
-    home, away = data.teams[s.home].players, data.teams[s.away].players
-    if not home and not away:
-        return ""
-    sep = "、" if lang == "zh" else ", "
-    return (f'<div class="meta">{_h(data.names.get(s.home, s.home))}: {_h(sep.join(home))} · '
-            f'{_h(data.names.get(s.away, s.away))}: {_h(sep.join(away))}</div>\n')
-
-
-def _sheet_title(data: ReportData, s: MatchScore, t: dict[str, str]) -> str:
-    provisional = f" {_h(t['provisional'])}" if not s.complete else ""
-    return (f'<h3 id="r{s.round}-m{_h(s.match)}">{_h(t["round"])} {s.round} · {_h(t["match"])} {_h(s.match)}: '
-            f'{_h(s.home)} {_h(data.names.get(s.home, s.home))} ({_h(t["home"])}) – {_h(s.away)} '
-            f'{_h(data.names.get(s.away, s.away))} ({_h(t["away"])}){provisional}</h3>\n')
-
-
-class _DashType:
-    """No result at a table: its points cell shows a dash."""
-
-
-_DASH = _DashType()
-
-
-class _Cells(dict[Any, str]):
-    """Value → its table cell, made the first time it is asked for."""
-
-    def __missing__(self, value: Any) -> str:
-        cell = "<td>—</td>" if value is _DASH else _td(value)
-        self[value] = cell
-        return cell
-
-
-@functools.cache
-def _sheet_words(lang: str) -> dict[str, str]:
-    """The escaped words of a match sheet in ``lang`` (the same on every sheet)."""
-    return {key: _h(value) for key, value in labels(lang).items()}
-
-
-def _board_sheet_html(data: ReportData, s: MatchScore, lines: list[BoardLineValues], t: dict[str, str],
-                      lang: str, cells: _Cells) -> str:
-    """One match sheet (the markup the report's template had for it), the trump played at each
-    table beside its points; ``cells`` caches each value's cell."""
-    w = _sheet_words(lang)
-    get = cells.__getitem__  # a _Cells: each value's cell made once
-    rows = []
-    for v in lines:
-        rows.append(("<tr>" if v[_COUNTED] else '<tr class="missing">') + "".join(map(get, (
-            v[0], v[1], v[2], _DASH if v[3] is None else v[3], v[14], v[4], v[5],
-            _DASH if v[6] is None else v[6], v[15], v[7], v[8], v[9], v[11], v[10], v[12]))) + "</tr>\n")
-    home, away = _h(s.home), _h(s.away)
-    return (
-        f'<div class="sheet">\n{_sheet_title(data, s, t)}{_players(data, s, lang)}<table>\n'
-        f'<tr><th rowspan="2">{w["board"]}</th><th rowspan="2">{w["declarer"]}</th>'
-        f'<th rowspan="2">{w["level"]}</th>\n<th colspan="4">{w["table_a"]}</th>'
-        f'<th colspan="4">{w["table_b"]}</th>\n<th colspan="2">{home}</th><th colspan="2">{away}</th></tr>\n'
-        f'<tr><th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>'
-        f'<th>{w["points"]}</th><th>{w["trump"]}</th><th>{w["ns"]}</th><th>{w["ew"]}</th>\n'
-        f'<th>+</th><th>{w["running"]}</th><th>+</th><th>{w["running"]}</th></tr>\n'
-        + "".join(rows)
-        + f'<tr class="totals"><td colspan="11">{w["total"]} ({s.boards_counted}/{s.boards_total} '
-        f'{w["boards_counted"]}) · {w["margin"]} {s.margin} · {w["mp"]} '
-        f'{s.home_match_points}:{s.away_match_points}</td>\n'
-        f'<td colspan="2">{s.home_levels}</td><td colspan="2">{s.away_levels}</td></tr>\n</table>\n</div>\n')
-
-
-def _level_sheet_html(data: ReportData, s: MatchScore, t: dict[str, str], lang: str) -> str:
-    assert isinstance(data.scored, ScoredLevelEvent)
-    side = {"home": s.home, "away": s.away}
-    rows = "".join(
-        f"<tr><td>{line.table}</td><td>{_h(line.home_level)}</td><td>{_h(line.away_level)}</td>"
-        f"<td>{line.home_climbed}</td>\n<td>{line.away_climbed}</td><td>{line.net}</td>"
-        f"<td>{_h(side.get(line.last_game or '', ''))}</td>\n<td>{_h(side.get(line.winner or '', ''))}</td></tr>\n"
-        for line in data.scored.table_lines(s.round, s.match))
-    home, away = _h(s.home), _h(s.away)
-    return (
-        f'<div class="sheet">\n{_sheet_title(data, s, t)}{_players(data, s, lang)}<table>\n'
-        f'<tr><th rowspan="2">{_h(t["level_table"])}</th><th colspan="2">{_h(t["final_level"])}</th>'
-        f'<th colspan="2">{_h(t["climbed"])}</th>\n<th rowspan="2">{_h(t["net"])}</th>'
-        f'<th rowspan="2">{_h(t["last_game"])}</th><th rowspan="2">{_h(t["table_winner"])}</th></tr>\n'
-        f'<tr><th>{home}</th><th>{away}</th><th>{home}</th><th>{away}</th></tr>\n{rows}'
-        f'<tr class="totals"><td colspan="3">{_h(t["total"])} ({s.boards_counted}/{s.boards_total} '
-        f'{_h(t["tables_counted"])}) · {_h(t["mp"])} {s.home_match_points}:{s.away_match_points}</td>\n'
-        f'<td>{s.home_levels}</td><td>{s.away_levels}</td><td>{s.margin}</td><td colspan="2"></td></tr>\n'
-        '</table>\n</div>\n')
-
-
 def sheets_html(data: ReportData, lang: str, scores: Sequence[MatchScore] | None = None) -> Iterator[str]:
-    """The match sheets (of ``scores``, by default every played match) as HTML, one at a time."""
-    t = labels(lang)
-    if isinstance(data.scored, ScoredLevelEvent):
-        for s in played_scores(data) if scores is None else scores:
-            if not s.forfeited_by:
-                yield _level_sheet_html(data, s, t, lang)
-        return
-    cells = _Cells()
-    for s, lines in board_sheets(data, scores):
-        yield _board_sheet_html(data, s, lines, t, lang, cells)
+    """The match sheets (of ``scores``, by default every played match) as HTML, one at a time
+    (``templates/report_sheet.html``, its rows by :func:`dealer.site.rows.sheet_rows`)."""
+    renderer = _SheetRenderer(data, lang)
+    for sheet in match_sheets(data, scores):
+        yield renderer.render(sheet)
+
+
+class _SheetRenderer:
+    """Renders a report's match sheets, the cells the same on many rows made once."""
+
+    def __init__(self, data: ReportData, lang: str) -> None:
+        from dealer.render.templates import environment
+
+        self.data, self.lang = data, lang
+        self.template = environment().get_template("report_sheet.html")
+        self.common = {"t": labels(lang), "names": data.names, "separator": "、" if lang == "zh" else ", ",
+                       "cells": {}}
+
+    def render(self, sheet: MatchSheet) -> str:
+        from dealer.site.rows import board_rows
+
+        s = sheet.score
+        levels = isinstance(self.data.scored, ScoredLevelEvent)
+        teams = self.data.teams
+        return str(self.template.render(
+            self.common, s=s, players=(teams[s.home].players, teams[s.away].players),
+            boards=None if levels else board_rows(sheet.boards, trumps=True),
+            tables=sheet.tables if levels else None, side={"home": s.home, "away": s.away}))
 
 
 def sheets_inline(data: ReportData) -> bool:
@@ -802,20 +698,14 @@ def html_text(data: ReportData, lang: str, pdf: bool = False) -> str:
 
 def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
     """A knockout's rounds for the bracket drawing: each match's slot, teams, result, winner."""
-    if data.event.format.kind != "knockout":
+    columns = data.bracket()
+    if columns is None:
         return None
-    seed_rank = {t.id: i for i, t in enumerate(data.event.seeded_teams(), start=1)}
-    columns = []
-    for rnd in data.event.rounds:
-        cells = []
-        for m in rnd.matches:
-            score = data.scored.score(rnd.number, m.id)
-            cells.append({"slot": m.slot, "home": m.home, "away": m.away,
-                          "home_levels": score.home_levels if score.played else None,
-                          "away_levels": score.away_levels if score.played else None,
-                          "winner": data.scored.winner(rnd.number, m.id, seed_rank)})
-        columns.append({"round": rnd.number, "matches": cells, "byes": list(rnd.byes)})
-    return columns
+    return [{"round": rnd.number, "byes": list(rnd.byes), "matches": [
+        {"slot": m.slot, "home": m.home, "away": m.away,
+         "home_levels": score.home_levels if score.played else None,
+         "away_levels": score.away_levels if score.played else None, "winner": winner}
+        for m, score, winner in matches]} for rnd, matches in columns]
 
 
 class _HtmlSink(_Sink):
@@ -834,7 +724,7 @@ class _HtmlSink(_Sink):
         self.markup = markupsafe.Markup
         self.inline = sheets_inline(data)
         self.t = labels(lang)
-        self.cells = _Cells()
+        self.sheets = _SheetRenderer(data, lang)
         self.page: AtomicFile | None = None
         self.round: int | None = None
         if not self.inline:
@@ -872,14 +762,13 @@ class _HtmlSink(_Sink):
             self.paths.append(self.page.commit())
             self.page = None
 
-    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
+    def add(self, sheet: MatchSheet) -> None:
         if self.inline:
             return  # the document makes its own sheets (a few hundred at most)
-        if score.round != self.round:
-            self._open_round(score.round)
+        if sheet.score.round != self.round:
+            self._open_round(sheet.score.round)
         assert self.page is not None
-        self.page.stream.write(_board_sheet_html(self.data, score, lines, self.t, self.lang, self.cells)
-                               .encode("utf-8"))
+        self.page.stream.write(self.sheets.render(sheet).encode("utf-8"))
 
     def finish(self) -> list[Path]:
         if self.inline:
@@ -893,8 +782,8 @@ class _HtmlSink(_Sink):
             for number, scores in by_round.items():
                 self._open_round(number)
                 assert self.page is not None
-                for text in sheets_html(self.data, self.lang, scores):
-                    self.page.stream.write(text.encode("utf-8"))
+                for sheet in match_sheets(self.data, scores):
+                    self.page.stream.write(self.sheets.render(sheet).encode("utf-8"))
                 self._close_round()
         return self.paths
 
@@ -928,23 +817,21 @@ def _write_xlsx(data: ReportData, folder: Path, lang: str) -> list[Path]:
 def sheets_json(data: ReportData, scores: Sequence[MatchScore] | None = None) -> Iterator[dict[str, Any]]:
     """Each played match's sheet for the JSON report: its boards, each table's points, level
     points and trump played (a level race: its tables)."""
-    scored = data.scored
-    if isinstance(scored, ScoredLevelEvent):
-        for s in played_scores(data) if scores is None else scores:
-            if not s.forfeited_by:
-                yield {"round": s.round, "match": s.match, "tables": [
-                    {"table": line.table, "home_level": line.home_level, "away_level": line.away_level,
-                     "home_climbed": line.home_climbed, "away_climbed": line.away_climbed, "net": line.net,
-                     "last_game": line.last_game, "winner": line.winner}
-                    for line in scored.table_lines(s.round, s.match)]}
-        return
-    for s, lines in board_sheets(data, scores):
-        yield _sheet_json(s, lines)
+    levels = isinstance(data.scored, ScoredLevelEvent)
+    for sheet in match_sheets(data, scores):
+        yield _sheet_json(sheet, levels)
 
 
-def _sheet_json(s: MatchScore, lines: list[BoardLineValues]) -> dict[str, Any]:
-    """A match sheet: its boards as lists of the values named by ``sheet_columns``."""
-    return {"round": s.round, "match": s.match, "boards": lines}
+def _sheet_json(sheet: MatchSheet, levels: bool = False) -> dict[str, Any]:
+    """A match sheet: its boards as lists of the values named by ``sheet_columns`` (a level race:
+    its tables)."""
+    s = sheet.score
+    if levels:
+        return {"round": s.round, "match": s.match, "tables": [
+            {"table": line.table, "home_level": line.home_level, "away_level": line.away_level,
+             "home_climbed": line.home_climbed, "away_climbed": line.away_climbed, "net": line.net,
+             "last_game": line.last_game, "winner": line.winner} for line in sheet.tables]}
+    return {"round": s.round, "match": s.match, "boards": sheet.boards}
 
 
 class _JsonSink(_Sink):
@@ -964,8 +851,8 @@ class _JsonSink(_Sink):
         self.target.stream.write((("" if self.first else ",") + self.encode(sheet)).encode("utf-8"))
         self.first = False
 
-    def add(self, score: MatchScore, lines: list[BoardLineValues]) -> None:
-        self._write(_sheet_json(score, lines))
+    def add(self, sheet: MatchSheet) -> None:
+        self._write(_sheet_json(sheet))
 
     def finish(self) -> list[Path]:
         self.target.stream.write(b"]}\n")
@@ -998,8 +885,8 @@ def parse_formats(text: str) -> list[str]:
 
 
 def write_reports(data: ReportData, folder: Path, formats: Sequence[str], lang: str = "zh") -> list[Path]:
-    """Write ``formats``: the board lines are made once, a few hundred matches at a time, and
-    handed to every format that takes them (HTML, CSV, XLSX, JSON); the PDF is made on its own."""
+    """Write ``formats``: the match sheets (made once, :func:`match_sheets`) are handed to every
+    format that takes them (HTML, CSV, XLSX, JSON) in one pass; the PDF is made on its own."""
     check_writable_folder(folder, field="out")
     out: list[Path] = []
     sinks: list[_Sink] = []
@@ -1008,9 +895,9 @@ def write_reports(data: ReportData, folder: Path, formats: Sequence[str], lang: 
             if name in _SINKS:
                 sinks.append(_SINKS[name](data, folder, lang))
         if sinks:
-            for score, lines in board_sheets(data):
+            for sheet in board_sheets(data):
                 for sink in sinks:
-                    sink.add(score, lines)
+                    sink.add(sheet)
     except BaseException:
         for sink in sinks:
             sink.abort()

@@ -455,69 +455,82 @@ def _key(*parts: object) -> str:
 
 # --- the pages, rendered -----------------------------------------------------------------------
 
-#: Set before the worker processes are forked (they inherit it): the pages and how to render.
-_JOB: dict[str, Any] = {}
+@dataclass
+class _PageRender:
+    """One build's pages and how to render them: made by :func:`build_site`, read by it and by
+    the worker processes it forks (which inherit it), gone with the build."""
+
+    pages: Sequence[Any]
+    site: Any  # the SiteData
+    dirs: dict[str, str]
+    schema: int
+    key_base: Any  # a hashlib object: the digest of what every page shows around its own data
+    strings: dict[str, Any]
+    event_head: dict[str, Any]
+    nav: dict[str, Any]
+    tie_break_names: dict[str, dict[str, str]]
+    #: Table cells the same on many rows (:mod:`dealer.site.rows`), made once per process.
+    cells: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def page_files(self, index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
+        """One page in one language: (name, HTML, JSON). ``built``: the page's own context."""
+        page = self.pages[index]
+        t = self.strings[lang]
+        context = {"schema": self.schema, "kind": page.template.removesuffix(".html"), "name": page.name,
+                   **({"lang": lang} if page.per_lang else {}), "event": self.event_head, **built}
+        prefix = self.dirs[lang]
+        root = "../" if prefix else ""
+        other = next(lang_ for lang_ in LANGS if lang_ != lang)
+        # A page whose data holds no words has one JSON twin, at the root (both languages link it).
+        twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
+        html = environment().get_template(SITE_TEMPLATES + page.template).render(
+            c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
+            other_href=f"{root}{self.dirs[other]}{page.name}.html", nav=self.nav, tb=self.tie_break_names[lang],
+            cells=self.cells)
+        data = self.site.twin_json(context)
+        return prefix + page.name, html.encode("utf-8"), data
+
+    def render_files(self, items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[str, str, bytes]]:
+        """Render each (page, languages) of ``items`` (in a worker process, or here): its files
+        as (name, key, bytes). One process writes them all: on the 2-core machine two processes
+        creating files at once took 5 to 30 times as long per file as one."""
+        files = []
+        for index, langs in items:
+            page = self.pages[index]
+            page_key = self.page_key(page)
+            shared: dict[str, Any] | None = None
+            for lang in langs:
+                if page.per_lang:
+                    built = page.build(self.strings[lang])
+                else:
+                    if shared is None:
+                        shared = page.build(self.strings[lang])
+                    built = shared
+                name, html, data = self.page_files(index, lang, built)
+                key = f"{page_key}-{lang}"
+                files.append((name + ".html", key, html))
+                if page.per_lang or not self.dirs[lang]:
+                    files.append((name + ".json", key, data))
+        return files
+
+    def page_key(self, page: Any) -> str:
+        """A digest of what a page's files are made from: the templates and code, the header and
+        links every page shows, its template and its own key (its files' keys add their language)."""
+        h = self.key_base.copy()
+        h.update(page.template.encode("utf-8") + b"\x00" + page.key)
+        return str(h.hexdigest()[:32])
 
 
-def _page_files(index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
-    """One page in one language: (name, HTML, JSON). ``built``: the page's own context."""
-    page = _JOB["pages"][index]
-    t = _JOB["strings"][lang]
-    context = {"schema": _JOB["schema"], "kind": page.template.removesuffix(".html"), "name": page.name,
-               **({"lang": lang} if page.per_lang else {}), "event": _JOB["event_head"], **built}
-    dirs = _JOB["dirs"]
-    prefix = dirs[lang]
-    root = "../" if prefix else ""
-    other = next(lang_ for lang_ in LANGS if lang_ != lang)
-    # A page whose data holds no words has one JSON twin, at the root (both languages link it).
-    twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
-    html = environment().get_template(SITE_TEMPLATES + page.template).render(
-        c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
-        other_href=f"{root}{dirs[other]}{page.name}.html", nav=_JOB["nav"], tb=_JOB["tie_break_names"][lang])
-    data = _JOB["site"].twin_json(context)
-    return prefix + page.name, html.encode("utf-8"), data
-
-
-def _render_files(items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[str, str, bytes]]:
-    """Render each (page, languages) of ``items`` (in a worker process, or here): its files as
-    (name, key, bytes). One process writes them all: on the 2-core machine two processes
-    creating files at once took 5 to 30 times as long per file as one."""
-    files = []
-    for index, langs in items:
-        page = _JOB["pages"][index]
-        page_key = _page_key(page)
-        shared: dict[str, Any] | None = None
-        for lang in langs:
-            if page.per_lang:
-                built = page.build(_JOB["strings"][lang])
-            else:
-                if shared is None:
-                    shared = page.build(_JOB["strings"][lang])
-                built = shared
-            name, html, data = _page_files(index, lang, built)
-            key = f"{page_key}-{lang}"
-            files.append((name + ".html", key, html))
-            if page.per_lang or not _JOB["dirs"][lang]:
-                files.append((name + ".json", key, data))
-    return files
-
-
-def _page_key(page: Any) -> str:
-    """A digest of what a page's files are made from: the templates and code, the header and
-    links every page shows, its template and its own key (its files' keys add their language)."""
-    h = _JOB["key_base"].copy()
-    h.update(page.template.encode("utf-8") + b"\x00" + page.key)
-    return str(h.hexdigest()[:32])
-
-
-def _render_pages(writer: _Writer, jobs: int) -> int:
+def _render_pages(writer: _Writer, render: _PageRender, jobs: int) -> int:
     """Every page whose files' keys are not the target's is rendered (in ``jobs`` processes
     when many are), the others kept; gives the number of pages."""
-    pages, dirs = _JOB["pages"], _JOB["dirs"]
+    from dealer.site.forks import can_fork, fork_map
+
+    pages, dirs = render.pages, render.dirs
     todo: list[tuple[int, tuple[str, ...]]] = []
     for index, page in enumerate(pages):
         langs = []
-        page_key = _page_key(page)
+        page_key = render.page_key(page)
         for lang in LANGS:
             name = dirs[lang] + page.name
             key = f"{page_key}-{lang}"
@@ -530,12 +543,10 @@ def _render_pages(writer: _Writer, jobs: int) -> int:
                 langs.append(lang)
         if langs:
             todo.append((index, tuple(langs)))
-    if jobs <= 1 or len(todo) < PARALLEL_PAGES or "fork" not in _start_methods():
-        for name, key, data in _render_files(todo):
+    if jobs <= 1 or len(todo) < PARALLEL_PAGES or not can_fork():
+        for name, key, data in render.render_files(todo):
             writer.write(name, key, data)
         return len(pages)
-    import multiprocessing
-
     # The heavy pages (a board's: its whole field) first and a few at a time, so that the
     # processes finish together.
     heavy = [item for item in todo if pages[item[0]].per_lang]
@@ -543,17 +554,10 @@ def _render_pages(writer: _Writer, jobs: int) -> int:
     chunks = [heavy[i:i + 4] for i in range(0, len(heavy), 4)]
     size = max(50, -(-len(light) // (jobs * 12)))
     chunks += [light[i:i + size] for i in range(0, len(light), size)]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for files in pool.imap_unordered(_render_files, chunks):
-            for name, key, data in files:
-                writer.write(name, key, data)
+    for files in fork_map(render.render_files, chunks, jobs):
+        for name, key, data in files:
+            writer.write(name, key, data)
     return len(pages)
-
-
-def _start_methods() -> list[str]:
-    import multiprocessing
-
-    return multiprocessing.get_all_start_methods()
 
 
 # --- downloads ---------------------------------------------------------------------------------
@@ -714,18 +718,17 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
             clock.step("downloads")
             pages = plan_pages(site, jobs)
             clock.step("plan")
-            _JOB.clear()
-            _JOB.update(pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
-                        key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
-                        strings={code: strings(code) for code in LANGS},
-                        event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
-                                    "profile": scheduled.profile.id, "format": scheduled.format.kind,
-                                    "result": scheduled.result, "teams": len(scheduled.teams)},
-                        nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
-                             "rounds": [r.number for r in scheduled.rounds]},
-                        tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
-            _render_pages(writer, jobs)
-            _JOB.clear()
+            render = _PageRender(
+                pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
+                key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
+                strings={code: strings(code) for code in LANGS},
+                event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
+                            "profile": scheduled.profile.id, "format": scheduled.format.kind,
+                            "result": scheduled.result, "teams": len(scheduled.teams)},
+                nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
+                     "rounds": [r.number for r in scheduled.rounds]},
+                tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
+            _render_pages(writer, render, jobs)
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)

@@ -28,6 +28,7 @@ from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.strings import Strings
 from dealer.report import ReportData, report_json
 from dealer.scoring import MatchScore
+from dealer.site.rows import board_rows
 from dealer.standings import Standing, rank
 from dealer.standings import cross_table as standings_cross_table
 
@@ -120,7 +121,6 @@ class SiteData:
             for m_id, slug in slugs([m.id for m in rnd.matches], "").items():
                 self.match_page[(rnd.number, m_id)] = f"match-{rnd.number}-{slug}"
         self.scores = {(s.round, s.match): s for s in data.scored.scores}
-        self.match_index = {(m.round, m.id): i for i, m in enumerate(data.scored.matches)}
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
         self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
@@ -129,34 +129,6 @@ class SiteData:
         #: Rank after each round as the last build stored it (round key, ranks in team order):
         #: only the rounds whose inputs changed are ranked again. Set by the caller.
         self.rank_cache: dict[str, Any] = {}
-
-    def sheet(self, i: int, m: Match) -> list[dict[str, Any]]:
-        """Match ``i``'s board-by-board sheet (as :meth:`dealer.scoring.ScoredEvent.sheet`, read
-        from the scoring's arrays: a league has tens of thousands of sheets)."""
-        sc = self.data.scored  # a boards event's arrays (match, board, table): this match's rows
-        present, points, ns, ew = (sc.present[i].tolist(), sc.points[i].tolist(),
-                                   sc.ns_levels[i].tolist(), sc.ew_levels[i].tolist())
-        counted, home, away = (sc.counted[i].tolist(), sc.home_board[i].tolist(),
-                               sc.away_board[i].tolist())
-        rows = []
-        home_running = away_running = 0
-        for b, cond in enumerate(self.event.set_boards(m.set)):
-            pa, pb = present[b]
-            c = counted[b]
-            if c:
-                home_running += home[b]
-                away_running += away[b]
-            rows.append({
-                "board": cond.number, "declarer": cond.declarer, "level": cond.level,
-                "page": self.board_page(m.set, cond.number),
-                "a_points": points[b][0] if pa else None, "a_ns_level_points": ns[b][0] if pa else None,
-                "a_ew_level_points": ew[b][0] if pa else None,
-                "b_points": points[b][1] if pb else None, "b_ns_level_points": ns[b][1] if pb else None,
-                "b_ew_level_points": ew[b][1] if pb else None,
-                "home_level_points": home[b] if c else None, "away_level_points": away[b] if c else None,
-                "home_running": home_running, "away_running": away_running, "counted": c,
-            })
-        return rows
 
     # --- small shared pieces -------------------------------------------------------------
 
@@ -306,27 +278,18 @@ class SiteData:
         return history
 
 
-#: The site whose rounds :func:`_rank_one` ranks (set before the worker processes are forked).
-_RANKING: list[SiteData] = []
-
-
-def _rank_one(number: int) -> tuple[int, list[int | None]]:
-    return number, _RANKING[0].rank_after(number)
-
-
 def _map_rounds(site: SiteData, numbers: Sequence[int], jobs: int) -> dict[int, list[int | None]]:
     """:meth:`SiteData.rank_after` for each round of ``numbers``, in ``jobs`` forked processes
     when there are several rounds to rank (a league's 20 take seconds each way)."""
-    import multiprocessing
+    from dealer.site.forks import can_fork, fork_map
 
-    if jobs <= 1 or len(numbers) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(numbers) < 2 or not can_fork():
         return {n: site.rank_after(n) for n in numbers}
-    _RANKING[:] = [site]
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(numbers))) as pool:
-            return dict(pool.imap_unordered(_rank_one, sorted(numbers, reverse=True)))
-    finally:
-        _RANKING.clear()
+    return dict(fork_map(functools.partial(_rank_one, site), sorted(numbers, reverse=True), min(jobs, len(numbers))))
+
+
+def _rank_one(site: SiteData, number: int) -> tuple[int, list[int | None]]:
+    return number, site.rank_after(number)
 
 
 # --- the pages ----------------------------------------------------------------------------------
@@ -473,16 +436,16 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
     context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
                                "set_released": m.set in site.released, "boards": [], "tables": [],
                                "withheld_boards": site.withheld.get(m.set, [])}
-    if score.forfeited_by:
+    sheet = scored.match_sheet(m.round, m.id)
+    if sheet is None:  # forfeited: no sheet
         return context
     if site.event.levels:
-        lines = scored.table_lines(m.round, m.id)  # type: ignore[attr-defined]
         context["tables"] = [{"table": line.table, "home_level": line.home_level, "away_level": line.away_level,
                               "home_climbed": line.home_climbed, "away_climbed": line.away_climbed,
                               "net": line.net, "last_game": line.last_game, "winner": line.winner}
-                             for line in lines]
+                             for line in sheet.tables]
         return context
-    context["boards"] = site.sheet(site.match_index[(m.round, m.id)], m)
+    context["boards"] = board_rows(sheet.boards, functools.partial(site.board_page, m.set))
     return context
 
 
@@ -554,13 +517,8 @@ def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match
 
 def bracket(site: SiteData) -> dict[str, Any]:
     """A knockout's rounds: each match's slot, teams, result and who went through."""
-    seed_rank = {t.id: i for i, t in enumerate(site.event.seeded_teams(), start=1)}
-    columns = []
-    for rnd in site.event.rounds:
-        cells = []
-        for m in rnd.matches:
-            score = site.scores[(rnd.number, m.id)]
-            winner = site.data.scored.winner(rnd.number, m.id, seed_rank)
-            cells.append({**site.match_ref(score, m), "winner": winner})
-        columns.append({"round": rnd.number, "matches": cells, "byes": [site.team_ref(t) for t in rnd.byes]})
+    columns = [{"round": rnd.number, "matches": [{**site.match_ref(score, m), "winner": winner}
+                                                 for m, score, winner in matches],
+                "byes": [site.team_ref(t) for t in rnd.byes]}
+               for rnd, matches in site.data.bracket() or []]
     return {"rounds": columns, "places": site.report["places"]}

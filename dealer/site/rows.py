@@ -1,19 +1,28 @@
-"""The rows of the site's two big tables, written as HTML by format strings (template filters).
+"""The rows of the big tables of the site and the reports, written as HTML by format strings
+(template filters): a match sheet's boards (the site's match pages, the report's sheets) and a
+board's results across the field (the site's board pages).
 
 A league's site holds about two million table rows: a match sheet's 16 boards on each of 20,000
 match pages, and every table's result of a board (2,000 rows) on each board page, in two
 languages. Jinja spends about a microsecond on each ``{{ expression }}`` (lookup, filter,
 escape); a row of a dozen cells costs it 20–30 µs, a format string a few. The templates keep
 the tables (captions, heads, wrappers); these filters give the ``<tbody>`` rows, exactly as the
-row loops they replace wrote them. Text is escaped; numbers need not be.
+row loops they replace wrote them. Text is escaped; numbers need not be. Cells the same on many
+rows are made once per build: the ``cells`` dict a render is given (a template's ``cells``
+variable), never kept by this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
+
+#: Cells made once for the rows of one build (see the module's docstring).
+Cells = MutableMapping[tuple[Any, ...], Any]
 
 
 def _num(v: Any) -> str:
@@ -31,19 +40,55 @@ def _signed(v: Any) -> str:
 
 
 _UNCOUNTED = ' class="uncounted"'
+_MISSING = ' class="missing"'
 
 
-def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str]) -> Markup:
-    """A match sheet's rows, one per board (the match page's ``boards``)."""
+def board_rows(lines: Sequence[Sequence[Any]], page: Callable[[int], str | None] | None = None,
+               trumps: bool = False) -> list[dict[str, Any]]:
+    """A match sheet's board lines (:attr:`dealer.scoring.MatchSheet.boards`) as the rows
+    :func:`sheet_rows` takes: the site's match page holds them (``page``: a board's page, or
+    ``None``), the report adds the trump played at each table (``trumps``)."""
+    rows = []
+    for v in lines:
+        row = {"board": v[0], "declarer": v[1], "level": v[2], "page": page(v[0]) if page is not None else None,
+               "a_points": v[3], "a_ns_level_points": v[4], "a_ew_level_points": v[5],
+               "b_points": v[6], "b_ns_level_points": v[7], "b_ew_level_points": v[8],
+               "home_level_points": v[9], "away_level_points": v[10],
+               "home_running": v[11], "away_running": v[12], "counted": bool(v[13])}
+        if trumps:
+            row["a_trump"], row["b_trump"] = v[14], v[15]
+        rows.append(row)
+    return rows
+
+
+def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str] | None = None,
+               cells: Cells | None = None, report: bool = False) -> Markup:
+    """A match sheet's rows, one per board (:func:`board_rows`): the site's (its match page's
+    ``boards``: the board linked to its page, the declarer in words, the running totals in one
+    cell) or, ``report``, the report's (the trump played beside each table's points, a dash for
+    a table without a result, the declarer's seat letter, each side's board and running total)."""
     out = []
-    cells = _CELLS
+    cells = {} if cells is None else cells
     for b in boards:
-        # A board's head (its link, declarer, level) is the same on every match that plays it.
-        head_key = ("sheet", b["page"], b["board"], b["declarer"], b["level"], seat_words[b["declarer"]])
-        head = cells.get(head_key) or _sheet_head(head_key)
         a, a_ns, a_ew = b["a_points"], b["a_ns_level_points"], b["a_ew_level_points"]
         bp, b_ns, b_ew = b["b_points"], b["b_ns_level_points"], b["b_ew_level_points"]
         home, away = b["home_level_points"], b["away_level_points"]
+        if report:
+            report_key: tuple[Any, ...] = ("report", b["board"], b["declarer"], b["level"])
+            head = cells.get(report_key) or _report_head(report_key, cells)
+            out.append(
+                f'<tr{"" if b["counted"] else _MISSING}>{head}'
+                f'<td>{"—" if a is None else a}</td><td>{_text(b["a_trump"])}</td>'
+                f'<td>{_num(a_ns)}</td><td>{_num(a_ew)}</td>'
+                f'<td>{"—" if bp is None else bp}</td><td>{_text(b["b_trump"])}</td>'
+                f'<td>{_num(b_ns)}</td><td>{_num(b_ew)}</td>'
+                f'<td>{_num(home)}</td><td>{b["home_running"]}</td>'
+                f'<td>{_num(away)}</td><td>{b["away_running"]}</td></tr>\n')
+            continue
+        assert seat_words is not None
+        # A board's head (its link, declarer, level) is the same on every match that plays it.
+        head_key = ("sheet", b["page"], b["board"], b["declarer"], b["level"], seat_words[b["declarer"]])
+        head = cells.get(head_key) or _sheet_head(head_key, cells)
         out.append(
             f'<tr{"" if b["counted"] else _UNCOUNTED}>\n{head}'
             f'<td class="n">{a if type(a) is int else _num(a)}</td>'  # int: most cells (as str())
@@ -59,11 +104,28 @@ def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str
     return Markup("".join(out))
 
 
-def _sheet_head(key: tuple[Any, ...]) -> str:
+def _text(value: Any) -> str:
+    return "" if value is None else str(escape(value))
+
+
+def _sheet_head(key: tuple[Any, ...], cells: Cells) -> str:
     _kind, page, board, _declarer, level, seat = key
     link = f'<a href="{escape(page)}.html">{escape(board)}</a>' if page else str(escape(board))
-    found = _CELLS[key] = f'<th scope="row">{link}</th>\n<td>{escape(seat)}</td><td>{escape(level)}</td>\n'
+    found = cells[key] = f'<th scope="row">{link}</th>\n<td>{escape(seat)}</td><td>{escape(level)}</td>\n'
     return found
+
+
+def _report_head(key: tuple[Any, ...], cells: Cells) -> str:
+    _kind, board, declarer, level = key
+    found = cells[key] = f"<td>{escape(board)}</td><td>{escape(declarer)}</td><td>{escape(level)}</td>"
+    return found
+
+
+@pass_context
+def _sheet_rows_filter(context: Context, boards: Sequence[Mapping[str, Any]],
+                       seat_words: Mapping[str, str] | None = None, report: bool = False) -> Markup:
+    """The ``sheet_rows`` filter: :func:`sheet_rows` with the render's ``cells``."""
+    return sheet_rows(boards, seat_words, context.get("cells"), report)
 
 
 def team_link(ref: Mapping[str, Any]) -> Markup:
@@ -73,17 +135,17 @@ def team_link(ref: Mapping[str, Any]) -> Markup:
     return escape(ref["name"])
 
 
-def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
+def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str, cells: Cells | None = None) -> Markup:
     """A board's results across the field, one row per table (the board page's
     ``field.tables``); ``match_label``: the words' ``match_n`` ("Round {r}, match {m}")."""
     out = []
-    cells = _CELLS
+    cells = {} if cells is None else cells
     for r in tables:
         ns, ew = r["ns"], r["ew"]
         # A table's head (its match, teams and links) is the same on every board of its set.
         key = (match_label, r["page"], r["round"], r["match"], r["table"],
                ns["id"], ns["name"], ns["page"], ew["id"], ew["name"], ew["page"])
-        head = cells.get(key) or _field_head(key)
+        head = cells.get(key) or _field_head(key, cells)
         points, ns_lp, ew_lp, vs_ns, vs_ew = (r["points"], r["ns_level_points"], r["ew_level_points"],
                                               r["ns_vs_field"], r["ew_vs_field"])
         out.append(
@@ -93,9 +155,9 @@ def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
     return Markup("".join(out))
 
 
-def _field_head(key: tuple[Any, ...]) -> str:
+def _field_head(key: tuple[Any, ...], cells: Cells) -> str:
     label, page, round_, match, table, ns_id, ns_name, ns_page, ew_id, ew_name, ew_page = key
-    found = _CELLS[key] = (
+    found = cells[key] = (
         f'<tr data-team="{escape(ns_id)} {escape(ew_id)}"><th scope="row"><a href="{escape(page)}.html">'
         f'{escape(label.format(r=round_, m=match))}</a></th><td>{escape(table)}</td>\n'
         f'<td><a href="{escape(ns_page)}.html">{escape(ns_name)}</a></td>'
@@ -103,8 +165,10 @@ def _field_head(key: tuple[Any, ...]) -> str:
     return found
 
 
-#: Cells made by :func:`field_rows`, kept for the next board (one process renders many).
-_CELLS: dict[tuple[Any, ...], Any] = {}
+@pass_context
+def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
+    """The ``field_rows`` filter: :func:`field_rows` with the render's ``cells``."""
+    return field_rows(tables, match_label, context.get("cells"))
 
 
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
@@ -112,5 +176,6 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
     return {item[key]: item[value] for item in items}
 
 
-FILTERS = {"num": _num, "signed": _signed, "sheet_rows": sheet_rows, "field_rows": field_rows, "index_by": index_by,
+FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
+           "index_by": index_by,
            "team_link": team_link}
