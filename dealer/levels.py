@@ -20,7 +20,6 @@ standings, reports, the cross-table and the round loop take both alike:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -150,11 +149,9 @@ class ScoredLevelEvent(ScoredEvent):
         lines = self.lines[self._index[(round_number, match_id)]]
         return [lines[t] for t in sorted(lines)]
 
-    @functools.cached_property
-    def match_sheets(self) -> dict[tuple[int, str], MatchSheet]:
-        """Every played (not forfeited) match's sheet: its reported tables."""
-        return {(s.round, s.match): MatchSheet(s, tables=self.table_lines(s.round, s.match))
-                for s in self.scores if not s.forfeited_by}
+    def _sheets(self, part: Sequence[tuple[int, MatchScore]]) -> list[MatchSheet]:
+        """The sheets of some matches: their reported tables."""
+        return [MatchSheet(s, tables=self.table_lines(s.round, s.match)) for _i, s in part]
 
     def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
         """A level race has no boards (:meth:`table_lines` has its tables)."""

@@ -452,16 +452,27 @@ class ScoredEvent:
     def score(self, round_number: int, match_id: str) -> MatchScore:
         return self.scores[self._index[(round_number, match_id)]]
 
-    @functools.cached_property
+    @property
     def match_sheets(self) -> dict[tuple[int, str], MatchSheet]:
         """Every played (not forfeited) match's sheet by (round, match), in the order of
-        :attr:`scores`: made from the arrays once, the first time it is asked for."""
-        played = [(i, s) for i, s in enumerate(self.scores) if not s.forfeited_by]
-        found: dict[tuple[int, str], MatchSheet] = {}
-        for start in range(0, len(played), _SHEET_CHUNK):
-            for sheet in self._sheets(played[start:start + _SHEET_CHUNK]):
-                found[(sheet.score.round, sheet.score.match)] = sheet
-        return found
+        :attr:`scores`. Each sheet is made from the arrays once (:meth:`match_sheet` makes one
+        alone, this the others a few hundred at a time) and kept."""
+        made = self._made_sheets
+        if len(made) < self._played_count:
+            missing = [(i, s) for i, s in enumerate(self.scores)
+                       if not s.forfeited_by and (s.round, s.match) not in made]
+            for start in range(0, len(missing), _SHEET_CHUNK):
+                for sheet in self._sheets(missing[start:start + _SHEET_CHUNK]):
+                    made[(sheet.score.round, sheet.score.match)] = sheet
+        return {(s.round, s.match): made[(s.round, s.match)] for s in self.scores if not s.forfeited_by}
+
+    @functools.cached_property
+    def _made_sheets(self) -> dict[tuple[int, str], MatchSheet]:
+        return {}
+
+    @functools.cached_property
+    def _played_count(self) -> int:
+        return sum(1 for s in self.scores if not s.forfeited_by)
 
     def _sheets(self, part: Sequence[tuple[int, MatchScore]]) -> list[MatchSheet]:
         """The sheets of some matches (index, score), made together: one array of every value
@@ -490,8 +501,17 @@ class ScoredEvent:
         return sheets
 
     def match_sheet(self, round_number: int, match_id: str) -> MatchSheet | None:
-        """One match's sheet (``None``: a forfeited match, which has none)."""
-        return self.match_sheets.get((round_number, match_id))
+        """One match's sheet (``None``: a forfeited match, which has none), made once (a site's
+        rebuild renders a few match pages: only their sheets are made)."""
+        key = (round_number, match_id)
+        sheet = self._made_sheets.get(key)
+        if sheet is None:
+            i = self._index[key]
+            score = self.scores[i]
+            if score.forfeited_by:
+                return None
+            sheet = self._made_sheets[key] = self._sheets([(i, score)])[0]
+        return sheet
 
     def sheet(self, round_number: int, match_id: str) -> list[BoardLine]:
         """The board-by-board sheet of one match with home/away running totals, as
