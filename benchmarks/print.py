@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from dealer.app import EventSession
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
 from dealer.render import PrintOptions, build_documents, default_jobs, render_documents
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder

@@ -111,19 +111,21 @@ def plain_executemany(files: list[Path], database: Path) -> tuple[int, float]:
 def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[int, float]:
     """Rows and seconds of storing alone: each file read and validated first (not timed), then
     linked and inserted into a fresh results database with the importer's own call."""
-    from dealer.dealing import deal_event
-    from dealer.results.entry import open_results
-    from dealer.results.importer import _validate_rows, read_file
+    from dealer.app import EventSession
+    from dealer.app.dealing import deal_event
+    from dealer.app.kinds import BOARD_RESULTS
+    from dealer.app.results import _validate_rows, read_file
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
 
     event_folder = EventFolder(event.id, boards_root)
     deal_event(event, event_folder)
-    store = open_results(event, event_folder)
+    session = EventSession.open(event, event_folder, write=True)
+    store = session.writable_store()
     rows, seconds = 0, 0.0
     for path in files:
         parsed = read_file(path)
-        batch = _validate_rows(event, parsed)
+        batch = _validate_rows(event, BOARD_RESULTS, parsed)
         start = time.perf_counter()
         with store.transaction():
             store.insert(BOARDS, batch, source=parsed.source, import_kind="file", sha256=parsed.sha256)
@@ -135,7 +137,6 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
 
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
-    from dealer.results.entry import open_results
     from dealer.scoring import ResultColumns, score_event
     from dealer.standings import standings
     from dealer.store.files import load_event
@@ -144,8 +145,11 @@ def score_only(event_file: str, boards_root: str) -> None:
 
     event = load_event(event_file)
     start = time.perf_counter()
-    with open_results(event, EventFolder(event.id, Path(boards_root))) as store:
-        rows = store.scoring_rows(BOARDS)
+    from dealer.app import EventSession
+
+    with EventSession.open(event, EventFolder(event.id, Path(boards_root))) as session:
+        assert session.store is not None
+        rows = session.store.scoring_rows(BOARDS)
     read = time.perf_counter()
     scored = score_event(event, ResultColumns.from_rows(rows))
     table = standings(scored)
@@ -166,9 +170,9 @@ def main() -> None:
         score_only(*args.score_only)
         return
 
-    from dealer.dealing import deal_event
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_file
+    from dealer.app import EventSession
+    from dealer.app.dealing import deal_event
+    from dealer.app.results import import_file
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
 
@@ -183,12 +187,12 @@ def main() -> None:
         boards_root = folder / "boards"
         event_folder = EventFolder(event.id, boards_root)
         deal_event(event, event_folder)  # results are stored for a dealt event
-        store = open_results(event, event_folder)
+        store_session = EventSession.open(event, event_folder, write=True)
         t2 = time.perf_counter()
         added = 0
         for path in files:
-            added += import_file(store, event, path).added
-        store.close()
+            added += import_file(store_session, path).added
+        store_session.close()
         t3 = time.perf_counter()
         size_mb = event_folder.results_path.stat().st_size / 2**20
         plain_rows, plain_s = plain_executemany(files, folder / "plain.sqlite")

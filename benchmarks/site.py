@@ -44,9 +44,9 @@ OTHER = {"round": "20", "match": "2", "table": "B", "board": "2"}  # corrected f
 
 
 def make_league(folder: Path, teams: int, rounds: int) -> Path:
-    from dealer.dealing import deal_event
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_file
+    from dealer.app import EventSession
+    from dealer.app.dealing import deal_event
+    from dealer.app.results import import_file
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
 
@@ -55,25 +55,27 @@ def make_league(folder: Path, teams: int, rounds: int) -> Path:
     event = load_event(event_path)
     event_folder = EventFolder(event.id, folder / "boards")
     deal_event(event, event_folder)
-    with open_results(event, event_folder) as store:
+    with EventSession.open(event, event_folder, write=True) as store_session:
         for path in files:
-            import_file(store, event, path)
+            import_file(store_session, path)
     return event_path
 
 
 def prepare(event: Any, folder: Any) -> int:
     """One result withdrawn (to be entered again), every set released; the withdrawn slot's points."""
-    from dealer.results.entry import correct_result, open_results
+    from dealer.app import EventSession
+    from dealer.app.results import correct_result
     from dealer.store.schema import BOARDS
 
-    with open_results(event, folder) as store:
+    with EventSession.open(event, folder, write=True) as store_session:
+        store = store_session.writable_store()
         row = store.current_row(BOARDS, (int(SLOT["round"]), SLOT["match"], SLOT["table"], int(SLOT["board"])))
         assert row is not None
         history = [r for r in store.history(BOARDS, int(SLOT["round"]), SLOT["match"], SLOT["table"],
                                             int(SLOT["board"])) if not r.withdrawn]
         points = int(history[-1]["defenders_points"] if history[-1]["defenders_points"] is not None else 0)
         if not row["withdrawn"]:
-            correct_result(store, event, SLOT, "benchmark: one result still to come", withdraw=True)
+            correct_result(store_session, SLOT, "benchmark: one result still to come", withdraw=True)
         released = {r.set_number for r in store.releases() if r.kind == "set"}
         with store.transaction():
             for number in range(1, event.sets + 1):
@@ -137,7 +139,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from dealer.app import EventSession
-    from dealer.results.entry import correct_result, open_results
+    from dealer.app.results import correct_result
     from dealer.site import build_site, spare_folder
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
@@ -175,20 +177,22 @@ def main() -> None:
         print(f"baseline: bare Jinja2, the same templates and contexts, {pages:,} pages in {bare_s:.1f} s "
               f"({bare_cpu:.1f} CPU s, one process, nothing written; load average {_load()}) = {bare_rate:,.0f} "
               f"pages/s; site / bare Jinja = {rate / bare_rate:.2f}")
-        with open_results(event, event_folder) as store:
-            correct_result(store, event, {**SLOT, "defenders_points": str(points)}, "benchmark: the result came in")
+        with EventSession.open(event, event_folder, write=True) as store_session:
+            store = store_session.writable_store()
+            correct_result(store_session, {**SLOT, "defenders_points": str(points)}, "benchmark: the result came in")
         with EventSession.open(event, event_folder) as session:
             again = build_site(session, out, pdf=False, jobs=args.jobs)
         print(f"rebuild after one new result: {again.seconds:.2f} s ({again.written:,} files written, "
               f"{again.kept:,} kept as they were; {_cpu(again)}; load average {_load()})")
         print(_steps(again))
-        with open_results(event, event_folder) as store:
+        with EventSession.open(event, event_folder, write=True) as store_session:
+            store = store_session.writable_store()
             before = store.current_row(BOARDS, (int(OTHER["round"]), OTHER["match"], OTHER["table"],
                                                 int(OTHER["board"])))
             assert before is not None and not before["withdrawn"]
             original = str(before["defenders_points"])
             changed = "5" if original != "5" else "10"
-            correct_result(store, event, {**OTHER, "defenders_points": changed}, "benchmark: slip misread")
+            correct_result(store_session, {**OTHER, "defenders_points": changed}, "benchmark: slip misread")
         # PYTHONDONTWRITEBYTECODE would make the process compile the tool's sources first.
         environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
         command = [sys.executable, "-m", "dealer.cli", "site", str(event_path), "--boards-dir", str(folder / "boards"),
@@ -203,9 +207,9 @@ def main() -> None:
               f"({files}; load average {_load()})")
         shutil.rmtree(old)
         # Leave the league ready for the next run: the result withdrawn again, the other restored.
-        with open_results(event, event_folder) as store:
-            correct_result(store, event, SLOT, "benchmark: reset", withdraw=True)
-            correct_result(store, event, {**OTHER, "defenders_points": original}, "benchmark: reset")
+        with EventSession.open(event, event_folder, write=True) as store_session:
+            correct_result(store_session, SLOT, "benchmark: reset", withdraw=True)
+            correct_result(store_session, {**OTHER, "defenders_points": original}, "benchmark: reset")
 
 
 if __name__ == "__main__":

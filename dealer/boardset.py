@@ -1,6 +1,6 @@
 """The board-set document (``set-NN.json``): build it, read it back with every check, verify it.
 
-Pure: documents are plain mappings; reading and writing files is :mod:`dealer.dealing` and
+Pure: documents are plain mappings; reading and writing files is :mod:`dealer.app.dealing` and
 :mod:`dealer.store.folder`. The schema is in ``docs/dealing.md`` §8.
 
 A document is trusted only after :func:`check_boardset` found it whole and consistent: the

@@ -98,6 +98,11 @@ def echo_json(value: Any, indent: int | None = None) -> None:
     click.echo(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
+def tell(phrase: Phrase) -> None:
+    """What a use case did (its phrase), on stdout, in the chosen language."""
+    echo(command_words().text(phrase.key, phrase.params))
+
+
 def say(key: str, **params: object) -> None:
     """A message of the catalog on stderr, in the chosen language."""
     echo(command_words().text(key, params), err=True)
@@ -244,20 +249,12 @@ def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]
 
 
 def _session(event_file: str, boards_dir: str, *, write: bool = False, check_deal: bool = True,
-             check_identity: bool = True, results: bool = True) -> EventSession:
+             check_identity: bool = True, results: bool = True, as_played: bool = True) -> EventSession:
     """The command's one session of the event (:class:`dealer.app.EventSession`)."""
     from dealer.app.session import EventSession
 
     return EventSession.open(event_file, boards_dir, write=write, check_deal=check_deal,
-                             check_identity=check_identity, results=results)
-
-
-def _scheduled_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
-    """The event with its rounds as played: the event file's, or the stored pairings."""
-    from dealer.results.rounds import load_scheduled
-
-    event, folder = _event_folder(event_file, boards_dir)
-    return load_scheduled(event, folder), folder
+                             check_identity=check_identity, results=results, as_played=as_played)
 
 
 @main.command()
@@ -266,7 +263,7 @@ def _scheduled_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFol
 @BOARDS_DIR_OPTION
 def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
     """Create the key and write the commitment to publish before the deal and play."""
-    from dealer.dealing import commit_event
+    from dealer.app.dealing import commit_event
 
     event, folder = _event_folder(event_file, boards_dir)
     report = commit_event(event, folder, key_file)
@@ -291,8 +288,8 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
     A deal that stopped midway is finished by running the same command again (the files already
     written must be the ones this key and public value deal).
     """
-    from dealer.dealing import deal_event
-    from dealer.dealing import discard_incomplete as discard
+    from dealer.app.dealing import deal_event
+    from dealer.app.dealing import discard_incomplete as discard
 
     event, folder = _event_folder(event_file, boards_dir)
     if discard_incomplete:
@@ -322,7 +319,7 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
 def verify(boardsets: tuple[str, ...], key_file: str, public_value: str | None, published: str | None) -> None:
     """Check set files whole and re-derive every board and the commitment from the key; exit 1
     on any difference."""
-    from dealer.dealing import verify_files
+    from dealer.app.dealing import verify_files
 
     differing = False
     for boardset, report in zip(boardsets, verify_files(boardsets, key_file, public_value, published), strict=True):
@@ -397,18 +394,16 @@ def results() -> None:
 def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, sheet: str | None,
                    boards_dir: str) -> None:
     """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_files
+    from dealer.app.results import import_files
 
-    event, folder = _scheduled_folder(event_file, boards_dir)
-    with open_results(event, folder) as store:
-        outcomes = import_files(store, event, files, entered_by, sheet)
+    with _session(event_file, boards_dir, write=True) as session:
+        outcomes = import_files(session, files, entered_by, sheet)
     failed = [o for o in outcomes if isinstance(o, UserError)]
     for outcome in outcomes:
         if isinstance(outcome, UserError):
             report_error(outcome)
         else:
-            echo(outcome.summary())
+            tell(outcome.phrase())
     for path in files[len(outcomes):]:  # after the database itself refused
         say("cli.not_tried", path=path)
     if failed:
@@ -429,20 +424,16 @@ def _level_options(function: F) -> F:
     return function
 
 
-#: The fields only one kind of result has: refused, by flag, for the other kind.
-_BOARD_FIELDS = ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team")
-_LEVEL_FIELDS = ("home_level", "away_level", "last_game", "home_games", "away_games")
+def _result_kind_fields(kind_name: str, fields: dict[str, str | None]) -> None:
+    """Refuse the flags of another kind of result (a level race has no boards, and so on)."""
+    from dealer.app.kinds import KINDS
 
-
-def _result_kind_fields(event: Event, fields: dict[str, str | None], required: bool) -> None:
-    """Refuse the flags of the other kind of result (a level race has no boards, and so on)."""
-    wrong = _BOARD_FIELDS if event.levels else _LEVEL_FIELDS
+    own = KINDS[kind_name].own_fields
+    wrong = [k for other in KINDS.values() if other.name != kind_name for k in other.own_fields if k not in own]
     given = [flag(k) for k in wrong if fields.get(k) not in (None, "")]
-    kind = Phrase("store.a_level_race") if event.levels else Phrase("cli.a_boards_event")
+    kind = Phrase("store.a_level_race") if kind_name == "levels" else Phrase("cli.a_boards_event")
     if given:
         raise UserError("cli.not_a_field", given=', '.join(given), kind=kind)
-    if required and not event.levels and fields.get("defenders_points") in (None, ""):
-        raise UserError("cli.points_missing", field="defenders_points")
 
 
 @results.command("add")
@@ -458,30 +449,26 @@ def _result_kind_fields(event: Event, fields: dict[str, str | None], required: b
 def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
                 **values: Any) -> None:
     """Enter one table's result of one board (a level race: one table's final levels)."""
-    from dealer.results.entry import add_result, open_results
-    from dealer.results.levels import add_level_result
+    from dealer.app.results import add_result
 
-    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
-    _result_kind_fields(event, fields, required=True)
-    with open_results(event, folder) as store:
-        if event.levels:
-            echo(add_level_result(store, event, fields))
-            return
-        echo(add_result(store, event, fields, not accept_implausible))
+    with _session(event_file, boards_dir, write=True) as session:
+        fields = _slip(session, values, qr_payload)
+        if not session.event.levels and fields.get("defenders_points") in (None, ""):
+            raise UserError("cli.points_missing", field="defenders_points")
+        tell(add_result(session, fields, not accept_implausible).phrase())
 
 
-def _slip(event_file: str, boards_dir: str, values: dict[str, Any], qr_payload: str | None
-          ) -> tuple[Event, EventFolder, dict[str, str | None]]:
-    """The event and one slip's fields from the options, the identity taken from a QR payload
-    when one is given."""
-    from dealer.results.entry import apply_qr
+def _slip(session: EventSession, values: dict[str, Any], qr_payload: str | None) -> dict[str, str | None]:
+    """One slip's fields from the options, the identity taken from a QR payload when one is
+    given; the flags of the other kind of result refused."""
+    from dealer.app.results import apply_qr
 
-    event, folder = _scheduled_folder(event_file, boards_dir)
     names = {"round_": "round", "points": "defenders_points"}
     fields = {names.get(k, k): v for k, v in values.items()}
+    _result_kind_fields(session.event.result, fields)
     if qr_payload:
-        apply_qr(event, fields, qr_payload)
-    return event, folder, fields
+        apply_qr(session.event, fields, qr_payload)
+    return fields
 
 
 @results.command("correct")
@@ -502,36 +489,12 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
                     expect_current: str | None, accept_implausible: bool, boards_dir: str,
                     **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
-    from dealer.results.entry import correct_result, open_results, withdraw_match
-    from dealer.results.levels import correct_level_result, withdraw_level_match
+    from dealer.app.results import correct
 
-    event, folder, fields = _slip(event_file, boards_dir, values, qr_payload)
-    _result_kind_fields(event, fields, required=False)
-    if event.levels:
-        if withdraw == (fields.get("home_level") is not None or fields.get("away_level") is not None):
-            raise UserError("cli.levels_or_withdraw")
-        if expect_current is not None:
-            raise UserError("cli.expect_current_for_boards")
-        with open_results(event, folder) as store:
-            if withdraw and fields.get("table") is None:
-                withdrawn = withdraw_level_match(store, fields, reason)
-                echo(f"withdrew {len(withdrawn)} result(s) of round {withdrawn[0][0]} match {withdrawn[0][1]} "
-                     f"(reason: {reason.strip()})")
-                return
-            echo(correct_level_result(store, event, fields, reason, withdraw))
-        return
-    if withdraw == (values.get("points") is not None):
-        raise UserError("cli.points_or_withdraw")
-    whole_match = withdraw and fields.get("table") is None and fields.get("board") is None
-    if whole_match and expect_current is not None:
-        raise UserError("cli.expect_current_needs_slot")
-    with open_results(event, folder) as store:
-        if whole_match:
-            slots = withdraw_match(store, fields, reason)
-            echo(f"withdrew {len(slots)} result(s) of round {slots[0][0]} match {slots[0][1]} "
-                 f"(reason: {reason.strip()})")
-            return
-        echo(correct_result(store, event, fields, reason, withdraw, not accept_implausible, expect_current))
+    with _session(event_file, boards_dir, write=True) as session:
+        fields = _slip(session, values, qr_payload)
+        tell(correct(session, fields, reason, withdraw=withdraw, check_plausible=not accept_implausible,
+                     expect_current=expect_current).phrase())
 
 
 @results.command("history")
@@ -545,14 +508,14 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
                     board: int | None, as_json: bool, boards_dir: str) -> None:
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
+    from dealer.app.results import history
+    from dealer.app.session import EventSession
     from dealer.errors import Phrase, quote
-    from dealer.results.entry import open_existing_results
-    from dealer.store.schema import BOARDS, LEVELS
 
     event, folder = _event_folder(event_file, boards_dir)
     level_table = None
     if table is not None and event.levels:
-        from dealer.results.levels import table_number
+        from dealer.app.validate import table_number
 
         level_table = table_number(table)  # as every entry of a level race reads it
         if level_table is None:
@@ -560,14 +523,14 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
                             expected=Phrase("level_result.table_expected"))
     elif table is not None and table.strip().upper() not in ("A", "B"):
         raise UserError("cli.table_not_a_or_b", field="table", table=quote(table))
-    store = open_existing_results(event, folder)
-    if store is None:
-        say("cli.no_results_yet")
-        return
+    with EventSession.open(event, folder) as session:
+        if session.store is None:
+            say("cli.no_results_yet")
+            return
+        rows = history(session, round_, match, level_table if event.levels else
+                       table.strip().upper() if table else None, board)
     if event.levels:
-        with store:
-            level_rows = store.history(LEVELS, round_, match, level_table)
-        for item in level_rows:
+        for item in rows:
             if as_json:
                 echo_json(item.as_dict())
                 continue
@@ -582,8 +545,6 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
                 line += f"; supersedes #{item['supersedes']}, reason: {item['reason']}"
             echo(line)
         return
-    with store:
-        rows = store.history(BOARDS, round_, match, table.strip().upper() if table else None, board)
     for row in rows:
         if as_json:
             echo_json(row.as_dict())
@@ -604,10 +565,10 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
 @BOARDS_DIR_OPTION
 def results_missing(event_file: str, round_: int | None, boards_dir: str) -> None:
     """Per match, the boards and tables that still have no result."""
-    from dealer.results.entry import missing_results
+    from dealer.app.results import missing
 
-    event, folder = _scheduled_folder(event_file, boards_dir)
-    reports = missing_results(event, folder, round_)
+    with _session(event_file, boards_dir) as session:
+        reports = missing(session, round_)
     for report in reports:
         echo(report.text())
     gaps = sum(len(r.gaps) for r in reports)
@@ -623,15 +584,13 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
     """Check the whole results database: every row as the tool wrote it (hash chain), nothing
     deleted or added behind its back, the append-only guards in place, and (with --head) the
     results a published report showed; exit 1 on any finding."""
-    from dealer.results.entry import open_existing_results
-
-    event, folder = _event_folder(event_file, boards_dir)
-    # A meta naming another event is the audit's to report (a finding), not a refusal.
-    store = open_existing_results(event, folder, check_identity=False)
-    if store is None:
-        echo("no results database yet: nothing to audit")
-        return
-    with store:
+    # A meta naming another event is the audit's to report (a finding), not a refusal; the rounds
+    # as stored are the audit's to check, not to apply.
+    with _session(event_file, boards_dir, check_identity=False, as_played=False) as session:
+        store = session.store
+        if store is None:
+            echo("no results database yet: nothing to audit")
+            return
         report = store.audit(published_head)
     for finding in report.findings:
         echo(f"{store.path}: {finding.text()}", err=True)
@@ -657,15 +616,16 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
 def results_forfeit(event_file: str, round_: int, match: str | None, team: str, withdraw: bool, reason: str,
                     entered_by: str | None, boards_dir: str) -> None:
     """Record a forfeit; it scores as the rule profile says (seed 002: the winner nets 5 levels a table)."""
-    from dealer.results.rounds import record_forfeit, withdraw_adjustment
+    from dealer.app.rounds import record_forfeit, withdraw_adjustment
 
-    event, folder = _event_folder(event_file, boards_dir)
-    if withdraw:
-        echo(withdraw_adjustment(event, folder, round_, team, "forfeit", reason, entered_by))
-        return
-    if match is None:
+    if not withdraw and match is None:
         raise UserError("cli.forfeit_needs_match", field="match")
-    echo(record_forfeit(event, folder, round_, match, team, reason, entered_by))
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        if withdraw:
+            tell(withdraw_adjustment(session, round_, team, "forfeit", reason, entered_by))
+            return
+        assert match is not None
+        tell(record_forfeit(session, round_, match, team, reason, entered_by))
 
 
 @results.command("late")
@@ -680,15 +640,16 @@ def results_forfeit(event_file: str, round_: int, match: str | None, team: str, 
 def results_late(event_file: str, round_: int, team: str, minutes: int | None, withdraw: bool, reason: str,
                  entered_by: str | None, boards_dir: str) -> None:
     """Record lateness as the profile says (seed 002: 5–15 minutes −2 小分; over 15 a forfeit)."""
-    from dealer.results.rounds import record_lateness, withdraw_adjustment
+    from dealer.app.rounds import record_lateness, withdraw_adjustment
 
-    event, folder = _event_folder(event_file, boards_dir)
-    if withdraw:
-        echo(withdraw_adjustment(event, folder, round_, team, "late", reason, entered_by))
-        return
-    if minutes is None:
+    if not withdraw and minutes is None:
         raise UserError("cli.minutes_needed", field="minutes")
-    echo(record_lateness(event, folder, round_, team, minutes, reason, entered_by))
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        if withdraw:
+            tell(withdraw_adjustment(session, round_, team, "late", reason, entered_by))
+            return
+        assert minutes is not None
+        tell(record_lateness(session, round_, team, minutes, reason, entered_by))
 
 
 # --- the round loop ------------------------------------------------------------------------
@@ -725,14 +686,15 @@ def _echo_round(view: Any, event: Event) -> None:
 def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomplete: bool,
                key_file: str | None, entered_by: str | None, boards_dir: str) -> None:
     """Compute and store round N's pairings (teams, home/away, tables, set)."""
-    from dealer.results.rounds import pair_round
+    from dealer.app.rounds import pair_round
 
     event, folder = _event_folder(event_file, boards_dir)
     key = None
     if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
         key = folder.read_key(event, key_file)
-    view, stored = pair_round(event, folder, round_, accept_warnings=accept_warnings,
-                              allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        view, stored = pair_round(session, round_, accept_warnings=accept_warnings,
+                                  allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
     _echo_round(view, event)
     if not stored:
         raise UserError("cli.round_has_warnings",
@@ -747,10 +709,10 @@ def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomp
 @BOARDS_DIR_OPTION
 def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str) -> None:
     """Print a round's pairings (tables, home/away, set, byes, warnings)."""
-    from dealer.results.rounds import show_round
+    from dealer.app.rounds import show_round
 
-    event, folder = _event_folder(event_file, boards_dir)
-    view = show_round(event, folder, round_)
+    with _session(event_file, boards_dir, as_played=False) as session:
+        event, view = session.declared, show_round(session, round_)
     if as_json:
         echo_json(view.as_dict())
         return
@@ -765,10 +727,10 @@ def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str) -> 
 @BOARDS_DIR_OPTION
 def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None, boards_dir: str) -> None:
     """Undo the last paired round while it has no result (appended; the pairing stays in the history)."""
-    from dealer.results.rounds import undo_round
+    from dealer.app.rounds import undo_round
 
-    event, folder = _event_folder(event_file, boards_dir)
-    view = undo_round(event, folder, round_, reason, entered_by)
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        view = undo_round(session, round_, reason, entered_by)
     echo(f"undid round {view.number} ({len(view.matches)} match(es)); reason: {reason.strip()}")
 
 
@@ -782,10 +744,10 @@ def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None
 def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | None, boards_dir: str) -> None:
     """Declare the event over early (rounds not played, a result never to come): no round is paired
     after it, and the key can be released once every set is released or declared unused."""
-    from dealer.results.rounds import end_event, withdraw_end
+    from dealer.app.rounds import end_event, withdraw_end
 
-    event, folder = _event_folder(event_file, boards_dir)
-    echo((withdraw_end if withdraw else end_event)(event, folder, reason, entered_by))
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        tell((withdraw_end if withdraw else end_event)(session, reason, entered_by))
 
 
 @main.command()

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from dealer.app.session import EventSession
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
+from dealer.app.session import EventSession, event_as_played
 from dealer.errors import EnvironmentProblem
 from dealer.event import Event
 from dealer.resources import demo_event_text, templates_dir
@@ -136,15 +136,14 @@ def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
 
 def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     """Import the sample travellers once (a second run is a no-op) and write every report."""
+    from dealer.app.results import import_file, missing
     from dealer.report import REPORT_WRITERS, write_reports
-    from dealer.results.entry import missing, open_results
-    from dealer.results.importer import import_file
 
-    with open_results(event, folder) as store:
-        with resources.as_file(resources.files("dealer") / "data" / SAMPLE_TRAVELLERS) as sample:
-            yield "sample travellers (样例数据, invented for the demo): " + import_file(
-                store, event, sample, entered_by="demo").summary()
-        gaps = [report for report in missing(store, event) if report.gaps]
+    with EventSession.open(event, folder, write=True) as session, \
+            resources.as_file(resources.files("dealer") / "data" / SAMPLE_TRAVELLERS) as sample:
+        imported = import_file(session, sample, entered_by="demo")
+        gaps = [report for report in missing(session) if report.gaps]
+    yield "sample travellers (样例数据, invented for the demo): " + imported.summary()
     for report in gaps:
         yield f"still missing: {report.text()}"
     with EventSession.open(event, folder) as session:
@@ -161,7 +160,7 @@ def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[s
     still missing is accepted), declare the event over (that slip never comes back) and release
     the throw-away key, then build the players' site."""
     from dealer.app.release import release
-    from dealer.results.rounds import end_event, unfinished
+    from dealer.app.rounds import end_event, unfinished
     from dealer.site import build_site
 
     played = sorted({m.set for m in event.matches()})
@@ -175,8 +174,10 @@ def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[s
     with EventSession.open(event, folder) as session:
         data = session.report()
     if unfinished(data.scored, data.places):  # the key waits for the event's end
-        yield end_event(event, folder, "样例：比赛结束，最后一张记分条未交回 demo: event over, the last sample slip "
-                        "never came back", entered_by="demo")
+        with EventSession.open(event, folder, write=True, as_played=False) as session:
+            ended = end_event(session, "样例：比赛结束，最后一张记分条未交回 demo: event over, the last sample slip "
+                              "never came back", entered_by="demo")
+        yield str(ended)
     with EventSession.open(event, folder, write=True) as session:
         revealed = release(session, None, "样例：比赛结束 demo: event over", entered_by="demo").release is not None
     if revealed:
@@ -190,11 +191,10 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     """The Swiss demo through the whole loop: deal (throw-away key), then per round: pair, print
     the pairings and travellers, import sample results; then the reports. A second run keeps
     what is there and does only what is left."""
+    from dealer.app.results import import_file
+    from dealer.app.rounds import pair_round, record_lateness
     from dealer.render import PrintOptions, build_documents, render_documents
     from dealer.report import REPORT_WRITERS, write_reports
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_file
-    from dealer.results.rounds import load_scheduled, pair_round, record_lateness
 
     text = (resources.files("dealer") / "data" / SWISS_DEMO).read_text(encoding="utf-8")
     folder = EventFolder("demo-swiss", boards_root, output_root)
@@ -207,12 +207,13 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         write_atomic(event_path, text.encode("utf-8"))
     yield f"Swiss demo event file: {event_path} ({len(event.teams)} teams, {event.format.rounds} rounds)"
     for number in range(1, event.format.rounds + 1):
-        scheduled = load_scheduled(event, folder)
+        scheduled = event_as_played(event, folder)
         if scheduled.round(number) is None:
-            view, _stored = pair_round(event, folder, number, entered_by="demo")
+            with EventSession.open(event, folder, write=True, as_played=False) as session:
+                view, _stored = pair_round(session, number, entered_by="demo")
             yield (f"round {number} paired: " + ", ".join(f"{m.home}-{m.away}" for m in view.matches)
                    + "".join(f", bye {t}" for t in view.byes))
-            scheduled = load_scheduled(event, folder)
+            scheduled = event_as_played(event, folder)
             options = PrintOptions(lang="zh", out_dir=folder.output_path, boards_root=folder.boards_root,
                                    round=number)
             with EventSession.open(event, folder) as session:
@@ -221,12 +222,14 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
             written = render_documents(documents)
             yield f"  printed {', '.join(item.path.name for item in written)}"
             if number == 3:
-                yield "  " + record_lateness(event, folder, number, "T4", 8, "8 分钟迟到（样例）sample", "demo")
+                with EventSession.open(event, folder, write=True, as_played=False) as session:
+                    late = record_lateness(session, number, "T4", 8, "8 分钟迟到（样例）sample", "demo")
+                yield f"  {late}"
         sample = folder.path / f"sample-round-{number}.csv"
         if not sample.exists():
             write_atomic(sample, sample_round_csv(scheduled, number).encode("utf-8"))
-        with open_results(scheduled, folder) as store:
-            imported = import_file(store, scheduled, sample, entered_by="demo")
+        with EventSession.open(event, folder, write=True) as session:
+            imported = import_file(session, sample, entered_by="demo")
         yield f"  round {number} sample results: {imported.summary()}"
     with EventSession.open(event, folder) as session:
         data = session.report()
@@ -261,10 +264,9 @@ def sample_levels_csv(event: Event, round_number: int) -> str:
 def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     """The level-race demo: per round, pair (round robin) and import sample table results; then
     the CSV and XLSX reports and the place points. A second run does only what is left."""
+    from dealer.app.results import import_file
+    from dealer.app.rounds import pair_round
     from dealer.report import write_reports
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_file
-    from dealer.results.rounds import load_scheduled, pair_round
 
     text = (resources.files("dealer") / "data" / LEVELS_DEMO).read_text(encoding="utf-8")
     folder = EventFolder("demo-levels", boards_root, output_root)
@@ -272,15 +274,16 @@ def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     make_folder(folder.path, OWNER_ONLY_FOLDER)  # nothing is dealt: the folder holds the results only
     rounds = event.format.rounds_needed(len(event.teams))
     for number in range(1, rounds + 1):
-        scheduled = load_scheduled(event, folder)
+        scheduled = event_as_played(event, folder)
         if scheduled.round(number) is None:
-            pair_round(event, folder, number, entered_by="demo")
-            scheduled = load_scheduled(event, folder)
+            with EventSession.open(event, folder, write=True, as_played=False) as session:
+                pair_round(session, number, entered_by="demo")
+            scheduled = event_as_played(event, folder)
         sample = folder.path / f"sample-levels-round-{number}.csv"
         if not sample.exists():
             write_atomic(sample, sample_levels_csv(scheduled, number).encode("utf-8"))
-        with open_results(scheduled, folder) as store:
-            imported = import_file(store, scheduled, sample, entered_by="demo")
+        with EventSession.open(event, folder, write=True) as session:
+            imported = import_file(session, sample, entered_by="demo")
         yield f"level-race demo round {number} sample results (样例数据): {imported.summary()}"
     event_path = folder.path / DEMO_EVENT_FILE
     if not event_path.exists():

@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from dealer.errors import Params, Phrase, UserError
-
 LANGS = ("zh", "en")
 
 
@@ -83,7 +81,7 @@ class Words:
     def __init__(self, lang: str) -> None:
         self.lang = check_lang(lang)
 
-    def text(self, key: str, params: Params | None = None) -> str:
+    def text(self, key: str, params: Mapping[str, object] | None = None) -> str:
         entry = messages().get(key)
         if entry is None:  # a key the catalog lacks (a test catches it): say what there is
             shown = ", ".join(f"{name}={value}" for name, value in (params or {}).items())
@@ -94,8 +92,11 @@ class Words:
     def _value(self, value: object) -> object:
         """A parameter as the message shows it: a phrase or an error (its message) in this language,
         a list of them joined as clauses; anything else as it is (numbers keep their format)."""
-        if isinstance(value, Phrase | UserError):
-            return self.text(value.key, value.params)
+        # A phrase or an error (dealer.errors, which imports this module only to word itself):
+        # anything with a catalog key and its parameters.
+        key, params = getattr(value, "key", None), getattr(value, "params", None)
+        if isinstance(key, str) and isinstance(params, Mapping):
+            return self.text(key, params)
         if isinstance(value, list | tuple):
             return self.text("errors.clause_separator").join(str(self._value(v)) for v in value)
         return value

@@ -32,11 +32,11 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from dealer.dealing import deal_event
+    from dealer.app.dealing import deal_event
     from dealer.demo import site_demo
     from dealer.resources import demo_event_text
-    from dealer.results.entry import open_results
-    from dealer.results.importer import import_file
+    from dealer.app import EventSession
+    from dealer.app.results import import_file
     from dealer.store.files import load_event_text
     from dealer.store.folder import EventFolder
 
@@ -46,9 +46,9 @@ def main() -> None:
         event = load_event_text(demo_event_text(), "demo-event.toml")
         folder = EventFolder(event.id, root / "boards", root / "output")
         deal_event(event, folder)
-        with open_results(event, folder) as store, \
+        with EventSession.open(event, folder, write=True) as store_session, \
                 resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
-            import_file(store, event, sample)
+            import_file(store_session, sample)
         for line in site_demo(event, folder, pdf=False):
             print(line, file=sys.stderr)
         site = (folder.output_path / "site").resolve()

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pytest
 from click.testing import CliRunner
 
+from dealer.app.dealing import deal_event
 from dealer.app.session import EventSession
 from dealer.cli import main
-from dealer.dealing import deal_event
 from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_OK, EXIT_REJECTED
 from dealer.event import Event
 from dealer.resources import demo_event_text

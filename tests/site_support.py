@@ -9,12 +9,13 @@ from pathlib import Path
 
 from conftest import demo_event, release_of, site_of
 
-from dealer.dealing import deal_event
+from dealer.app import EventSession
+from dealer.app.dealing import deal_event
+from dealer.app.results import import_file
+from dealer.app.rounds import pair_round
+from dealer.app.session import event_as_played
 from dealer.demo import sample_round_csv, site_demo
 from dealer.event import Event
-from dealer.results.entry import open_results
-from dealer.results.importer import import_file
-from dealer.results.rounds import load_scheduled, pair_round
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
@@ -44,9 +45,9 @@ def demo_site(root: Path, pdf: bool = False) -> tuple[Event, EventFolder, Path]:
     event = demo_event()
     folder = EventFolder(event.id, root / "boards", root / "output")
     deal_event(event, folder)
-    with open_results(event, folder) as store, \
+    with EventSession.open(event, folder, write=True) as store_session, \
             resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
-        import_file(store, event, sample)
+        import_file(store_session, sample)
     list(site_demo(event, folder, pdf=pdf))
     return event, folder, folder.output_path / "site"
 
@@ -61,15 +62,16 @@ def _played_site(text: str, root: Path, rounds: int, released: int,
     folder = EventFolder(event.id, root / "boards", root / "output")
     deal_event(event, folder)
     for number in range(1, rounds + 1):
-        pair_round(event, folder, number, entered_by="test")
-        scheduled = load_scheduled(event, folder)
+        with EventSession.open(event, folder, write=True, as_played=False) as session:
+            pair_round(session, number, entered_by="test")
+        scheduled = event_as_played(event, folder)
         lines = sample_round_csv(scheduled, number).splitlines()
         if number == rounds and missing:
             lines = lines[:-missing]
         path = root / f"round-{number}.csv"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        with open_results(scheduled, folder) as store:
-            import_file(store, scheduled, path)
+        with EventSession.open(scheduled, folder, write=True) as store_session:
+            import_file(store_session, path)
         if number <= released:
             release_of(event, folder, number, f"round {number} played")
     site_of(event, folder, pdf=False)

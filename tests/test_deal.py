@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from conftest import run_dealer as run
 
+from dealer.app.dealing import deal_event
 from dealer.batch import shuffle_many
 from dealer.boardset import boardset_document
 from dealer.cards import SEATS, Pack
@@ -29,7 +30,6 @@ from dealer.deal import (
     key_id,
     shuffle_positions,
 )
-from dealer.dealing import deal_event
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.store.files import read_key
@@ -501,7 +501,7 @@ def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
 def test_commitment_file_written_from_a_template_is_json_dumps_indented() -> None:
     """commitment.json's plan boards come from a template (speed); the bytes are still
     ``json.dumps(indent=1)`` of the document (docs/dealing.md §8.1), for any plan."""
-    from dealer.dealing import commitment_bytes
+    from dealer.app.dealing import commitment_bytes
     from dealer.store.files import json_bytes
 
     boards = [[s, b, "NESW"[b % 4], ["2", "10", "A", "J"][(s + b) % 4]] for s in (1, 2, 12) for b in range(1, 17)]

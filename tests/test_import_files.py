@@ -22,7 +22,8 @@ import pytest
 from conftest import Outcome
 from test_results_support import HEADER, db_state, hand_rows, run, write_csv, write_event
 
-from dealer.results import importer
+from dealer.app.results import read_file
+from dealer.formats import travellers as importer
 
 SAMPLE = hand_rows()[4:8]  # round 1 match 1, boards 3 and 4, tables A and B: not in the seed
 
@@ -462,7 +463,7 @@ def test_a_folder_named_csv_is_refused(tmp_path: Path, event_path: Path) -> None
     folder.mkdir()
     _refused(tmp_path, event_path, folder, f"File '{folder}' is a directory")  # said by click
     with pytest.raises(importer.FileProblem, match="the traveller file is a folder, not a file"):
-        importer.read_file(folder)
+        read_file(folder)
 
 
 def test_the_file_size_is_checked_before_reading(tmp_path: Path, event_path: Path) -> None:

@@ -11,7 +11,7 @@ from conftest import documents_of
 from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_count
 
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
 from dealer.event import Event
 from dealer.qr import LabelId, parse_payload
 from dealer.resources import demo_event_text, label_layouts

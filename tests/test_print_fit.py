@@ -19,9 +19,9 @@ from conftest import documents_of
 from layout_check import Overflow, TextPiece, check_html
 
 from dealer.app import EventSession
+from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, Card, Deal, Pack, parse_cards
 from dealer.deal import Board
-from dealer.dealing import deal_event
 from dealer.render import KINDS, PrintOptions
 from dealer.render.engine import Document, render_html
 from dealer.render.writers import Source, hand_records

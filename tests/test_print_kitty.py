@@ -18,8 +18,8 @@ from print_support import (
     set_copies,
 )
 
+from dealer.app.dealing import deal_event
 from dealer.cards import SEATS
-from dealer.dealing import deal_event
 from dealer.render import PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text

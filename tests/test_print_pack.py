@@ -20,8 +20,8 @@ from print_support import (
     set_matches,
 )
 
+from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS, Card, parse_card
-from dealer.dealing import deal_event
 from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, render_documents
 from dealer.render.strings import strings

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_dealer as run
 from print_support import page_count, page_texts, read_data
 
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
 from dealer.resources import demo_event_text
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder

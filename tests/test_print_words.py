@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS
-from dealer.dealing import deal_event
 from dealer.render import context as ctx
 from dealer.render.strings import Strings, strings
 from dealer.resources import demo_event_text

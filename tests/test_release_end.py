@@ -17,8 +17,8 @@ from pathlib import Path
 
 from conftest import Outcome, run_dealer
 
+from dealer.app.session import event_as_played
 from dealer.demo import sample_levels_csv, sample_round_csv
-from dealer.results.rounds import load_scheduled
 from dealer.store.files import load_event
 from dealer.store.folder import EventFolder
 
@@ -88,7 +88,7 @@ def play_round(tmp_path: Path, event_file: Path, boards: Path, number: int, drop
     """Pair round ``number`` and import its invented results (less the last ``drop`` rows)."""
     assert at(boards, "round", "pair", event_file, "--round", number).exit_code == 0
     event = load_event(event_file)
-    lines = sample_round_csv(load_scheduled(event, EventFolder.of(event, boards)), number).splitlines()
+    lines = sample_round_csv(event_as_played(event, EventFolder.of(event, boards)), number).splitlines()
     csv = tmp_path / f"round-{number}.csv"
     csv.write_text("\n".join(lines[:len(lines) - drop]) + "\n", encoding="utf-8")
     imported = at(boards, "results", "import", event_file, csv)
@@ -326,7 +326,7 @@ def test_defect_8_a_boards_file_over_a_level_race_folder_is_refused(tmp_path: Pa
         ["results.sqlite"]
     event = load_event(levels)
     csv = tmp_path / "r1.csv"
-    csv.write_text(sample_levels_csv(load_scheduled(event, EventFolder.of(event, boards)), 1), encoding="utf-8")
+    csv.write_text(sample_levels_csv(event_as_played(event, EventFolder.of(event, boards)), 1), encoding="utf-8")
     assert at(boards, "results", "import", levels, csv).exit_code == 0
     before = db_rows(boards, "demo-levels")
     for args in (("report", same_id, "--json"), ("results", "import", same_id, csv),

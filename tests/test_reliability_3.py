@@ -184,8 +184,8 @@ def test_13_the_championship_marks_an_unfinished_event_provisional(tmp_path: Pat
 def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Path) -> None:
     """The review's case: the level-race demo (a round robin, rounds paired as it goes) after 2
     of its 3 rounds: every match played so far is complete, yet the places are not final."""
+    from dealer.app.session import event_as_played
     from dealer.demo import sample_levels_csv
-    from dealer.results.rounds import load_scheduled
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
 
@@ -197,7 +197,7 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
         assert dealer_at(tmp_path, "round", "pair", event, "--round", number).exit_code == 0
         loaded = load_event(event)
         rows = tmp_path / f"round-{number}.csv"
-        rows.write_text(sample_levels_csv(load_scheduled(loaded, EventFolder.of(loaded, tmp_path / "boards")),
+        rows.write_text(sample_levels_csv(event_as_played(loaded, EventFolder.of(loaded, tmp_path / "boards")),
                                           number), encoding="utf-8")
         assert dealer_at(tmp_path, "results", "import", event, rows).exit_code == 0
     text = dealer_at(tmp_path, "championship", championship_file(tmp_path, event))
@@ -207,8 +207,8 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
 
 def swiss_after_two_rounds(tmp_path: Path) -> Path:
     """The built-in Swiss demo dealt, rounds 1 and 2 paired and their sample results imported."""
+    from dealer.app.session import event_as_played
     from dealer.demo import sample_round_csv
-    from dealer.results.rounds import load_scheduled
     from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
 
@@ -220,7 +220,7 @@ def swiss_after_two_rounds(tmp_path: Path) -> Path:
         assert dealer_at(tmp_path, "round", "pair", event, "--round", number).exit_code == 0
         loaded = load_event(event)
         rows = tmp_path / f"round-{number}.csv"
-        rows.write_text(sample_round_csv(load_scheduled(loaded, EventFolder.of(loaded, tmp_path / "boards")),
+        rows.write_text(sample_round_csv(event_as_played(loaded, EventFolder.of(loaded, tmp_path / "boards")),
                                          number), encoding="utf-8")
         assert dealer_at(tmp_path, "results", "import", event, rows).exit_code == 0
     return event

@@ -138,7 +138,7 @@ def test_report_json_and_a_correction_changes_it(tmp_path: Path) -> None:
 
 def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     event = load_event_text(demo_event_text(), "demo")
-    from dealer.dealing import deal_event
+    from dealer.app.dealing import deal_event
 
     folder = EventFolder(event.id, tmp_path / "boards", tmp_path / "output")
     deal_event(event, folder)

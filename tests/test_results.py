@@ -9,8 +9,9 @@ import pytest
 from conftest import report_of
 from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
 
+from dealer.app import EventSession
+from dealer.app.results import missing
 from dealer.qr import score_sheet_payload, traveller_payload
-from dealer.results.entry import missing_results, open_results
 from dealer.store.files import load_event
 from dealer.store.folder import EventFolder
 from dealer.store.migrations import SCHEMA_VERSION
@@ -150,7 +151,8 @@ def test_reimport_after_a_correction_keeps_the_correction(tmp_path: Path) -> Non
     assert ("imported 1 row(s), 30 already recorded (skipped); 2 row(s) were corrected since: "
             "kept the corrections") in result.output
     event = load_event(event_path)
-    with open_results(event, EventFolder(event.id, Path(boards))) as store:
+    with EventSession.open(event, EventFolder(event.id, Path(boards)), write=True) as store_session:
+        store = store_session.writable_store()
         assert [r["defenders_points"] for r in store.history(BOARDS, 1, "1", "A", 1) if r.current] == [160]
         assert [r.withdrawn for r in store.history(BOARDS, 1, "1", "A", 2) if r.current] == [True]
     # A value neither current nor corrected away is still a duplicate.
@@ -222,7 +224,8 @@ def test_add_with_qr_correct_and_history(tmp_path: Path) -> None:
     assert "[superseded]" in lines[0] and "   0" in lines[0]
     assert "[current]" in lines[1] and "160" in lines[1] and "reason: slip misread" in lines[1]
     assert "by 王芳" in lines[1]
-    with open_results(event, folder) as store:
+    with EventSession.open(event, folder, write=True) as store_session:
+        store = store_session.writable_store()
         rows = store.history(BOARDS, 1, "1", "A", 1)
         assert [r["defenders_points"] for r in rows] == [0, 160] and rows[1].supersedes == rows[0].id
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -257,7 +260,8 @@ def test_missing_lists_boards_and_tables_per_match(tmp_path: Path) -> None:
 
 def test_missing_without_a_database_creates_none(tmp_path: Path) -> None:
     event = load_event(write_event(tmp_path))
-    reports = missing_results(event, EventFolder(event.id, tmp_path / "boards"), 1)
+    with EventSession.open(event, EventFolder(event.id, tmp_path / "boards")) as session:
+        reports = missing(session, 1)
     assert [r.text() for r in reports] == [
         "round 1 match 1 (H v V): 32 missing: all boards at both tables",
         "round 1 match 2 (X v Y): 32 missing: all boards at both tables",
@@ -267,7 +271,8 @@ def test_missing_without_a_database_creates_none(tmp_path: Path) -> None:
 
 def test_schema_version_and_newer_database_refused(tmp_path: Path) -> None:
     event = load_event(write_event(tmp_path))
-    with open_results(event, EventFolder(event.id, tmp_path / "boards")) as store:
+    with EventSession.open(event, EventFolder(event.id, tmp_path / "boards"), write=True) as store_session:
+        store = store_session.writable_store()
         conn = store.conn
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

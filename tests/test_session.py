@@ -110,14 +110,15 @@ def test_the_session_holds_the_event_as_played(tmp_path: Path) -> None:
     """A paired event's session has the stored rounds; its declared event has none."""
     from site_support import EIGHT_TEAM_SWISS
 
-    from dealer.dealing import deal_event
-    from dealer.results.rounds import pair_round
+    from dealer.app.dealing import deal_event
+    from dealer.app.rounds import pair_round
     from dealer.store.files import load_event_text
 
     event = load_event_text(EIGHT_TEAM_SWISS, "swiss8.toml")
     folder = EventFolder(event.id, tmp_path / "boards")
     deal_event(event, folder)
-    pair_round(event, folder, 1, entered_by="test")
+    with EventSession.open(event, folder, write=True, as_played=False) as session:
+        pair_round(session, 1, entered_by="test")
     with EventSession.open(event, folder) as session:
         assert not session.declared.rounds
         assert [r.number for r in session.event.rounds] == [1]

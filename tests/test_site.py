@@ -16,10 +16,10 @@ import pytest
 from conftest import demo_event, release_of, report_of, run_dealer, site_of
 from site_support import demo_site
 
-from dealer.dealing import deal_event
+from dealer.app import EventSession
+from dealer.app.dealing import deal_event
+from dealer.app.results import add_result, import_file
 from dealer.report import report_json
-from dealer.results.entry import add_result, open_results
-from dealer.results.importer import import_file
 from dealer.site.pages import SiteData
 from dealer.store.folder import EventFolder
 from dealer.store.schema import BOARDS
@@ -34,9 +34,9 @@ def _dealt_with_results(tmp_path: Path) -> tuple[Path, Path]:
     event_file = tmp_path / "demo.toml"
     event_file.write_text((resources.files("dealer") / "data" / "demo-event.toml").read_text(encoding="utf-8"),
                           encoding="utf-8")
-    with open_results(event, folder) as store, \
+    with EventSession.open(event, folder, write=True) as session, \
             resources.as_file(resources.files("dealer") / "data" / "sample-travellers.csv") as sample:
-        import_file(store, event, sample)
+        import_file(session, sample)
     return event_file, tmp_path / "boards"
 
 
@@ -159,14 +159,14 @@ def test_the_rank_after_the_last_round_is_the_standings_and_after_an_earlier_one
         tmp_path: Path) -> None:
     """The rank after the last round is taken from the report's standings (a league's ranking
     takes a third of a second); it equals ranking every match again, as earlier rounds are."""
-    from dealer.results.rounds import folder_seed
+    from dealer.app.rounds import folder_seed
     from dealer.standings import rank
 
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    with open_results(event, folder) as store:
-        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
+    with EventSession.open(event, folder, write=True) as session:
+        add_result(session, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
     data = report_of(event, folder)
     assert data.lots_seed == folder_seed(folder)
     site = SiteData(data, {}, {}, {}, None, [], data.lots_seed)
@@ -188,8 +188,8 @@ def test_a_rebuild_rewrites_only_what_changed_and_swaps_the_folder(tmp_path: Pat
     same = site_of(event, folder, pdf=False)
     assert same.written == 0 and same.kept == same.files
     # The missing slip comes in.
-    with open_results(event, folder) as store:
-        add_result(store, event, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
+    with EventSession.open(event, folder, write=True) as session:
+        add_result(session, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
     after = site_of(event, folder, pdf=False)
     changed = {p.relative_to(site) for p in site.rglob("*")
                if p.is_file() and inodes.get(p.relative_to(site)) != p.stat().st_ino}
@@ -295,28 +295,27 @@ def test_an_edited_event_file_is_refused_by_report_and_site(tmp_path: Path) -> N
 def test_a_rebuild_shows_what_a_fresh_build_shows(tmp_path: Path) -> None:
     """After a new result, a correction, a withdrawn result, a whole match withdrawn and then
     forfeited, every file of the rebuilt site equals a fresh build's."""
-    from dealer.results.entry import correct_result, withdraw_match
-    from dealer.results.rounds import record_forfeit
-    from dealer.store.db import ResultsStore
+    from dealer.app.results import correct_result, withdraw_match
+    from dealer.app.rounds import record_forfeit
 
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
     site = site_of(event, folder, pdf=False).folder
 
-    def store(change: Callable[[ResultsStore], object]) -> None:
-        with open_results(event, folder) as results:
-            change(results)
+    def store(change: Callable[[EventSession], object]) -> None:
+        with EventSession.open(event, folder, write=True) as session:
+            change(session)
 
     changes: list[Callable[[], object]] = [
-        lambda: store(lambda r: add_result(r, event, {"round": "3", "match": "2", "table": "B", "board": "16",
+        lambda: store(lambda r: add_result(r, {"round": "3", "match": "2", "table": "B", "board": "16",
                                                       "defenders_points": "85"})),
-        lambda: store(lambda r: correct_result(r, event, {"round": "1", "match": "1", "table": "A", "board": "1",
+        lambda: store(lambda r: correct_result(r, {"round": "1", "match": "1", "table": "A", "board": "1",
                                                           "defenders_points": "205"}, "slip misread")),
-        lambda: store(lambda r: correct_result(r, event, {"round": "2", "match": "1", "table": "B", "board": "5"},
+        lambda: store(lambda r: correct_result(r, {"round": "2", "match": "1", "table": "B", "board": "5"},
                                                "not played", withdraw=True)),
         lambda: store(lambda r: withdraw_match(r, {"round": "3", "match": "1"}, "T4 did not come")),
-        lambda: record_forfeit(event, folder, 3, "1", "T4", "did not come"),
+        lambda: store(lambda r: record_forfeit(r, 3, "1", "T4", "did not come")),
     ]
     for number, change in enumerate(changes):
         change()
@@ -327,21 +326,19 @@ def test_a_rebuild_shows_what_a_fresh_build_shows(tmp_path: Path) -> None:
 
 def test_a_report_reads_one_snapshot_of_the_results(tmp_path: Path) -> None:
     """A result stored while a report reads (another scorer at work) is not in what it reads."""
-    from dealer.results.entry import open_existing_results
-
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()
     folder = EventFolder(event.id, boards, tmp_path / "output")
-    reader = open_existing_results(event, folder)
+    session = EventSession.open(event, folder)
+    reader = session.store
     assert reader is not None
-    with reader, reader.snapshot():
+    with session, reader.snapshot():
         rows = reader.scoring_rows(BOARDS)
-        with open_results(event, folder) as writer:
-            add_result(writer, event, {"round": "3", "match": "2", "table": "B", "board": "16",
-                                       "defenders_points": "85"})
+        with EventSession.open(event, folder, write=True) as writer:
+            add_result(writer, {"round": "3", "match": "2", "table": "B", "board": "16", "defenders_points": "85"})
         assert reader.scoring_rows(BOARDS) == rows
-    with open_existing_results(event, folder) as later:  # type: ignore[union-attr]
-        assert len(later.scoring_rows(BOARDS)) == len(rows) + 1
+    with EventSession.open(event, folder) as later:
+        assert later.store is not None and len(later.store.scoring_rows(BOARDS)) == len(rows) + 1
 
 
 def _files(site: Path) -> dict[str, object]:

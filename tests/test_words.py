@@ -28,15 +28,11 @@ ROOTS = {"UserError", "FileProblem", "EnvironmentProblem"}
 #: A key that is not a literal, where it is given, and why that is fine.
 NOT_LITERAL = {
     ("dealer/errors.py", "key"): "UserError and Problem word whatever key they were given",
-    ("dealer/results/validate.py", "message"): "the helper problem() passes its caller's literal key on",
-    ("dealer/results/validate.py", "refused.key"): "a NotAWholeNumber's key, literal where it is raised",
-    ("dealer/results/validate.py", "what"): "required_int()'s callers give literal keys",
-    ("dealer/results/levels.py", "message"): "the helpers refuse()/problem()/_rejected() pass a literal key on",
-    ("dealer/results/levels.py", "refused.key"): "a NotAWholeNumber's key, literal where it is raised",
-    ("dealer/results/levels.py", "what"): "number()'s callers give literal keys",
-    ("dealer/results/entry.py", "message"): "the helper _rejected() passes its caller's literal key on",
-    ("dealer/results/entry.py", "refused.key"): "a NotAWholeNumber's key, literal where it is raised",
-    ("dealer/results/entry.py", "error.key"): "a PayloadError's key, literal where it is raised",
+    ("dealer/app/validate.py", "message"): "the helpers problem()/refuse() pass their caller's literal key on",
+    ("dealer/app/validate.py", "refused.key"): "a NotAWholeNumber's key, literal where it is raised",
+    ("dealer/app/validate.py", "what"): "required_int()'s and number()'s callers give literal keys",
+    ("dealer/app/results.py", "message"): "the helper _rejected() passes its caller's literal key on",
+    ("dealer/app/results.py", "error.key"): "a PayloadError's key, literal where it is raised",
     ("dealer/tournament/knockout.py", "key"): "ResultMissing passes its caller's literal key on",
 }
 

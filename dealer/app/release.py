@@ -11,7 +11,7 @@ A set no match will play (a Swiss ended early, a spare set) is *declared unused*
 of kind ``unused``, with its reason): it is never shown as a played set, and it cannot be
 released or played afterwards. The key derives every set, played or not, so it is released only
 once the event is over: every round its format needs paired and complete, or its end declared
-(:func:`dealer.results.rounds.end_event`), and every set released or declared unused.
+(:func:`dealer.app.rounds.end_event`), and every set released or declared unused.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _stored(store: ResultsStore | None) -> tuple[list[Release], Action | None, s
     after a full audit: what is released rests on the stored releases, pairings and results,
     which count only as links of the chain (the head is checked again before the release is
     written, so nothing unaudited slips in between)."""
-    from dealer.results.rounds import declared_end
+    from dealer.app.rounds import declared_end
 
     if store is None:
         return [], None, None
@@ -93,7 +93,7 @@ def _playing(data: ReportData, set_number: int) -> list[str]:
 def _key_left(data: ReportData, earlier: dict[tuple[str, int | None], Release], end: Action | None) -> list[str]:
     """What keeps the key from being released: the event not over (no end declared), and the sets
     neither released nor declared unused (or declared unused but played)."""
-    from dealer.results.rounds import unfinished
+    from dealer.app.rounds import unfinished
 
     event = data.event
     left = []
@@ -122,7 +122,7 @@ def _unused_refusal(data: ReportData, set_number: int, end: Action | None) -> st
     fmt = event.format
     if not fmt.paired or end is not None or set_number > fmt.rounds_needed(len(event.teams)):
         return None
-    from dealer.results.rounds import unfinished
+    from dealer.app.rounds import unfinished
 
     if not unfinished(data.scored, data.places):  # a knockout decided before its last possible round
         return None

@@ -15,7 +15,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dealer.errors import UserError
+from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
@@ -26,6 +26,22 @@ from dealer.store.rows import Release
 if TYPE_CHECKING:
     from dealer.boardset import BoardSet
     from dealer.report import ReportData
+
+
+def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> ResultsStore | None:
+    """The results database read-only if there is one, else ``None`` (none created). A level race
+    without its folder yet has no results, as long as the boards folder itself is there (a
+    mistyped ``--boards-dir`` is still refused)."""
+    if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
+        return None
+    if event.levels and not folder.path.is_dir():
+        # Not folder.require()'s "was not committed or dealt": a level race is never dealt.
+        raise FileProblem("entry.no_level_race_folder", field="boards_root", folder=folder.boards_root,
+                          event=event.id)
+    folder.require()
+    folder.check_kind(event, database=False)
+    return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity,
+                                      result=event.result)
 
 
 class NotReleased(UserError):
@@ -54,7 +70,7 @@ class EventSession:
     @classmethod
     def open(cls, event: Event | str | Path, boards_root: str | Path | EventFolder | None = None, *,
              write: bool = False, check_deal: bool = True, check_identity: bool = True,
-             results: bool = True) -> EventSession:
+             results: bool = True, as_played: bool = True) -> EventSession:
         """The session of ``event`` (an :class:`Event`, or its file), its folder under
         ``boards_root`` (or that folder itself, an :class:`EventFolder`).
 
@@ -67,9 +83,10 @@ class EventSession:
         set file is hashed, once, and what was read is kept for :meth:`board_set`).
         ``check_identity=False`` only for the audit, which reports a foreign database itself.
         ``results=False``: the event file alone (a label test sheet needs no folder).
+        ``as_played=False``: the event as its file declares it, the stored rounds not applied (the
+        round loop's own use cases apply them in their transaction; the audit checks them).
         """
-        from dealer.results.entry import open_existing_results
-        from dealer.results.rounds import scheduled
+        from dealer.app.rounds import scheduled
 
         declared = event if isinstance(event, Event) else load_event(event)
         folder = boards_root if isinstance(boards_root, EventFolder) else \
@@ -84,8 +101,8 @@ class EventSession:
                 if folder.results_path.exists():
                     store = ResultsStore.open(folder.results_path, declared.id, result=declared.result)
             elif results:
-                store = open_existing_results(declared, folder, check_deal=False, check_identity=check_identity)
-            played = scheduled(declared, store)
+                store = _existing_store(declared, folder, check_identity)
+            played = scheduled(declared, store) if as_played else declared
             deal = folder.check_deal(declared) if check_deal and (store is not None or not declared.levels) \
                 else None
             return cls(declared, played, folder, store, write=write, deal=deal, deal_checked=check_deal)
@@ -135,8 +152,6 @@ class EventSession:
     def _dealt(self) -> CheckedDeal:
         deal = self.deal
         if deal is None:
-            from dealer.errors import FileProblem
-
             raise FileProblem("folder.not_dealt", hint="deal", path=self.folder.path, event_id=self.event.id)
         return deal
 
@@ -161,7 +176,7 @@ class EventSession:
     @functools.cached_property
     def adjustments(self) -> Adjustments:
         """The forfeits and deductions in force."""
-        from dealer.results.rounds import stored_adjustments
+        from dealer.app.rounds import stored_adjustments
 
         return stored_adjustments(self.store)
 
@@ -175,7 +190,7 @@ class EventSession:
 
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""
-        from dealer.results.entry import stored_attribution_problems
+        from dealer.app.results import stored_attribution_problems
         from dealer.scoring import AttributionError
 
         if self.store is not None:
@@ -185,7 +200,7 @@ class EventSession:
 
     def scored(self) -> ScoredEvent:
         """Every match scored from the current results and the adjustments."""
-        from dealer.results.entry import score_stored
+        from dealer.app.results import score_stored
 
         return score_stored(self.event, self.store, self.adjustments)
 
@@ -196,3 +211,9 @@ class EventSession:
         if publishing not in self._reports:
             self._reports[publishing] = build_report(self, publishing=publishing)
         return self._reports[publishing]
+
+
+def event_as_played(event: Event, where: str | Path | EventFolder | None = None) -> Event:
+    """The event with its stored rounds applied (nothing created, the deal not checked)."""
+    with EventSession.open(event, where, check_deal=False) as session:
+        return session.event

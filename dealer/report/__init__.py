@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from dealer.app.results import score_stored, stored_attribution_problems
 from dealer.errors import Phrase, UserError
 from dealer.event import Event, Match, Round, Team
 from dealer.explain import tie_break_name
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
-from dealer.results.entry import score_stored, stored_attribution_problems
 from dealer.scoring import (
     BOARD_LINE,
     Adjustments,
@@ -67,7 +67,7 @@ class ReportData:
     adjustments: Adjustments = field(default_factory=Adjustments)
     places: list[tuple[int, list[str]]] | None = None  # knockout: final places so far
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
-    lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.results.rounds.folder_seed`)
+    lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.app.rounds.folder_seed`)
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
 
     @functools.cached_property
@@ -99,8 +99,8 @@ class ReportData:
     def unfinished(self) -> list[str]:
         """Why the standings or places are not final yet, in words (empty: they are): matches
         without every result, rounds still to be paired, a knockout without its champion
-        (:func:`dealer.results.rounds.unfinished`, which the key's release reads too)."""
-        from dealer.results.rounds import unfinished
+        (:func:`dealer.app.rounds.unfinished`, which the key's release reads too)."""
+        from dealer.app.rounds import unfinished
 
         return unfinished(self.scored, self.places)
 
@@ -130,7 +130,7 @@ def build_report(session: EventSession, *, publishing: bool = False) -> ReportDa
     edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`).
     ``publishing``: for the players' site, whose releases, pairings and results are trusted only
     as links of the hash chain: the whole chain is audited first, and anything found refused."""
-    from dealer.results.rounds import folder_seed, stored_adjustments
+    from dealer.app.rounds import folder_seed, stored_adjustments
 
     store = session.store
     event = session.event
@@ -158,7 +158,7 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
     """The report of ``scored``: standings, a knockout's places, a grouped event's groups."""
     places = None
     if event.format.kind == "knockout":
-        from dealer.results.rounds import RoundError
+        from dealer.app.rounds import RoundError
         from dealer.tournament.knockout_round import bracket_conflicts, knockout_places
 
         conflicts = bracket_conflicts(scored) if check_bracket else []

@@ -657,9 +657,9 @@ def default_site_folder(folder: EventFolder) -> Path:
 def build_site(session: EventSession, out: Path | None = None, *, key_file: str | Path | None = None,
                jobs: int | None = None, pdf: bool = True, lang: str = "zh") -> SiteSummary:
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
+    from dealer.app.rounds import folder_seed
     from dealer.render.engine import default_jobs
     from dealer.report import build_report, public_report
-    from dealer.results.rounds import folder_seed
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
     folder = session.folder

@@ -157,7 +157,7 @@ class EventFolder:
         """Refuse an event file of another kind of event than the one this folder holds: a level
         race over a folder holding a deal (a commitment, a manifest, set files or a key), or an
         event whose results database holds the other kind of results (``database``: checked
-        here too; :func:`dealer.results.entry.open_results` checks it as it opens the database).
+        here too; :func:`dealer.app.results.open_results` checks it as it opens the database).
         Every command that uses an event's folder goes through this check."""
         if not self.path.is_dir():
             return

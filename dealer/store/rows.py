@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from dealer.errors import Phrase
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -45,8 +47,8 @@ class Entry:
             and (self.level is None or row["level"] == self.level)
         )
 
-    def value_text(self) -> str:
-        return "withdrawn" if self.withdrawn else f"{self.defenders_points} points"
+    def value_text(self) -> Phrase:
+        return Phrase("value.withdrawn") if self.withdrawn else Phrase.of("value.points", points=self.defenders_points)
 
 
 #: The fields of an :class:`Entry` kept per row in an :class:`EntryBatch`.
@@ -132,15 +134,17 @@ class LevelEntry:
             and (self.away_games is None or row["away_games"] == self.away_games)
         )
 
-    def value_text(self) -> str:
+    def value_text(self) -> Phrase:
         if self.withdrawn:
-            return "withdrawn"
+            return Phrase("value.withdrawn")
         return level_value_text(self.home_level, self.away_level, self.last_game)
 
 
-def level_value_text(home: str | None, away: str | None, last_game: str | None) -> str:
-    last = f", last game {last_game}" if last_game else ""
-    return f"home {home} away {away}{last}"
+def level_value_text(home: str | None, away: str | None, last_game: str | None) -> Phrase:
+    if last_game:
+        side = Phrase("value.side_home") if last_game == "home" else Phrase("value.side_away")
+        return Phrase.of("value.levels_last", home=home, away=away, last_game=side)
+    return Phrase.of("value.levels", home=home, away=away)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 :func:`next_round` takes the event (with the rounds paired so far), the scored results and the
 standings, and returns round ``number`` as a :class:`~dealer.tournament.PairedRound`. Storing
-it, and refusing to pair over missing results, is :mod:`dealer.results.rounds`' work.
+it, and refusing to pair over missing results, is :mod:`dealer.app.rounds`' work.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Importing traveller files (CSV, XLSX): read, validate every row (:mod:`.validate`), store.
+"""Traveller files (CSV, XLSX) as a document: bytes in, the header mapped and the data rows out.
 
-Every problem names the file, the row as a spreadsheet shows it (header row 1, first data row
-2), the column (letter and header as written) and the value, and says what was expected. A file
-goes in whole or not at all: it is read and validated first, then checked against the database
-and inserted inside one ``BEGIN IMMEDIATE`` transaction.
+Pure: takes a file's bytes and its name (python-chess's ``pgn.read_game`` takes a handle), never a
+path or a database. Every problem names the file, the row as a spreadsheet shows it (header row
+1, first data row 2), the column (letter and header as written) and the value, and says what was
+expected. Validating the rows against an event and storing them is the application's
+(:mod:`dealer.app.validate`, :mod:`dealer.app.results`).
 """
 
 from __future__ import annotations
@@ -16,30 +17,33 @@ import hashlib
 import io
 import itertools
 import operator
-import sqlite3
 import sys
 import warnings
 import zipfile
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
-from dealer.event import Event
+from dealer.errors import FileProblem, Problem, Rejected, UserError, quote
 from dealer.numbers import DIGITS_LIMIT
-from dealer.results.validate import (
-    TEXT_LIMIT,
-    Cell,
-    RawRow,
-    slot_text,
-    stored_text,
-    validate_row,
-)
-from dealer.store.db import DatabaseRefused, ResultsStore
-from dealer.store.files import read_bytes
-from dealer.store.rows import Entry, EntryBatch
-from dealer.store.schema import BOARDS
+
+#: Longest text accepted in a free-text field (note, who entered it) and in any cell.
+TEXT_LIMIT = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    value: str
+    column: str | None = None  # the column as written in a file (letter and header); None for an entry
+
+
+@dataclass(frozen=True, slots=True)
+class RawRow:
+    number: int | None  # the row as a spreadsheet shows it; None for an entry
+    cells: Mapping[str, Cell]
+
+
 
 #: Canonical field → accepted header spellings (compared after :func:`_header_key`).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -58,7 +62,6 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 REQUIRED = ("round", "match", "table", "board", "defenders_points")
 #: Where a result goes: (round, match, table, board) for a board, (round, match, table) in a level race.
-Slot = TypeVar("Slot", tuple[int, str, str, int], tuple[int, str, int])
 
 
 def _header_key(text: str) -> str:
@@ -67,7 +70,7 @@ def _header_key(text: str) -> str:
 
 class Layout:
     """The columns of one kind of result file: field → accepted header spellings, and the
-    required fields (travellers; a level race's table results: :mod:`dealer.results.levels`)."""
+    required fields (travellers; a level race's table results: :mod:`dealer.app.validate`)."""
 
     def __init__(self, columns: dict[str, tuple[str, ...]], required: tuple[str, ...]) -> None:
         self.columns = columns
@@ -135,30 +138,6 @@ def is_sample_marker(first_cell: str) -> bool:
     return first_cell.lstrip("#").strip().lower().startswith(SAMPLE_MARKERS)
 
 
-@dataclass(frozen=True)
-class ImportReport:
-    source: str
-    added: int
-    skipped: int  # rows equal to the current value of their slot
-    import_id: int | None
-    corrected: int = 0  # rows equal to a value a correction has since superseded (kept the correction)
-    sample: bool = False  # recorded as sample data
-    sheet: str | None = None  # the sheet read, for a workbook
-
-    def summary(self) -> str:
-        where = self.source if self.sheet is None else f"{self.source} (sheet {quote(self.sheet)})"
-        kept = (f"{self.corrected} row(s) were corrected since: kept the corrections"
-                if self.corrected else "")
-        if not self.added:
-            if self.corrected:
-                recorded = f", {self.skipped} already recorded" if self.skipped else ""
-                return f"{where}: nothing changed{recorded}; {kept}"
-            return f"{where}: nothing changed: all {self.skipped} row(s) are already recorded"
-        extra = f", {self.skipped} already recorded (skipped)" if self.skipped else ""
-        extra += f"; {kept}" if kept else ""
-        marked = ", marked as sample data" if self.sample else ""
-        return f"{where}: imported {self.added} row(s){extra} (import #{self.import_id}{marked})"
-
 
 # --- reading -------------------------------------------------------------------------------
 #
@@ -187,8 +166,9 @@ DELIMITERS = (",", "\t", ";")
 _END_OF_FILE = "\x00\ufdd0end of file\ufdd0\x00"
 
 
-def _file_kind(path: Path) -> str:
+def file_kind(source: str) -> str:
     """``"csv"`` or ``"xlsx"`` from the file's suffix (before anything is read)."""
+    path = Path(source)
     suffix = path.suffix.lower()
     if suffix in XLSX_SUFFIXES:
         return "xlsx"
@@ -500,20 +480,15 @@ def _read_table(rows: Iterable[tuple[int, list[str]]], source: str, sha256: str,
     return parsed
 
 
-def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVELLERS) -> ParsedFile:
-    """Read a traveller file: find the header, map its columns, collect the data rows.
+def parse_file(data: bytes, source: str, sheet: str | None = None, layout: Layout = TRAVELLERS) -> ParsedFile:
+    """A traveller file's bytes read: find the header, map its columns, collect the data rows.
 
-    ``sheet`` names the sheet of an XLSX workbook to read (by default the one visible sheet that
-    holds data). Raises :class:`FileProblem` when the file cannot be read or goes beyond a limit,
-    and :class:`Rejected` when its header or its columns are not usable.
+    ``source`` names the file (its suffix says CSV or XLSX: :func:`file_kind`); ``sheet`` the
+    sheet of an XLSX workbook to read (by default the one visible sheet that holds data). Raises
+    :class:`FileProblem` when the file cannot be read or goes beyond a limit, and
+    :class:`Rejected` when its header or its columns are not usable.
     """
-    path = Path(path)
-    source = str(path)
-    kind = _file_kind(path)
-    if sheet is not None and kind != "xlsx":
-        raise FileProblem("import.csv_has_no_sheets",
-                          field="sheet", source=source)
-    data = read_bytes(path, Phrase("files.what_traveller_file"), FILE_LIMIT)
+    kind = file_kind(source)
     digest = hashlib.sha256(data).hexdigest()
     if kind == "csv":
         return _read_table(_csv_rows(_decode(data, source), source), source, digest, layout=layout)
@@ -524,150 +499,3 @@ def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVE
         chosen = _choose_sheet(book, source, sheet, budget)
         with contextlib.closing(_sheet_rows(chosen, source, budget)) as rows:
             return _read_table(rows, source, digest, chosen.title, layout)
-
-
-# --- importing ---------------------------------------------------------------------------
-
-
-def check_seating(store: ResultsStore, event: Event, matches: set[tuple[int, str]]) -> None:
-    """Refuse to add results to a match whose stored results were entered under another seating
-    or set than the event file now gives (they would be mixed up)."""
-    from dealer.scoring import AttributionError, attribution_problems
-
-    rounds = sorted({round_number for round_number, _ in matches})
-    found = attribution_problems(event, [s for s in store.seatings(BOARDS, rounds) if (s.round, s.match) in matches])
-    if found:
-        raise AttributionError(found)
-    refuse_forfeited(store, matches)
-
-
-def refuse_forfeited(store: ResultsStore, matches: set[tuple[int, str]]) -> None:
-    """A match a forfeit is recorded for takes no result (it would be stored and never counted):
-    the forfeit is withdrawn first."""
-    for action in store.actions(("forfeit", "late")):
-        data = action.data
-        if not action.undone and data.get("forfeit") and (action.round, str(data.get("match"))) in matches:
-            raise UserError("import.match_forfeited",
-                            field="match", hint="withdraw_forfeit", round=action.round, match=data.get('match'),
-                            team=data.get('team'), reason=action.reason)
-
-
-def import_file(
-    store: ResultsStore, event: Event, path: str | Path, entered_by: str | None = None,
-    sheet: str | None = None,
-) -> ImportReport:
-    """Import one traveller file in one transaction; raises :class:`Rejected` on any problem.
-
-    ``sheet`` names the sheet of an XLSX workbook (:func:`read_file`). A level race's files hold
-    table results (:func:`dealer.results.levels.import_level_file`)."""
-    if event.levels:
-        from dealer.results.levels import import_level_file
-
-        return import_level_file(store, event, path, entered_by, sheet)
-    parsed = read_file(path, sheet)
-    source = parsed.source
-    batch = _validate_rows(event, parsed)
-    slots = batch.slots()
-    if not len(batch):
-        raise FileProblem("import.no_result_rows", source=source)
-    rounds = sorted(set(batch.round))
-    with store.transaction():
-        check_seating(store, event, set(zip(batch.round, batch.match, strict=True)))
-        stored = store.current(BOARDS, rounds)
-        fresh, corrected = against_stored(source, slots, batch.entry, stored, store.superseded(BOARDS, rounds),
-                                          slot_text, stored_text, len(parsed.numbers))
-        skipped = len(batch) - len(fresh) - corrected
-        if not fresh:
-            return ImportReport(source, 0, skipped, None, corrected, sheet=parsed.sheet)
-        import_id = store.insert(BOARDS, batch if len(fresh) == len(batch) else batch.take(fresh), source=source,
-                                 import_kind="file", sha256=parsed.sha256, entered_by=entered_by,
-                                 skipped=skipped + corrected, sample=parsed.sample)
-    return ImportReport(source, len(fresh), skipped, import_id, corrected, parsed.sample, parsed.sheet)
-
-
-class _Stored(Protocol):
-    """A validated row to store (:class:`Entry`, :class:`LevelEntry`)."""
-
-    @property
-    def source_row(self) -> int | None: ...
-    def same_result(self, row: sqlite3.Row) -> bool: ...
-    def value_text(self) -> str: ...
-
-
-def against_stored(
-    source: str, slots: Sequence[Slot], entry: Callable[[int], _Stored], stored: Mapping[Slot, sqlite3.Row],
-    superseded: Mapping[Slot, Sequence[sqlite3.Row]], slot_text: Callable[[Slot], str],
-    stored_text: Callable[[sqlite3.Row], str], rows: int,
-) -> tuple[list[int], int]:
-    """A file's rows (their slots; ``entry(i)`` the row ``i``) against what the database holds:
-    the rows to store (indexes) and how many repeat a value a correction replaced (the correction
-    is kept). A row equal to the stored value is skipped: re-importing a file is a no-op. Raises
-    :class:`Rejected` naming every row whose slot holds another value (``rows``: the file's)."""
-    if not stored:  # nothing of these rounds yet (a round's first file): every row is new
-        return list(range(len(slots))), 0
-    fresh: list[int] = []
-    corrected = 0
-    problems: list[Problem] = []
-    for i, slot in enumerate(slots):
-        old = stored.get(slot)
-        if old is None:
-            fresh.append(i)
-            continue
-        row = entry(i)
-        if row.same_result(old):
-            continue
-        if any(row.same_result(replaced) for replaced in superseded.get(slot, ())):
-            corrected += 1
-        else:
-            problems.append(Problem(
-                source, row.source_row, None, None, None,
-                "import.duplicate_of_stored",
-                hint="use_correct", params={"slot_text": slot_text(slot), "stored": stored_text(old),
-                                            "value": row.value_text()}))
-    if problems:
-        raise Rejected(source, problems, rows)
-    return fresh, corrected
-
-
-def _validate_rows(event: Event, parsed: ParsedFile) -> EntryBatch:
-    """Every row checked on its own (:func:`validate_row`); raises :class:`Rejected` listing the
-    problems, each naming its row."""
-    source = parsed.source
-    entries: list[Entry] = []
-    problems: list[Problem] = []
-    first_row: dict[tuple[int, str, str, int], int | None] = {}
-    for raw in parsed.rows:
-        entry, row_problems = validate_row(event, source, raw)
-        problems.extend(row_problems)
-        if entry is None:
-            continue
-        if entry.slot in first_row:
-            problems.append(Problem(
-                source, raw.number, None, None, None,
-                "import.duplicate_row", params={"slot": slot_text(entry.slot),
-                                                                 "row": first_row[entry.slot]}))
-            continue
-        first_row[entry.slot] = raw.number
-        entries.append(entry)
-    if problems:
-        raise Rejected(source, problems, len(parsed.numbers))
-    return EntryBatch.from_entries(entries)
-
-
-def import_files(
-    store: ResultsStore, event: Event, paths: Sequence[str | Path], entered_by: str | None = None,
-    sheet: str | None = None,
-) -> list[ImportReport | UserError]:
-    """Import each file on its own (one refused file does not stop the others); per file its
-    report or the error that refused it. A refusal of the database itself (locked, disk full,
-    read-only) stops there: the files after it are not tried. ``sheet`` names the sheet of every
-    XLSX workbook."""
-    outcomes: list[ImportReport | UserError] = []
-    for path in paths:
-        try:
-            outcomes.append(import_file(store, event, path, entered_by, sheet))
-        except UserError as error:
-            outcomes.append(error)
-            if isinstance(error, DatabaseRefused):
-                break
-    return outcomes

@@ -17,11 +17,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from dealer.app.results import score_stored
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
-from dealer.results.entry import open_existing_results, open_results, score_stored
 from dealer.scoring import Adjustments, Deduction, Forfeit, ScoredEvent
 from dealer.standings import standings
 from dealer.store.db import ResultsStore
@@ -31,6 +31,9 @@ from dealer.store.schema import BOARDS, LEVELS
 from dealer.tournament import PairedRound, PairingWarning
 from dealer.tournament.knockout_round import winners
 from dealer.tournament.pairing import next_round
+
+if TYPE_CHECKING:
+    from dealer.app.session import EventSession
 
 
 class RoundError(UserError, ValueError):
@@ -148,21 +151,6 @@ def _check_unused(event: Event, store: ResultsStore | None) -> None:
                              match=match.id, set=match.set, unused=unused[match.set])
 
 
-def load_scheduled(event: Event, folder: EventFolder) -> Event:
-    """The event as played, for the commands that use its rounds (nothing is created): a fixed
-    event as it is, a paired one with its stored rounds; refused when a match plays a set
-    declared unused."""
-    if not event.format.paired and not folder.results_path.exists():
-        return event
-    # Only the stored rounds and releases are read here: the command that follows checks the
-    # deal itself (checking it here too would hash every set file a second time).
-    store = open_existing_results(event, folder, check_deal=False)
-    if store is None:
-        return scheduled(event, None)
-    with store:
-        return scheduled(event, store)
-
-
 def _scored(event: Event, store: ResultsStore) -> ScoredEvent:
     return score_stored(event, store, stored_adjustments(store))
 
@@ -172,18 +160,15 @@ def _view(action: Action) -> RoundView:
     return RoundView(rnd.number, rnd.matches, rnd.byes, tuple(action.data.get("warnings", [])))
 
 
-def show_round(event: Event, folder: EventFolder, number: int) -> RoundView:
+def show_round(session: EventSession, number: int) -> RoundView:
     """Round ``number`` as stored (paired formats) or as the event file lists it (fixed)."""
+    event = session.declared
     if not event.format.paired:
         rnd = event.round(number)
         if rnd is None:
             raise RoundError("round.not_in_event_file", field="round", number=number)
         return RoundView(number, rnd.matches, rnd.byes, ())
-    store = open_existing_results(event, folder)
-    action = None
-    if store is not None:
-        with store:
-            action = _current_pairings(store).get(number)
+    action = _current_pairings(session.store).get(number) if session.store is not None else None
     if action is None:
         raise RoundError("round.not_paired_yet", field="round", hint="round_pair", number=number)
     return _view(action)
@@ -259,60 +244,58 @@ def unused_sets(store: ResultsStore) -> dict[int, str]:
             if r.kind == "unused" and r.set_number is not None}
 
 
-def end_event(event: Event, folder: EventFolder, reason: str, entered_by: str | None = None) -> str:
+def end_event(session: EventSession, reason: str, entered_by: str | None = None) -> Phrase:
     """Declare the event over before all its rounds are played and complete (``end``, after the
     last round paired or played, with the reason and what was unfinished then). Refused when
     nothing has been played, and when the event is over anyway; a second declaration changes
     nothing."""
+    event = session.declared
     if not reason.strip():
         raise RoundError("round.reason_required_kept", field="reason")
-    store = open_results(event, folder)
-    with store:
-        with store.transaction():
-            end = declared_end(store)
-            if end is not None:
-                return f"{_end_text(end)}: nothing changed"
-            before, scored, left = _unfinished_in(event, store)
-            if event.format.paired:
-                last = max((r.number for r in before.rounds), default=0)
-                if not last:
-                    raise RoundError("round.nothing_paired_to_end")
-            else:
-                last = max((s.round for s in scored.scores if s.played), default=0)
-                if not last:
-                    raise RoundError("round.nothing_played_to_end")
-            if not left:
-                raise RoundError("round.already_complete")
-            store.insert_action("end", last, {"unfinished": left}, reason=reason.strip(), entered_by=entered_by)
-    return (f"declared the event over after round {last} ({reason.strip()}); left unplayed: {'; '.join(left)}. "
-            "No further round is paired; the key can be released once every set is released or declared "
-            "unused")
+    store = session.writable_store()
+    with store.transaction():
+        end = declared_end(store)
+        if end is not None:
+            return Phrase.of("outcome.end_unchanged", end=_end_text(end))
+        before, scored, left = _unfinished_in(event, store)
+        if event.format.paired:
+            last = max((r.number for r in before.rounds), default=0)
+            if not last:
+                raise RoundError("round.nothing_paired_to_end")
+        else:
+            last = max((s.round for s in scored.scores if s.played), default=0)
+            if not last:
+                raise RoundError("round.nothing_played_to_end")
+        if not left:
+            raise RoundError("round.already_complete")
+        store.insert_action("end", last, {"unfinished": left}, reason=reason.strip(), entered_by=entered_by)
+    return Phrase.of("outcome.end_declared", round=last, reason=reason.strip(), left=left)
 
 
-def withdraw_end(event: Event, folder: EventFolder, reason: str, entered_by: str | None = None) -> str:
+def withdraw_end(session: EventSession, reason: str, entered_by: str | None = None) -> Phrase:
     """Withdraw the declared end (an ``undo`` naming it, with the reason): refused once the key is
     released (it was released on the end), and once a set that a round still to come would play
     is declared unused."""
+    event = session.declared
     if not reason.strip():
         raise RoundError("round.reason_required_kept", field="reason")
-    store = open_results(event, folder)
-    with store:
-        with store.transaction():
-            end = declared_end(store)
-            if end is None:
-                raise RoundError("round.end_not_declared", field="withdraw")
-            key = next((r for r in store.releases() if r.kind == "key"), None)
-            if key is not None:
-                raise RoundError("round.key_released_end_stands", field="withdraw", at=key.at, reason=key.reason)
-            if event.format.paired:
-                paired = max((a.round for a in _current_pairings(store).values()), default=0)
-                needed = event.format.rounds_needed(len(event.teams))
-                blocked = {n: when for n, when in unused_sets(store).items() if paired < n <= needed}
-                if blocked:
-                    raise RoundError("round.unused_sets_block_withdraw",
-                                     field="withdraw", sets=', '.join(map(str, sorted(blocked))))
-            store.insert_action("undo", end.round, {}, reason=reason.strip(), undoes=end.id, entered_by=entered_by)
-    return f"withdrew the event's end (declared after round {end.round}: {end.reason}); reason: {reason.strip()}"
+    store = session.writable_store()
+    with store.transaction():
+        end = declared_end(store)
+        if end is None:
+            raise RoundError("round.end_not_declared", field="withdraw")
+        key = next((r for r in store.releases() if r.kind == "key"), None)
+        if key is not None:
+            raise RoundError("round.key_released_end_stands", field="withdraw", at=key.at, reason=key.reason)
+        if event.format.paired:
+            paired = max((a.round for a in _current_pairings(store).values()), default=0)
+            needed = event.format.rounds_needed(len(event.teams))
+            blocked = {n: when for n, when in unused_sets(store).items() if paired < n <= needed}
+            if blocked:
+                raise RoundError("round.unused_sets_block_withdraw",
+                                 field="withdraw", sets=', '.join(map(str, sorted(blocked))))
+        store.insert_action("undo", end.round, {}, reason=reason.strip(), undoes=end.id, entered_by=entered_by)
+    return Phrase.of("outcome.end_withdrawn", round=end.round, was=end.reason, reason=reason.strip())
 
 
 def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
@@ -323,7 +306,7 @@ def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
     return found
 
 
-def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warnings: bool = False,
+def pair_round(session: EventSession, number: int, *, accept_warnings: bool = False,
                allow_incomplete: bool = False, key: bytes | None = None,
                entered_by: str | None = None) -> tuple[RoundView, bool]:
     """Compute and store round ``number``; (the round, whether it was stored).
@@ -332,6 +315,7 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
     ``allow_incomplete``) a previous round with missing results. A round with warnings (a forced
     rematch, a second bye) is returned unstored unless ``accept_warnings``.
     """
+    event = session.declared
     if not event.format.paired:
         raise RoundError("round.fixed_nothing_to_pair",
                          field="round")
@@ -339,66 +323,65 @@ def pair_round(event: Event, folder: EventFolder, number: int, *, accept_warning
     if not 1 <= number <= limit:
         raise RoundError("round.beyond_format", field="round", number=number, kind=event.format.kind,
                          limit=limit)
-    store = open_results(event, folder)
-    with store:
-        # A pairing follows from every stored pairing, result and forfeit: only links of the chain
-        # count (the whole chain walked, outside the write lock: it takes long on a league).
-        store.require_intact(Phrase.of("round.refused_pairing", number=number))
-        with store.transaction():
-            current = _current_pairings(store)
-            end = declared_end(store)
-            if end is not None:
-                raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
-            if number in current:
-                raise RoundError("round.already_paired", field="round", hint="round_undo",
-                                 number=number)
-            unused = unused_sets(store)
-            if number in unused:  # round N plays set N
-                raise RoundError("round.would_play_unused_set", field="round", number=number,
-                                 unused=unused[number])
-            if number > 1 and number - 1 not in current:
-                raise RoundError("round.pair_in_order",
-                                 field="round", hint="round_pair", number=number - 1)
-            field = [t.id for t in event.seeded_teams()]
-            first = current.get(1)
-            if (first is not None and event.format.kind in ("round-robin", "knockout")
-                    and first.data.get("teams", field) != field):
-                raise RoundError("round.teams_changed",
-                                 field="teams", kind=event.format.kind, data=', '.join(first.data['teams']))
-            before = scheduled(event, store)  # every stored round is before this one (checked above)
-            scored = _scored(before, store)
-            warnings: list[PairingWarning] = []
-            if number > 1:
-                missing = _missing_in(scored, number - 1)
-                if missing and event.format.kind == "knockout":
-                    raise RoundError("round.knockout_results_missing", field="round", hint="missing",
-                                     number=number - 1, missing='; '.join(missing[:5]))
-                if missing and not allow_incomplete:
-                    raise RoundError("round.previous_round_incomplete", field="round", hint="allow_incomplete",
-                                     number=number - 1, missing='; '.join(missing[:5]),
-                                     more='; …' if len(missing) > 5 else '')
-                if missing:
-                    warnings.append(PairingWarning("incomplete-previous-round",
-                                                   f"paired with {len(missing)} match(es) of round {number - 1} "
-                                                   "incomplete"))
-            if event.format.kind == "knockout":
-                from dealer.tournament.knockout_round import bracket_conflicts
+    store = session.writable_store()
+    # A pairing follows from every stored pairing, result and forfeit: only links of the chain
+    # count (the whole chain walked, outside the write lock: it takes long on a league).
+    store.require_intact(Phrase.of("round.refused_pairing", number=number))
+    with store.transaction():
+        current = _current_pairings(store)
+        end = declared_end(store)
+        if end is not None:
+            raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
+        if number in current:
+            raise RoundError("round.already_paired", field="round", hint="round_undo",
+                             number=number)
+        unused = unused_sets(store)
+        if number in unused:  # round N plays set N
+            raise RoundError("round.would_play_unused_set", field="round", number=number,
+                             unused=unused[number])
+        if number > 1 and number - 1 not in current:
+            raise RoundError("round.pair_in_order",
+                             field="round", hint="round_pair", number=number - 1)
+        field = [t.id for t in event.seeded_teams()]
+        first = current.get(1)
+        if (first is not None and event.format.kind in ("round-robin", "knockout")
+                and first.data.get("teams", field) != field):
+            raise RoundError("round.teams_changed",
+                             field="teams", kind=event.format.kind, data=', '.join(first.data['teams']))
+        before = scheduled(event, store)  # every stored round is before this one (checked above)
+        scored = _scored(before, store)
+        warnings: list[PairingWarning] = []
+        if number > 1:
+            missing = _missing_in(scored, number - 1)
+            if missing and event.format.kind == "knockout":
+                raise RoundError("round.knockout_results_missing", field="round", hint="missing",
+                                 number=number - 1, missing='; '.join(missing[:5]))
+            if missing and not allow_incomplete:
+                raise RoundError("round.previous_round_incomplete", field="round", hint="allow_incomplete",
+                                 number=number - 1, missing='; '.join(missing[:5]),
+                                 more='; …' if len(missing) > 5 else '')
+            if missing:
+                warnings.append(PairingWarning("incomplete-previous-round",
+                                               f"paired with {len(missing)} match(es) of round {number - 1} "
+                                               "incomplete"))
+        if event.format.kind == "knockout":
+            from dealer.tournament.knockout_round import bracket_conflicts
 
-                conflicts = bracket_conflicts(scored)
-                if conflicts:
-                    raise RoundError("round.correction_changed_bracket", field="round",
-                                     conflicts="; ".join(conflicts))
-            paired = next_round(before, number, standings(scored, folder_seed(folder)), lots_key=key,
-                                winners=winners(scored) if event.format.kind == "knockout" else None)
-            if not paired.pairings and not paired.byes:
-                raise RoundError("round.knockout_decided", field="round", number=number)
-            warnings.extend(paired.warnings)
-            view = _round_view(event, number, paired, warnings)
-            needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
-            if needs_accepting and not accept_warnings:
-                return view, False
-            store.insert_action("pair", number, {**view.as_dict(), "teams": field, "format": event.format.kind},
-                                entered_by=entered_by)
+            conflicts = bracket_conflicts(scored)
+            if conflicts:
+                raise RoundError("round.correction_changed_bracket", field="round",
+                                 conflicts="; ".join(conflicts))
+        paired = next_round(before, number, standings(scored, folder_seed(session.folder)), lots_key=key,
+                            winners=winners(scored) if event.format.kind == "knockout" else None)
+        if not paired.pairings and not paired.byes:
+            raise RoundError("round.knockout_decided", field="round", number=number)
+        warnings.extend(paired.warnings)
+        view = _round_view(event, number, paired, warnings)
+        needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
+        if needs_accepting and not accept_warnings:
+            return view, False
+        store.insert_action("pair", number, {**view.as_dict(), "teams": field, "format": event.format.kind},
+                            entered_by=entered_by)
     return view, True
 
 
@@ -419,105 +402,108 @@ def folder_seed(folder: EventFolder) -> bytes:
     return committed.commitment.encode("ascii") if committed is not None else b""
 
 
-def undo_round(event: Event, folder: EventFolder, number: int, reason: str,
+def undo_round(session: EventSession, number: int, reason: str,
                entered_by: str | None = None) -> RoundView:
     """Undo round ``number``'s pairing (appended, with the reason): only the last paired round,
     and only while it has no result and no forfeit."""
+    event = session.declared
     if not event.format.paired:
         raise RoundError("round.fixed_rounds", field="round")
     if not reason.strip():
         raise RoundError("round.reason_required", field="reason")
-    store = open_results(event, folder)
-    with store:
-        with store.transaction():
-            current = _current_pairings(store)
-            end = declared_end(store)
-            if end is not None:
-                raise RoundError("round.withdraw_end_first", field="round", end_text=_end_text(end))
-            if number not in current:
-                raise RoundError("round.nothing_to_undo", field="round", number=number)
-            if max(current) != number:
-                raise RoundError("round.later_round_paired", field="round", later=max(current))
-            if store.history(BOARDS, number) or store.history(LEVELS, number):
-                raise RoundError("round.has_results", field="round", number=number)
-            if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
-                raise RoundError("round.has_forfeit_or_lateness",
-                                 field="round", number=number)
-            store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
-                                entered_by=entered_by)
+    store = session.writable_store()
+    with store.transaction():
+        current = _current_pairings(store)
+        end = declared_end(store)
+        if end is not None:
+            raise RoundError("round.withdraw_end_first", field="round", end_text=_end_text(end))
+        if number not in current:
+            raise RoundError("round.nothing_to_undo", field="round", number=number)
+        if max(current) != number:
+            raise RoundError("round.later_round_paired", field="round", later=max(current))
+        if store.history(BOARDS, number) or store.history(LEVELS, number):
+            raise RoundError("round.has_results", field="round", number=number)
+        if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
+            raise RoundError("round.has_forfeit_or_lateness",
+                             field="round", number=number)
+        store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
+                            entered_by=entered_by)
     return _view(current[number])
 
 
-def record_forfeit(event: Event, folder: EventFolder, number: int, match_id: str, team: str, reason: str,
-                   entered_by: str | None = None) -> str:
+def record_forfeit(session: EventSession, number: int, match_id: str, team: str, reason: str,
+                   entered_by: str | None = None) -> Phrase:
     """Record that ``team`` forfeits its match of round ``number``; refused when results exist."""
-    return _record(event, folder, number, team, reason, entered_by, match_id=match_id, forfeit=True)
+    return _record(session, number, team, reason, entered_by, match_id=match_id, forfeit=True)
 
 
-def record_lateness(event: Event, folder: EventFolder, number: int, team: str, minutes: int, reason: str,
-                    entered_by: str | None = None) -> str:
+def record_lateness(session: EventSession, number: int, team: str, minutes: int, reason: str,
+                    entered_by: str | None = None) -> Phrase:
     """Record a team's lateness as the profile says: a deduction, a forfeit of the round, or nothing."""
+    event = session.declared
     rule = event.profile.lateness_rule(minutes)
     if rule is None:
         raise RoundError("round.lateness_costs_nothing", field="minutes", minutes=minutes,
                          profile=event.profile.id)
-    return _record(event, folder, number, team, reason, entered_by, minutes=minutes, forfeit=rule.forfeit,
+    return _record(session, number, team, reason, entered_by, minutes=minutes, forfeit=rule.forfeit,
                    net_level_points=rule.net_level_points)
 
 
-def _record(event: Event, folder: EventFolder, number: int, team: str, reason: str, entered_by: str | None,
+def _record(session: EventSession, number: int, team: str, reason: str, entered_by: str | None,
             *, match_id: str | None = None, forfeit: bool = False, minutes: int | None = None,
-            net_level_points: int = 0) -> str:
+            net_level_points: int = 0) -> Phrase:
+    event = session.declared
     if not reason.strip():
         raise RoundError("round.reason_required", field="reason")
-    store = open_results(event, folder)
-    with store:
-        with store.transaction():
-            rnd = scheduled(event, store).round(number)
-            if rnd is None:
-                state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
-                raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
-            match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
-            if match is None:
-                raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
-            if match_id is not None and match.id != match_id:
-                raise RoundError("round.team_in_other_match", field="match", team=quote(team),
-                                 match=match.id, number=number, given=quote(match_id))
-            if forfeit and (store.match_rows(BOARDS, number, match.id)
-                            or store.match_rows(LEVELS, number, match.id)):
-                raise RoundError("round.match_has_results", field="match", hint="misattributed",
-                                 number=number, match=match.id)
-            if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")
-                               and a.data.get("team") == team for a in store.actions(("forfeit", "late"))):
-                raise RoundError("round.already_forfeits", field="team", team=quote(team), number=number)
-            data: dict[str, Any] = {"team": team, "match": match.id, "forfeit": forfeit}
-            if minutes is not None:
-                data["minutes"] = minutes
-            if net_level_points:
-                data["net_level_points"] = net_level_points
-            store.insert_action("late" if minutes is not None else "forfeit", number, data,
-                                reason=reason.strip(), entered_by=entered_by)
+    store = session.writable_store()
+    with store.transaction():
+        rnd = scheduled(event, store).round(number)
+        if rnd is None:
+            state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
+            raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
+        match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
+        if match is None:
+            raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
+        if match_id is not None and match.id != match_id:
+            raise RoundError("round.team_in_other_match", field="match", team=quote(team),
+                             match=match.id, number=number, given=quote(match_id))
+        if forfeit and (store.match_rows(BOARDS, number, match.id)
+                        or store.match_rows(LEVELS, number, match.id)):
+            raise RoundError("round.match_has_results", field="match", hint="misattributed",
+                             number=number, match=match.id)
+        if forfeit and any(a.round == number and not a.undone and a.data.get("forfeit")
+                           and a.data.get("team") == team for a in store.actions(("forfeit", "late"))):
+            raise RoundError("round.already_forfeits", field="team", team=quote(team), number=number)
+        data: dict[str, Any] = {"team": team, "match": match.id, "forfeit": forfeit}
+        if minutes is not None:
+            data["minutes"] = minutes
+        if net_level_points:
+            data["net_level_points"] = net_level_points
+        store.insert_action("late" if minutes is not None else "forfeit", number, data,
+                            reason=reason.strip(), entered_by=entered_by)
     if forfeit:
-        return f"round {number} match {match.id}: {team} forfeits ({match.home} v {match.away})"
-    return f"round {number}: {team} {net_level_points:+d} net level points"
+        return Phrase.of("outcome.forfeit", round=number, match=match.id, team=team, home=match.home,
+                         away=match.away)
+    return Phrase.of("outcome.deduction", round=number, team=team, net_level_points=f"{net_level_points:+d}")
 
 
-def withdraw_adjustment(event: Event, folder: EventFolder, number: int, team: str, kind: str, reason: str,
-                        entered_by: str | None = None) -> str:
+def withdraw_adjustment(session: EventSession, number: int, team: str, kind: str, reason: str,
+                        entered_by: str | None = None) -> Phrase:
     """Withdraw the forfeit (``kind`` "forfeit") or lateness ("late") recorded for ``team`` in round
     ``number``: an ``undo`` action naming it, with the reason (nothing is deleted)."""
     if not reason.strip():
         raise RoundError("round.reason_required", field="reason")
-    store = open_results(event, folder)
-    with store:
-        with store.transaction():
-            found = [a for a in store.actions((kind,)) if a.round == number and not a.undone
-                     and a.data.get("team") == team]
-            if not found:
-                what = Phrase("terms.forfeit") if kind == "forfeit" else Phrase("terms.lateness")
-                raise RoundError("round.nothing_recorded", field="team", what=what, team=quote(team),
-                                 number=number)
-            for action in found:
-                store.insert_action("undo", number, {}, reason=reason.strip(), undoes=action.id,
-                                    entered_by=entered_by)
-    return f"round {number}: withdrew {len(found)} {kind} record(s) of {team} (reason: {reason.strip()})"
+    store = session.writable_store()
+    with store.transaction():
+        found = [a for a in store.actions((kind,)) if a.round == number and not a.undone
+                 and a.data.get("team") == team]
+        if not found:
+            what = Phrase("terms.forfeit") if kind == "forfeit" else Phrase("terms.lateness")
+            raise RoundError("round.nothing_recorded", field="team", what=what, team=quote(team),
+                             number=number)
+        for action in found:
+            store.insert_action("undo", number, {}, reason=reason.strip(), undoes=action.id,
+                                entered_by=entered_by)
+    return Phrase.of("outcome.adjustment_withdrawn", round=number, count=len(found),
+                     what=Phrase("terms.forfeit") if kind == "forfeit" else Phrase("terms.lateness"), team=team,
+                     reason=reason.strip())

@@ -1,0 +1,101 @@
+"""The result kinds, one value per event's ``result``: board results and a level race's table results.
+
+One import, add, correct, withdraw and history path serves both (:mod:`dealer.app.results`); where
+the kinds differ it is here, as data and small functions, the way python-chess registers its
+variants. The store's half of a kind (its table, slot, scoring columns) is
+:class:`dealer.store.schema.ResultTable`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dealer.app import validate
+from dealer.errors import Phrase, Problem
+from dealer.event import Event
+from dealer.formats.travellers import TRAVELLERS, Layout, RawRow
+from dealer.scoring import Misattributed, attribution_problems
+from dealer.store.db import ResultsStore
+from dealer.store.rows import Entry, LevelEntry
+from dealer.store.schema import BOARDS, LEVELS, ResultTable
+
+Slot = tuple[Any, ...]
+Values = Mapping[str, str | None]
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    """What differs between the kinds of result, for the one path of :mod:`dealer.app.results`."""
+
+    name: str  #: the event's ``result``
+    table: ResultTable[Any, Any, Any]  #: the store's table of it
+    layout: Layout  #: a result file's header spellings and required fields
+    #: One row or entry checked against the event: the entry, or the problems (``check_plausible``:
+    #: refuse implausible points; a level race has no such bound).
+    validate: Callable[[Event, str | None, RawRow, bool], tuple[Any, list[Problem]]]
+    #: One result's slot as an entry names it, read without the event (a withdrawal reaches
+    #: results of matches the event file no longer has).
+    stored_slot: Callable[[Values], Slot]
+    #: The round and match an entry names, read without the event.
+    stored_match: Callable[[Values], tuple[int, str]]
+    #: The entry that withdraws a stored row.
+    withdrawal: Callable[[sqlite3.Row, str | None, str | None], Any]
+    slot_text: Callable[[Slot], Phrase]
+    stored_text: Callable[[sqlite3.Row], Phrase]
+    #: Matches whose stored results the event file, as edited, credits to other teams or boards.
+    misattributed: Callable[[Event, ResultsStore, set[tuple[int, str]] | None], list[Misattributed]]
+    #: The field a refused duplicate names, and the fields only this kind of result has.
+    value_field: str
+    own_fields: tuple[str, ...]
+    #: Whether a correction can say which value it expects to replace (points, or ``withdrawn``).
+    expect_current: bool
+
+    def entry_value(self, entry: Any) -> str | None:
+        value = getattr(entry, self.value_field)
+        return None if value is None else str(value)
+
+
+def _board_withdrawal(row: sqlite3.Row, note: str | None, entered_by: str | None) -> Entry:
+    return Entry(row["round"], row["match"], row["tbl"], row["board"], None, ns_team=row["ns_team"],
+                 ew_team=row["ew_team"], played_set=row["played_set"], note=note, entered_by=entered_by,
+                 withdrawn=True)
+
+
+def _table_withdrawal(row: sqlite3.Row, note: str | None, entered_by: str | None) -> LevelEntry:
+    return LevelEntry(row["round"], row["match"], row["tbl"], None, None, home_team=row["home_team"],
+                      away_team=row["away_team"], note=note, entered_by=entered_by, withdrawn=True)
+
+
+def _board_misattributed(event: Event, store: ResultsStore,
+                         matches: set[tuple[int, str]] | None) -> list[Misattributed]:
+    if matches is None:
+        return attribution_problems(event, store.seatings(BOARDS))
+    rounds = sorted({round_number for round_number, _ in matches})
+    return attribution_problems(event, [s for s in store.seatings(BOARDS, rounds) if (s.round, s.match) in matches])
+
+
+def _table_slot(values: Values) -> Slot:
+    round_number, match, table = validate.table_stored_slot(values)
+    return (round_number, match, table)
+
+
+BOARD_RESULTS = ResultKind(
+    "boards", BOARDS, TRAVELLERS, validate.validate_row, validate.board_stored_slot,
+    validate.board_stored_match, _board_withdrawal, validate.board_slot_text, validate.board_stored_text,
+    _board_misattributed, "defenders_points",
+    ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team"), expect_current=True)
+TABLE_RESULTS = ResultKind(
+    "levels", LEVELS, validate.LEVEL_LAYOUT, lambda event, source, row, _plausible:
+    validate.validate_level_row(event, source, row), _table_slot,
+    lambda values: validate.table_stored_slot(values, table=False)[:2], _table_withdrawal,
+    validate.table_slot_text, validate.table_stored_text, validate.level_attribution_problems, "home_level",
+    ("home_level", "away_level", "last_game", "home_games", "away_games"), expect_current=False)
+#: The kinds by the event's ``result``.
+KINDS = {kind.name: kind for kind in (BOARD_RESULTS, TABLE_RESULTS)}
+
+
+def kind_of(event: Event) -> ResultKind:
+    return KINDS[event.result]
