@@ -13,7 +13,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from dealer.dealing import deal_event
+from dealer.app.dealing import deal_event
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 from dealer.app import EventSession

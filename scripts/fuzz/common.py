@@ -238,7 +238,7 @@ def sample_round(cwd: Path, event_file: str, number: int, levels: bool = False, 
         "from pathlib import Path\n"
         "from dealer.store.files import load_event\n"
         "from dealer.store.folder import EventFolder\n"
-        "from dealer.results.rounds import load_scheduled\n"
+        "from dealer.app.rounds import load_scheduled\n"
         f"from dealer.demo import {fn} as f\n"
         f"e = load_event(Path({event_file!r}))\n"
         f"folder = EventFolder(e.id, Path({boards!r}), Path('output'))\n"
