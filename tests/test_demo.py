@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run_dealer as run
-from dealer.dealing import deal_event
 
+from dealer.app.dealing import deal_event
 from dealer.demo import run_demo
 from dealer.resources import demo_event_text
 from dealer.store.files import load_event_text
