@@ -159,8 +159,9 @@ def site_demo(event: Event, folder: EventFolder, pdf: bool = True) -> Iterator[s
     """Release the hands of every played set (the demo's results are sample data: the one slip
     still missing is accepted), declare the event over (that slip never comes back) and release
     the throw-away key, then build the players' site."""
+    from dealer.app.played import unfinished
     from dealer.app.release import release
-    from dealer.app.rounds import end_event, unfinished
+    from dealer.app.rounds import end_event
     from dealer.site import build_site
 
     played = sorted({m.set for m in event.matches()})

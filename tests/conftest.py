@@ -22,8 +22,8 @@ from dealer.store.folder import EventFolder
 
 if TYPE_CHECKING:
     from dealer.app.release import ReleaseOutcome
+    from dealer.app.standings import ReportData
     from dealer.render import Document, PrintOptions
-    from dealer.report import ReportData
     from dealer.site import SiteSummary
 
 # The tests read the command line's messages in English (``dealer --lang`` defaults from

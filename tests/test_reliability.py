@@ -1348,7 +1348,7 @@ def test_an_internal_error_is_a_traceback_and_status_70(tmp_path: Path, monkeypa
     error: a traceback, "internal error … please report", exit 70."""
     from click.testing import CliRunner
 
-    import dealer.report
+    import dealer.app.standings
     from dealer.cli import main
 
     event = write_event(tmp_path)
@@ -1356,7 +1356,7 @@ def test_an_internal_error_is_a_traceback_and_status_70(tmp_path: Path, monkeypa
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug on purpose")
 
-    monkeypatch.setattr(dealer.report, "build_report", broken)
+    monkeypatch.setattr(dealer.app.standings, "build_report", broken)
     result = CliRunner().invoke(main, ["report", str(event), "--json", "--boards-dir", str(boards(tmp_path))])
     assert result.exit_code == 70, result.output
     assert "Traceback" in result.output and "RuntimeError: a bug on purpose" in result.output

@@ -159,7 +159,7 @@ def test_the_rank_after_the_last_round_is_the_standings_and_after_an_earlier_one
         tmp_path: Path) -> None:
     """The rank after the last round is taken from the report's standings (a league's ranking
     takes a third of a second); it equals ranking every match again, as earlier rounds are."""
-    from dealer.app.rounds import folder_seed
+    from dealer.app.played import folder_seed
     from dealer.standings import rank
 
     _event_file, boards = _dealt_with_results(tmp_path)

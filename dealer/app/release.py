@@ -25,7 +25,7 @@ from dealer.store.rows import Action, Release
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
-    from dealer.report import ReportData
+    from dealer.app.standings import ReportData
 
 
 class ReleaseError(UserError, ValueError):
@@ -58,7 +58,7 @@ def _stored(store: ResultsStore | None) -> tuple[list[Release], Action | None, s
     after a full audit: what is released rests on the stored releases, pairings and results,
     which count only as links of the chain (the head is checked again before the release is
     written, so nothing unaudited slips in between)."""
-    from dealer.app.rounds import declared_end
+    from dealer.app.played import declared_end
 
     if store is None:
         return [], None, None
@@ -93,7 +93,7 @@ def _playing(data: ReportData, set_number: int) -> list[str]:
 def _key_left(data: ReportData, earlier: dict[tuple[str, int | None], Release], end: Action | None) -> list[str]:
     """What keeps the key from being released: the event not over (no end declared), and the sets
     neither released nor declared unused (or declared unused but played)."""
-    from dealer.app.rounds import unfinished
+    from dealer.app.played import unfinished
 
     event = data.event
     left = []
@@ -122,7 +122,7 @@ def _unused_refusal(data: ReportData, set_number: int, end: Action | None) -> st
     fmt = event.format
     if not fmt.paired or end is not None or set_number > fmt.rounds_needed(len(event.teams)):
         return None
-    from dealer.app.rounds import unfinished
+    from dealer.app.played import unfinished
 
     if not unfinished(data.scored, data.places):  # a knockout decided before its last possible round
         return None

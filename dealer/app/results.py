@@ -26,12 +26,7 @@ from dealer.formats.travellers import FILE_LIMIT, TRAVELLERS, Layout, ParsedFile
 from dealer.numbers import whole_number_or_none
 from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.scoring import (
-    Adjustments,
     AttributionError,
-    Misattributed,
-    ResultColumns,
-    ScoredEvent,
-    score_event,
 )
 from dealer.store.db import DatabaseRefused, ResultsStore
 from dealer.store.files import read_bytes
@@ -492,19 +487,3 @@ def missing(session: EventSession, round_number: int | None = None) -> list[Miss
     units = event.tables if event.levels else event.boards_per_set
     return [MissingReport(m, [] if scored.score(m.round, m.id).forfeited_by else gaps, units, event.levels)
             for m, gaps in scored.missing(round_number)]
-
-
-def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None) -> ScoredEvent:
-    """Every match of ``event`` scored from the current results in ``store`` (``None``: none):
-    board results, or a level race's table results (:mod:`dealer.levels`)."""
-    if event.levels:
-        from dealer.levels import LevelColumns, score_levels
-
-        return score_levels(event, LevelColumns.from_rows(store.scoring_rows(LEVELS) if store else []), adjustments)
-    return score_event(event, ResultColumns.from_rows(store.scoring_rows(BOARDS) if store else []), adjustments)
-
-
-def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:
-    """Matches whose stored results (boards or levels) the event file, as edited, would credit to
-    other teams or boards."""
-    return kind_of(event).misattributed(event, store, None)

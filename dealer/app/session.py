@@ -24,8 +24,8 @@ from dealer.store.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
 from dealer.store.rows import Release
 
 if TYPE_CHECKING:
+    from dealer.app.standings import ReportData
     from dealer.boardset import BoardSet
-    from dealer.report import ReportData
 
 
 def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> ResultsStore | None:
@@ -86,7 +86,7 @@ class EventSession:
         ``as_played=False``: the event as its file declares it, the stored rounds not applied (the
         round loop's own use cases apply them in their transaction; the audit checks them).
         """
-        from dealer.app.rounds import scheduled
+        from dealer.app.played import scheduled
 
         declared = event if isinstance(event, Event) else load_event(event)
         folder = boards_root if isinstance(boards_root, EventFolder) else \
@@ -176,7 +176,7 @@ class EventSession:
     @functools.cached_property
     def adjustments(self) -> Adjustments:
         """The forfeits and deductions in force."""
-        from dealer.app.rounds import stored_adjustments
+        from dealer.app.played import stored_adjustments
 
         return stored_adjustments(self.store)
 
@@ -190,7 +190,7 @@ class EventSession:
 
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""
-        from dealer.app.results import stored_attribution_problems
+        from dealer.app.played import stored_attribution_problems
         from dealer.scoring import AttributionError
 
         if self.store is not None:
@@ -200,16 +200,16 @@ class EventSession:
 
     def scored(self) -> ScoredEvent:
         """Every match scored from the current results and the adjustments."""
-        from dealer.app.results import score_stored
+        from dealer.app.played import score_stored
 
         return score_stored(self.event, self.store, self.adjustments)
 
     def report(self, *, publishing: bool = False) -> ReportData:
-        """The standings, places and groups of the event as played (:func:`dealer.report.build_report`)."""
-        from dealer.report import build_report
+        """The standings, places and groups of the event as played (:func:`dealer.app.standings.build_report`)."""
+        from dealer.app.standings import build_report
 
         if publishing not in self._reports:
-            self._reports[publishing] = build_report(self, publishing=publishing)
+            self._reports[publishing] = build_report(self.event, self.store, self.folder, publishing=publishing)
         return self._reports[publishing]
 
 

@@ -4,7 +4,7 @@ through it (and a server would).
 Made once per process (:func:`environment`): templates under :func:`dealer.resources.templates_dir`
 (the site's under ``site/``), autoescaped, ``StrictUndefined`` (a name a context lacks is an
 error, never an empty string), blocks trimmed, templates read once (no check of the file at
-every page), the site's filters (:data:`dealer.site.rows.FILTERS`) and the ``qr`` global (an
+every page), the site's filters (:data:`dealer.render.rows.FILTERS`) and the ``qr`` global (an
 ``<img>`` of a QR code). Compiled templates are kept between processes (a rebuild of the site is
 a new process) in Jinja's own folder for the user, under a digest of this module and the
 filters' (:func:`_options_digest`: Jinja keys a template by its source alone).
@@ -28,7 +28,7 @@ from dealer.resources import templates_dir
 def environment() -> jinja2.Environment:
     """The environment, one per process."""
     from dealer.render.qrcodes import qr_img
-    from dealer.site.rows import FILTERS
+    from dealer.render.rows import FILTERS
 
     try:
         cache: jinja2.BytecodeCache | None = _KeptCompiled(
@@ -58,10 +58,10 @@ def _options_digest() -> str:
     """A digest of this module's source and of the filters' module: the environment's options
     (trimming, escaping) and how each filter is called (given the render's context or not) are
     compiled into the code, which must not be reused once they change."""
-    import dealer.site.rows
+    import dealer.render.rows
 
     h = hashlib.sha256()
-    for source in (Path(__file__), Path(dealer.site.rows.__file__)):
+    for source in (Path(__file__), Path(dealer.render.rows.__file__)):
         h.update(source.read_bytes())
     return h.hexdigest()[:16]
 

@@ -469,7 +469,7 @@ class _PageRender:
     event_head: dict[str, Any]
     nav: dict[str, Any]
     tie_break_names: dict[str, dict[str, str]]
-    #: Table cells the same on many rows (:mod:`dealer.site.rows`), made once per process.
+    #: Table cells the same on many rows (:mod:`dealer.render.rows`), made once per process.
     cells: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
     def page_files(self, index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
@@ -657,9 +657,9 @@ def default_site_folder(folder: EventFolder) -> Path:
 def build_site(session: EventSession, out: Path | None = None, *, key_file: str | Path | None = None,
                jobs: int | None = None, pdf: bool = True, lang: str = "zh") -> SiteSummary:
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
-    from dealer.app.rounds import folder_seed
+    from dealer.app.played import folder_seed
+    from dealer.app.standings import public_report
     from dealer.render.engine import default_jobs
-    from dealer.report import build_report, public_report
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
 
     folder = session.folder
@@ -672,7 +672,7 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
     with _locked(out.parent):  # one build at a time: they share the spare folder
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
-        scores = build_report(session, publishing=True)
+        scores = session.report(publishing=True)
         released, key_release, last_update, unused = _released(session)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")

@@ -3,7 +3,7 @@
 
 :func:`plan_pages` lists every page with a cheap *key* of what it shows (a digest of its inputs):
 a rebuild renders only the pages whose key changed. Contexts are built from the public report
-(:func:`dealer.report.build_report`, its :class:`~dealer.report.ReportData`) and, for the boards
+(:func:`dealer.app.standings.build_report`, its :class:`~dealer.app.standings.ReportData`) and, for the boards
 of released sets only, from the board set and :func:`dealer.render.context.hand_record_board` (the
 print pack's hand record). A set that is not released is never read.
 """
@@ -20,15 +20,16 @@ from typing import Any
 
 import orjson
 
+from dealer.app.standings import ReportData
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
 from dealer.event import Event, Match
 from dealer.render.context import board_analysis, hand_record_board
+from dealer.render.rows import board_rows
 from dealer.render.strings import Strings
-from dealer.report import ReportData, report_json
+from dealer.report import report_json
 from dealer.scoring import MatchScore
-from dealer.site.rows import board_rows
 from dealer.standings import Standing, rank
 from dealer.standings import cross_table as standings_cross_table
 

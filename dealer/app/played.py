@@ -1,0 +1,197 @@
+"""The event as played: the stored pairings applied, the stored forfeits and deductions, what is left
+to play, and the matches scored from the current results.
+
+What a session holds (:class:`dealer.app.EventSession`) and every use case reads; it reads the
+store and never writes it. A paired event's rounds (Swiss, round robin, knockout) are data in
+the event's results database (table ``actions``, in the same hash chain as the results), never a
+rewrite of the event file: :func:`scheduled` gives the event as every command sees it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from dealer.app.kinds import kind_of
+from dealer.errors import Phrase, UserError, quote
+from dealer.event import Event, Match, Round
+from dealer.scoring import Adjustments, Deduction, Forfeit, Misattributed, ResultColumns, ScoredEvent, score_event
+from dealer.store.db import ResultsStore
+from dealer.store.folder import EventFolder
+from dealer.store.rows import Action
+from dealer.store.schema import BOARDS, LEVELS
+
+
+class RoundError(UserError, ValueError):
+    """A round action refused: the message says why and what to do."""
+
+
+def _round_from_action(action: Action) -> Round:
+    data = action.data
+    return Round(action.round, tuple(
+        Match(action.round, str(m["match"]), m["home"], m["away"], int(m["set"]), int(m["table"]),
+              m.get("slot"), m.get("group"))
+        for m in data["matches"]), tuple(data["byes"]))
+
+
+def _current_pairings(store: ResultsStore) -> dict[int, Action]:
+    return {a.round: a for a in store.actions(("pair",)) if not a.undone}
+
+
+def _check_format(event: Event, pairings: Sequence[Action]) -> None:
+    """Refuse stored pairings the event file's format, as edited, cannot have made: another
+    format (stored with each pairing; before that, a knockout bracket's slots or their absence
+    tell), or more rounds than it has. Scoring them as the new format would misread them (a
+    Swiss round read as a knockout's has no winner to take through)."""
+    kind = event.format.kind
+    for action in pairings:
+        stored = action.data.get("format")
+        bracket = any(m.get("slot") for m in action.data["matches"])
+        if stored is not None and stored != kind:
+            was = Phrase.of("round.paired_as", format=stored)
+        elif stored is None and bracket != (kind == "knockout"):
+            was = Phrase("round.paired_in_bracket") if bracket else Phrase("round.paired_without_bracket")
+        else:
+            continue
+        raise RoundError("round.format_changed",
+                         field="event_format", round=action.round, was=was, kind=kind)
+    needed = event.format.rounds_needed(len(event.teams))
+    if len(pairings) > needed:
+        raise RoundError("round.too_few_rounds", field="event_format", paired=len(pairings),
+                         kind=kind, needed=needed)
+
+
+def stored_adjustments(store: ResultsStore | None) -> Adjustments:
+    """The forfeits and deductions in force (not undone)."""
+    if store is None:
+        return Adjustments()
+    forfeits, deductions = [], []
+    for action in store.actions(("forfeit", "late")):
+        if action.undone:
+            continue
+        data = action.data
+        if data.get("forfeit"):
+            forfeits.append(Forfeit(action.round, str(data["match"]), data["team"], action.reason or ""))
+        if data.get("net_level_points"):
+            deductions.append(Deduction(action.round, data["team"], int(data["net_level_points"]),
+                                        action.reason or ""))
+    return Adjustments(tuple(forfeits), tuple(deductions))
+
+
+def scheduled(event: Event, store: ResultsStore | None) -> Event:
+    """The event with its rounds: the event file's for a fixed schedule, else the stored ones.
+
+    Refuses stored rounds that name a team the event file no longer has (a team removed or
+    renamed after it was paired): scoring them would credit nobody; and rounds its format, as
+    edited, could not have paired (:func:`_check_format`)."""
+    if not event.format.paired:
+        _check_unused(event, store)
+        return event
+    pairings = [a for _n, a in sorted(_current_pairings(store).items())] if store is not None else []
+    rounds = tuple(_round_from_action(a) for a in pairings)
+    known = {t.id for t in event.teams}
+    for rnd in rounds:
+        for match in rnd.matches:
+            for team in (match.home, match.away):
+                if team not in known:
+                    raise RoundError("round.match_team_gone", field="teams", round=rnd.number,
+                                     match=match.id, team=quote(team))
+        for team in rnd.byes:
+            if team not in known:
+                raise RoundError("round.bye_team_gone", field="teams", round=rnd.number,
+                                 team=quote(team))
+    _check_format(event, pairings)
+    played = dataclasses.replace(event, rounds=rounds)
+    _check_unused(played, store)
+    return played
+
+
+def _check_unused(event: Event, store: ResultsStore | None) -> None:
+    """Refuse an event whose matches play a set declared unused (an event file edited after the
+    declaration): such a set is never played, and the key, once released, shows its hands."""
+    unused = unused_sets(store) if store is not None else {}
+    for match in event.matches() if unused else ():
+        if match.set in unused:
+            raise RoundError("round.plays_unused_set", field="rounds", round=match.round,
+                             match=match.id, set=match.set, unused=unused[match.set])
+
+
+def declared_end(store: ResultsStore | None) -> Action | None:
+    """The director's declaration that the event is over (not withdrawn), if any."""
+    if store is None:
+        return None
+    return next((a for a in store.actions(("end",)) if not a.undone), None)
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """``round 3`` / ``rounds 3 to 5`` of consecutive round numbers (rounds are paired in order)."""
+    if len(numbers) == 1:
+        return f"round {numbers[0]}"
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return f"rounds {numbers[0]} to {numbers[-1]}"
+    return f"rounds {', '.join(map(str, numbers))}"
+
+
+#: Incomplete matches named in a message; the rest are counted.
+SHOWN_MATCHES = 5
+
+
+def unfinished(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] | None = None) -> list[str]:
+    """What keeps the event from being over, in words: every match not complete (a forfeited
+    one is), then the rounds its format needs that are not paired (a knockout: until its
+    champion is known, from ``places``). Empty: every round is played. ``scored``: the event as
+    scheduled (its paired rounds), scored."""
+    event = scored.event
+    left = []
+    for match, gaps in scored.missing():
+        if gaps and not scored.score(match.round, match.id).forfeited_by:
+            left.append(f"round {match.round} match {match.id} ({match.home} v {match.away}): {len(gaps)} "
+                        "result(s) missing")
+    if len(left) > SHOWN_MATCHES:
+        left[SHOWN_MATCHES:] = [f"{len(left) - SHOWN_MATCHES} more incomplete match(es)"]
+    fmt = event.format
+    if not fmt.paired:
+        return left
+    paired = max((r.number for r in event.rounds), default=0)
+    needed = fmt.rounds_needed(len(event.teams))
+    if fmt.kind == "knockout":
+        if places and places[0][0] == 1 and len(places[0][1]) == 1:
+            return left
+        return [*left, "no champion yet" + (f" ({_ranges([paired + 1])} not paired)" if not left and paired < needed
+                                           else "")]
+    if paired < needed:
+        left.append(f"{_ranges(list(range(paired + 1, needed + 1)))} not paired")
+    return left
+
+
+def unused_sets(store: ResultsStore) -> dict[int, str]:
+    """The sets declared unused (``dealer release --set N --unused``): set → when and why."""
+    return {r.set_number: f"{r.at} ({r.reason})" for r in store.releases()
+            if r.kind == "unused" and r.set_number is not None}
+
+
+def folder_seed(folder: EventFolder) -> bytes:
+    """The public seed of the ``lots`` tie-break: the published commitment (hex) when there is one."""
+    try:
+        committed = folder.read_committed()
+    except UserError:
+        return b""
+    return committed.commitment.encode("ascii") if committed is not None else b""
+
+
+
+
+def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustments | None = None) -> ScoredEvent:
+    """Every match of ``event`` scored from the current results in ``store`` (``None``: none):
+    board results, or a level race's table results (:mod:`dealer.levels`)."""
+    if event.levels:
+        from dealer.levels import LevelColumns, score_levels
+
+        return score_levels(event, LevelColumns.from_rows(store.scoring_rows(LEVELS) if store else []), adjustments)
+    return score_event(event, ResultColumns.from_rows(store.scoring_rows(BOARDS) if store else []), adjustments)
+
+
+def stored_attribution_problems(event: Event, store: ResultsStore) -> list[Misattributed]:
+    """Matches whose stored results (boards or levels) the event file, as edited, would credit to
+    other teams or boards."""
+    return kind_of(event).misattributed(event, store, None)
