@@ -89,10 +89,10 @@ def bare_jinja(site: Path) -> tuple[int, float, float]:
     contexts, read from the JSON twins beforehand); nothing is written."""
     import jinja2
 
+    from dealer.render.rows import FILTERS
     from dealer.render.strings import strings
     from dealer.resources import templates_dir
     from dealer.site import HTML_LANG, SITE_TEMPLATES
-    from dealer.site.rows import FILTERS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)
