@@ -44,7 +44,8 @@ class ResultKind:
     #: The entry that withdraws a stored row.
     withdrawal: Callable[[sqlite3.Row, str | None, str | None], Any]
     slot_text: Callable[[Slot], Phrase]
-    stored_text: Callable[[sqlite3.Row], Phrase]
+    #: A stored row's value (points, final levels, or withdrawn).
+    stored_value: Callable[[sqlite3.Row], Phrase]
     #: Matches whose stored results the event file, as edited, credits to other teams or boards.
     misattributed: Callable[[Event, ResultsStore, set[tuple[int, str]] | None], list[Misattributed]]
     #: The field a refused duplicate names, and the fields only this kind of result has.
@@ -52,6 +53,10 @@ class ResultKind:
     own_fields: tuple[str, ...]
     #: Whether a correction can say which value it expects to replace (points, or ``withdrawn``).
     expect_current: bool
+
+    def stored_text(self, row: sqlite3.Row) -> Phrase:
+        """A stored row's value, with when and by whom it was entered."""
+        return validate.stored_phrase(self.stored_value(row), row)
 
     def entry_value(self, entry: Any) -> str | None:
         value = getattr(entry, self.value_field)
@@ -84,14 +89,14 @@ def _table_slot(values: Values) -> Slot:
 
 BOARD_RESULTS = ResultKind(
     "boards", BOARDS, TRAVELLERS, validate.validate_row, validate.board_stored_slot,
-    validate.board_stored_match, _board_withdrawal, validate.board_slot_text, validate.board_stored_text,
+    validate.board_stored_match, _board_withdrawal, validate.board_slot_text, validate.board_stored_value,
     _board_misattributed, "defenders_points",
     ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team"), expect_current=True)
 TABLE_RESULTS = ResultKind(
     "levels", LEVELS, validate.LEVEL_LAYOUT, lambda event, source, row, _plausible:
     validate.validate_level_row(event, source, row), _table_slot,
     lambda values: validate.table_stored_slot(values, table=False)[:2], _table_withdrawal,
-    validate.table_slot_text, validate.table_stored_text, validate.level_attribution_problems, "home_level",
+    validate.table_slot_text, validate.table_stored_value, validate.level_attribution_problems, "home_level",
     ("home_level", "away_level", "last_game", "home_games", "away_games"), expect_current=False)
 #: The kinds by the event's ``result``.
 KINDS = {kind.name: kind for kind in (BOARD_RESULTS, TABLE_RESULTS)}

@@ -384,7 +384,7 @@ def correct_result(
             return Unchanged(entry.slot, kind.slot_text(entry.slot), kind.stored_text(old))
         import_id = store.insert(kind.table, [entry], source="correct", import_kind="correct",
                                  entered_by=entry.entered_by, supersedes=[old["id"]], reason=reason.strip())
-    was = kind.withdrawal(old, None, None).value_text() if old["withdrawn"] else _stored_value(kind, old)
+    was = kind.stored_value(old)
     return Corrected(entry.slot, kind.slot_text(entry.slot), was, entry.value_text(), import_id, reason.strip())
 
 
@@ -393,7 +393,6 @@ def correct(session: EventSession, values: Mapping[str, str | None], reason: str
             ) -> Corrected | Unchanged | WithdrawnMatch:
     """``results correct``: a new value for one slot, or its withdrawal; with only the round and
     the match, every current result of that match withdrawn (:func:`withdraw_match`)."""
-    kind = kind_of(session.event)
     if session.event.levels:
         given = values.get("home_level") is not None or values.get("away_level") is not None
         if withdraw == given:
@@ -407,16 +406,7 @@ def correct(session: EventSession, values: Mapping[str, str | None], reason: str
         raise UserError("cli.expect_current_needs_slot")
     if whole_match:
         return withdraw_match(session, values, reason)
-    del kind
     return correct_result(session, values, reason, withdraw, check_plausible, expect_current)
-
-
-def _stored_value(kind: ResultKind, row: sqlite3.Row) -> Phrase:
-    """A stored row's value alone (without when and who)."""
-    phrase = kind.stored_text(row)
-    value = phrase.params["value"]
-    assert isinstance(value, Phrase)
-    return value
 
 
 def withdraw_match(session: EventSession, values: Mapping[str, str | None], reason: str) -> WithdrawnMatch:

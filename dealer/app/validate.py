@@ -212,9 +212,9 @@ def stored_phrase(value: Phrase, row: sqlite3.Row) -> Phrase:
     return Phrase.of("value.stored", value=value, at=row["entered_at"][:19])
 
 
-def board_stored_text(row: sqlite3.Row) -> Phrase:
-    return stored_phrase(Phrase("value.withdrawn") if row["withdrawn"]
-                         else Phrase.of("value.points", points=row["defenders_points"]), row)
+def board_stored_value(row: sqlite3.Row) -> Phrase:
+    """A stored board result's value (its points, or withdrawn)."""
+    return Phrase("value.withdrawn") if row["withdrawn"] else Phrase.of("value.points", points=row["defenders_points"])
 
 
 def board_stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, int]:
@@ -283,9 +283,10 @@ def table_slot_text(slot: tuple[int, str, int]) -> Phrase:
     return Phrase.of("slot.table", round=slot[0], match=slot[1], table=slot[2])
 
 
-def table_stored_text(row: sqlite3.Row) -> Phrase:
-    return stored_phrase(Phrase("value.withdrawn") if row["withdrawn"]
-                         else level_value_text(row["home_level"], row["away_level"], row["last_game"]), row)
+def table_stored_value(row: sqlite3.Row) -> Phrase:
+    """A stored table result's value (the final levels, or withdrawn)."""
+    return Phrase("value.withdrawn") if row["withdrawn"] else \
+        level_value_text(row["home_level"], row["away_level"], row["last_game"])
 
 
 def table_number(text: str | None) -> int | None:
