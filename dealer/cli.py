@@ -809,7 +809,7 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
                               unused=unused)
     for warning in outcome.warnings:
         say("cli.warning", warning=warning)
-    echo(outcome.text())
+    tell(outcome.phrase())
     if outcome.release is not None:
         echo("rebuild the site to show it: `dealer site EVENT.toml`")
 

@@ -38,19 +38,24 @@ class ReleaseOutcome:
     earlier: Release | None
     warnings: list[str]
 
-    def text(self) -> str:
+    def phrase(self) -> Phrase:
         if self.release is None:
             assert self.earlier is not None
-            if self.earlier.kind == "unused":
-                return (f"set {self.earlier.set_number} was declared unused on {self.earlier.at} "
-                        f"({self.earlier.reason}): nothing changed")
-            what = "the key" if self.earlier.kind == "key" else f"set {self.earlier.set_number}"
-            return f"{what} was released on {self.earlier.at} ({self.earlier.reason}): nothing changed"
-        if self.release.kind == "unused":
-            return (f"declared set {self.release.set_number} unused at {self.release.at} ({self.release.reason}): "
-                    "its hands are never shown as a played set; the key, once released, reveals them")
-        what = "the key" if self.release.kind == "key" else f"set {self.release.set_number}'s hands"
-        return f"released {what} at {self.release.at} ({self.release.reason})"
+            earlier = self.earlier
+            if earlier.kind == "unused":
+                return Phrase.of("outcome.unused_before", set=earlier.set_number, at=earlier.at, reason=earlier.reason)
+            what = Phrase("outcome.the_key") if earlier.kind == "key" else \
+                Phrase.of("outcome.the_set", set=earlier.set_number)
+            return Phrase.of("outcome.released_before", what=what, at=earlier.at, reason=earlier.reason)
+        made = self.release
+        if made.kind == "unused":
+            return Phrase.of("outcome.declared_unused", set=made.set_number, at=made.at, reason=made.reason)
+        what = Phrase("outcome.the_key") if made.kind == "key" else Phrase.of("outcome.the_hands", set=made.set_number)
+        return Phrase.of("outcome.released", what=what, at=made.at, reason=made.reason)
+
+    def text(self) -> str:
+        """In English (the demo's lines)."""
+        return str(self.phrase())
 
 
 def _stored(store: ResultsStore | None) -> tuple[list[Release], Action | None, str | None]:
