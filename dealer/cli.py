@@ -946,7 +946,7 @@ def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: st
     """Check wallet labels before play: for each scanned QR payload (arguments, or one per line on
     stdin as a keyboard-wedge scanner types them), whether its check tag is genuine and which set,
     board and copy it is; exit 1 if any is not."""
-    from dealer.qr import check_label_payload
+    from dealer.formats.qr import check_label_payload
 
     event, folder = _event_folder(event_file, boards_dir)
     key = folder.read_key(event, key_file)

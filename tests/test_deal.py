@@ -15,7 +15,6 @@ from conftest import run_dealer as run
 
 from dealer.app.dealing import deal_event
 from dealer.batch import shuffle_many
-from dealer.boardset import boardset_document
 from dealer.cards import SEATS, Pack
 from dealer.deal import (
     WORD_LIMIT,
@@ -32,6 +31,7 @@ from dealer.deal import (
 )
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
+from dealer.formats.boardset import boardset_document
 from dealer.store.files import read_key
 from dealer.store.folder import EventFolder
 
@@ -415,7 +415,7 @@ def test_verify_reads_a_set_changed_in_place_field_by_field(dealt: tuple[Event, 
 def test_verify_holds_a_file_that_looks_dealt_to_the_plan_s_rules(dealt: tuple[Event, Path], tmp_path: Path) -> None:
     """A file made exactly as `dealer deal` makes one, but with a public value the plan names no
     source for (which `dealer deal` refuses), is not taken at its bytes: the full check says why."""
-    from dealer.boardset import PlanOf, set_files
+    from dealer.formats.boardset import PlanOf, set_files
 
     _event, root = dealt
     folder = root / "demo"
@@ -464,8 +464,8 @@ def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
 
     from dealer.batch import code_digits, deal_codes, digits_from_counts, json_hands, places, set_inputs
     from dealer.batch import shuffle_inputs as shuffle
-    from dealer.boardset import BOARDSET_SCHEMA, PlanOf, fingerprint, set_files
     from dealer.deal import ALGORITHM, canonical_json, commitment_of_digest
+    from dealer.formats.boardset import BOARDSET_SCHEMA, PlanOf, fingerprint, set_files
 
     boards = [(s, b) for s in (1, 2) for b in range(1, 30)]
     declarers = ["NESW"[(7 * b + s) % 4] for s, b in boards]

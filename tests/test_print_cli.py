@@ -13,7 +13,7 @@ from print_support import decode_qr_codes, page_count
 
 from dealer.app.dealing import deal_event
 from dealer.event import Event
-from dealer.qr import LabelId, parse_payload
+from dealer.formats.qr import LabelId, parse_payload
 from dealer.resources import demo_event_text, label_layouts
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder

@@ -22,7 +22,7 @@ from print_support import (
 
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS, Card, parse_card
-from dealer.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
+from dealer.formats.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
@@ -220,7 +220,7 @@ def test_label_tags_are_the_documented_hmac_of_the_wallet_identity(pack: Pack) -
     import hmac
 
     from dealer.deal import STREAM_TAG
-    from dealer.qr import LABEL_TAG
+    from dealer.formats.qr import LABEL_TAG
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "qr.md").read_text(encoding="utf-8")
     assert LABEL_TAG.rstrip(b"\0").decode() in doc and STREAM_TAG.rstrip(b"\0").decode() in doc

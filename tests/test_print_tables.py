@@ -12,7 +12,7 @@ from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_texts
 
 from dealer.app.dealing import deal_event
-from dealer.qr import TravellerId, parse_payload
+from dealer.formats.qr import TravellerId, parse_payload
 from dealer.resources import demo_event_text, load_profile, profile_ids
 from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder

@@ -1385,8 +1385,8 @@ def test_defect_14_a_correction_can_require_the_value_it_replaces(tmp_path: Path
 def _rewrite_set_and_manifest(folder: Path, change: Callable[[dict[str, Any]], None]) -> None:
     """Change set 1 as a careful forger would: the deal code, the fingerprint and the manifest's
     hash made to agree with the change."""
-    from dealer.boardset import fingerprint
     from dealer.cards import Deal, parse_card
+    from dealer.formats.boardset import fingerprint
 
     path = folder / "set-01.json"
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -41,7 +41,7 @@ from dealer.deal import (
     shuffle_positions,
 )
 from dealer.event import EventError, parse_event
-from dealer.qr import LabelId, check_label, label_payload, parse_payload
+from dealer.formats.qr import LabelId, check_label, label_payload, parse_payload
 from dealer.resources import demo_event_text, load_profile
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

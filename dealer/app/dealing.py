@@ -2,7 +2,7 @@
 
 The library behind ``dealer commit``, ``dealer deal`` and ``dealer verify``. Nothing here prints a
 hand or the key. Paths come from :class:`~dealer.store.folder.EventFolder`; the documents from
-:mod:`dealer.boardset`.
+:mod:`dealer.formats.boardset`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.boardset import (
+from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
+from dealer.errors import FileProblem, Phrase, UserError
+from dealer.event import Event
+from dealer.formats.boardset import (
     BOARDSET_SCHEMA,
     COMMITMENT_SCHEMA,
     MANIFEST_SCHEMA,
@@ -28,9 +31,6 @@ from dealer.boardset import (
     verify_boardset,
     written_set,
 )
-from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
-from dealer.errors import FileProblem, Phrase, UserError
-from dealer.event import Event
 from dealer.store.files import (
     OWNER_ONLY,
     OWNER_ONLY_FOLDER,
@@ -279,9 +279,9 @@ def _plan_for(path: Path, published: str | None, plans: dict[Path, PlanOf]) -> P
 
 def verify_files(paths: Sequence[str | Path], key_file: str | Path, public_value: str | None = None,
                  published: str | None = None) -> list[VerifyReport]:
-    """:func:`~dealer.boardset.verify_boardset` of set files on disk, one report per file (the
+    """:func:`~dealer.formats.boardset.verify_boardset` of set files on disk, one report per file (the
     key, the published commitment and the plan are read once). Files as ``dealer deal`` wrote
-    them are recognised by their bytes, all at once (:func:`~dealer.boardset.dealt_as_written`);
+    them are recognised by their bytes, all at once (:func:`~dealer.formats.boardset.dealt_as_written`);
     any other is read and checked field by field."""
     key = read_key(key_file)
     expected = read_published(published) if published is not None else None

@@ -22,9 +22,9 @@ from dealer.app.kinds import ResultKind, kind_of
 from dealer.app.validate import entry_row
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
+from dealer.formats.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.formats.travellers import FILE_LIMIT, TRAVELLERS, Layout, ParsedFile, file_kind, parse_file
 from dealer.numbers import whole_number_or_none
-from dealer.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.scoring import (
     AttributionError,
 )

@@ -25,7 +25,7 @@ from dealer.store.rows import Release
 
 if TYPE_CHECKING:
     from dealer.app.standings import ReportData
-    from dealer.boardset import BoardSet
+    from dealer.formats.boardset import BoardSet
 
 
 def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> ResultsStore | None:

@@ -14,7 +14,7 @@ from dealer.analysis import CANDIDATES, TrumpAnalysis, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
-from dealer.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.formats.qr import label_payload, score_sheet_payload, traveller_payload
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
 from dealer.render.strings import Strings

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dealer.boardset import BoardSet
 from dealer.deal import Board
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.explain import conversion_rows
+from dealer.formats.boardset import BoardSet
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout

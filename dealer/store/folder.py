@@ -8,7 +8,7 @@ rebuilt: the print pack, ``reports/`` and ``site/``.
 
 Nothing read from disk is trusted without a check: the commitment's plan against its hash and
 the event file, the manifest against the commitment, every set file against the manifest's hash
-and then whole (:func:`dealer.boardset.parse_boardset`), a key against the commitment.
+and then whole (:func:`dealer.formats.boardset.parse_boardset`), a key against the commitment.
 """
 
 from __future__ import annotations
@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.boardset import (
+from dealer.deal import ALGORITHM, commitment, plan_digest
+from dealer.errors import FileProblem, Phrase, UserError
+from dealer.event import Event
+from dealer.formats.boardset import (
     COMMITMENT_SCHEMA,
     HEX64,
     MANIFEST_SCHEMA,
@@ -31,9 +34,6 @@ from dealer.boardset import (
     layout_of,
     parse_boardset,
 )
-from dealer.deal import ALGORITHM, commitment, plan_digest
-from dealer.errors import FileProblem, Phrase, UserError
-from dealer.event import Event
 from dealer.store.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 
 DEFAULT_BOARDS_ROOT = Path("boards")
