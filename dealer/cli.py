@@ -108,6 +108,11 @@ def say(key: str, **params: object) -> None:
     echo(command_words().text(key, params), err=True)
 
 
+def show(key: str, err: bool = False, **params: object) -> None:
+    """A message of the catalog on stdout (``err``: stderr), in the chosen language."""
+    echo(command_words().text(key, params), err=err)
+
+
 def report_error(error: UserError) -> None:
     """The one place a user error is shown: ``error:`` and its lines, on stderr."""
     words = command_words()
@@ -195,7 +200,8 @@ def rules_list() -> None:
     for profile_id in profile_ids():
         profile = load_profile(profile_id)
         decks = ",".join(str(d) for d in profile.supported_decks)
-        echo(f"{profile_id:22} decks {decks:6} {profile.name_zh} / {profile.name_en}")
+        show("said_rules.profile", profile=profile_id, decks=decks, name_zh=profile.name_zh,
+             name_en=profile.name_en)
 
 
 @rules.command("explain")
@@ -229,12 +235,12 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
         echo_json(result.as_dict())
         return
     if result.outcome == "declarer":
-        echo(f"{points} points: declarer side +{result.declarer_levels}")
+        show("said_rules.declarer", points=points, levels=result.declarer_levels)
     elif result.outcome == "tai":
-        extra = f", defenders +{result.defenders_levels}" if result.defenders_levels else ""
-        echo(f"{points} points: 上台 (defenders take over){extra}")
+        extra = Phrase.of("said_rules.tai_extra", levels=result.defenders_levels) if result.defenders_levels else ""
+        show("said_rules.tai", points=points, extra=extra)
     else:
-        echo(f"{points} points: 上台, defenders +{result.defenders_levels}")
+        show("said_rules.tai_levels", points=points, levels=result.defenders_levels)
 
 
 # --- dealing -------------------------------------------------------------------------------
@@ -268,9 +274,9 @@ def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
     event, folder = _event_folder(event_file, boards_dir)
     report = commit_event(event, folder, key_file)
     if report.key_created:
-        echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
-    echo(f"commitment: {report.commitment}")
-    echo(f"publish: {folder.commitment_path}")
+        show("said_files.key_created", path=report.key_file)
+    show("said_files.commitment", commitment=report.commitment)
+    show("said_files.publish", path=folder.commitment_path)
 
 
 @main.command()
@@ -294,18 +300,18 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
     event, folder = _event_folder(event_file, boards_dir)
     if discard_incomplete:
         for path in discard(folder):
-            echo(f"removed {path}")
+            show("said_files.removed", path=path)
         return
     report = deal_event(event, folder, key_file, public_value)
     for warning in report.warnings:
         say("cli.warning", warning=warning)
     if report.key_created:
-        echo(f"created key file {report.key_file} (mode 0600): keep it secret until play ends")
+        show("said_files.key_created", path=report.key_file)
     for path in report.kept:
-        echo(f"kept {path} (from the deal that did not finish: identical)")
+        show("said_files.kept", path=path)
     for path in report.files:
-        echo(f"wrote {path}")
-    echo(f"commitment: {report.commitment}")
+        show("said_files.wrote", path=path)
+    show("said_files.commitment", commitment=report.commitment)
 
 
 @main.command()
@@ -324,18 +330,17 @@ def verify(boardsets: tuple[str, ...], key_file: str, public_value: str | None, 
     differing = False
     for boardset, report in zip(boardsets, verify_files(boardsets, key_file, public_value, published), strict=True):
         for problem in report.problems:
-            echo(f"{boardset}: {problem}", err=True)
+            show("said_verify.problem", err=True, path=boardset, problem=problem)
         for number in report.differing_boards:
-            echo(f"{boardset}: board {number} differs from the one the key deals", err=True)
+            show("said_verify.board_differs", err=True, path=boardset, board=number)
         if not report.ok:
             differing = True
             continue
         for note in report.notes:
             say("cli.note", note=note)
-        checked = "the published commitment" if published else "the commitment in the file"
-        echo(f"{boardset}: set {report.set_number} verified: {report.boards} boards, the whole file and "
-             f"{checked} match the key")
-        echo(f"commitment: {report.commitment}")
+        checked = Phrase("said_verify.published" if published else "said_verify.in_file")
+        show("said_verify.verified", path=boardset, set=report.set_number, boards=report.boards, checked=checked)
+        show("said_files.commitment", commitment=report.commitment)
     if differing:
         sys.exit(EXIT_DIFFERENCE)
 
@@ -534,29 +539,37 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
             if as_json:
                 echo_json(item.as_dict())
                 continue
-            value = ("withdrawn" if item["withdrawn"] else
-                     f"home {item['home_level']} away {item['away_level']}"
-                     + (f" last game {item['last_game']}" if item["last_game"] else ""))
-            line = (f"#{item['id']} R{item['round']} M{item['match']} table {item['tbl']}: {value}  "
-                    f"[{'current' if item['current'] else 'superseded'}] {item['entered_at'][:19]} by "
-                    f"{item['entered_by'] or '-'} from {item['source']}"
-                    + (f" row {item['source_row']}" if item["source_row"] else ""))
-            if item["supersedes"] is not None:
-                line += f"; supersedes #{item['supersedes']}, reason: {item['reason']}"
-            echo(line)
+            value: Phrase | str = (
+                Phrase("said_history.withdrawn") if item["withdrawn"] else
+                Phrase.of("said_history.levels_last", home=item["home_level"], away=item["away_level"],
+                          last_game=item["last_game"]) if item["last_game"] else
+                Phrase.of("said_history.levels", home=item["home_level"], away=item["away_level"]))
+            trail = _history_trail(item["current"], item["entered_at"], item["entered_by"], item["source"],
+                                   item["source_row"], item["supersedes"], item["reason"])
+            tell(Phrase.of("said_history.level_line", id=item["id"], round=item["round"], match=item["match"],
+                           table=item["tbl"], value=value, **trail))
         return
     for row in rows:
         if as_json:
             echo_json(row.as_dict())
             continue
-        value = "withdrawn" if row.withdrawn else f"{row['defenders_points']:>4}"
-        state = "current" if row.current else "superseded"
-        source = row.source + (f" row {row.source_row}" if row.source_row else "")
-        line = (f"#{row.id} R{row.round} M{row.match} {row.table} board {row['board']:>2}: {value}  "
-                f"[{state}] {row.entered_at[:19]} by {row.entered_by or '-'} from {source}")
-        if row.supersedes is not None:
-            line += f"; supersedes #{row.supersedes}, reason: {row.reason}"
-        echo(line)
+        value = Phrase("said_history.withdrawn") if row.withdrawn else f"{row['defenders_points']:>4}"
+        trail = _history_trail(row.current, row.entered_at, row.entered_by, row.source, row.source_row,
+                               row.supersedes, row.reason)
+        tell(Phrase.of("said_history.board_line", id=row.id, round=row.round, match=row.match, table=row.table,
+                       board=row["board"], value=value, **trail))
+
+
+def _history_trail(current: object, entered_at: str, entered_by: str | None, source: str, source_row: object,
+                   supersedes: object, reason: object) -> dict[str, object]:
+    """The parameters a history line shares across kinds: its state, when, who, whence, what it replaces."""
+    return {
+        "state": Phrase("said_history.current" if current else "said_history.superseded"),
+        "at": entered_at[:19], "by": entered_by or "-",
+        "source": Phrase.of("said_history.source_row", source=source, row=source_row) if source_row else source,
+        "supersedes": "" if supersedes is None else
+        Phrase.of("said_history.supersedes", id=supersedes, reason=reason),
+    }
 
 
 @results.command("missing")
@@ -570,9 +583,12 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str) -> Non
     with _session(event_file, boards_dir) as session:
         reports = missing(session, round_)
     for report in reports:
-        echo(report.text())
+        tell(report.phrase())
     gaps = sum(len(r.gaps) for r in reports)
-    echo(f"{gaps} table result(s) missing" if gaps else "nothing missing")
+    if gaps:
+        show("said_missing.total", gaps=gaps)
+    else:
+        show("said_missing.nothing")
 
 
 @results.command("audit")
@@ -589,19 +605,19 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
     with _session(event_file, boards_dir, check_identity=False, as_played=False) as session:
         store = session.store
         if store is None:
-            echo("no results database yet: nothing to audit")
+            show("said_audit.no_database")
             return
         report = store.audit(published_head)
     for finding in report.findings:
-        echo(f"{store.path}: {finding.text()}", err=True)
-    echo(f"{report.rows} row(s) checked; chain head {report.head or '-'}")
+        show("said_audit.finding", err=True, path=store.path, where=finding.where, kind=finding.kind,
+             detail=finding.detail)
+    show("said_audit.checked", rows=report.rows, head=report.head or "-")
     if report.published_link is not None:
-        echo(f"the published head is link {report.published_link} of the chain: the results it showed "
-             "are unchanged")
+        show("said_audit.published_link", link=report.published_link)
     if not report.ok:
         say("cli.audit_findings", findings=len(report.findings))
         sys.exit(EXIT_DIFFERENCE)
-    echo("audit passed: every row is as the tool wrote it")
+    show("said_audit.passed")
 
 
 @results.command("forfeit")
@@ -663,14 +679,15 @@ def round_group() -> None:
 
 def _echo_round(view: Any, event: Event) -> None:
     names = {t.id: t.name for t in event.teams}
-    echo(f"round {view.number}")
+    show("said_round.head", round=view.number)
     for m in view.matches:
-        extra = f"  [{m.slot}]" if m.slot else (f"  [group {chr(65 + m.group)}]" if m.group is not None else "")
-        echo(f"  table {m.table:>3}  set {m.set:>2}  {m.home} {names.get(m.home, '')}  v  "
-             f"{m.away} {names.get(m.away, '')}{extra}")
+        extra = (Phrase.of("said_round.slot", slot=m.slot) if m.slot else
+                 Phrase.of("said_round.group", group=chr(65 + m.group)) if m.group is not None else "")
+        show("said_round.match", table=m.table, set=m.set, home=m.home, home_name=names.get(m.home, ""),
+             away=m.away, away_name=names.get(m.away, ""), extra=extra)
     for team in view.byes:
-        echo(f"  bye: {team} {names.get(team, '')}")
-    for warning in view.warnings:
+        show("said_round.bye", team=team, name=names.get(team, ""))
+    for warning in view.warning_phrases():
         say("cli.warning", warning=warning)
 
 
@@ -699,7 +716,7 @@ def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomp
     if not stored:
         raise UserError("cli.round_has_warnings",
                         hint="accept_warnings", round=round_)
-    echo(f"stored round {round_}: {len(view.matches)} match(es), {len(view.byes)} bye(s)")
+    show("said_round.stored", round=round_, matches=len(view.matches), byes=len(view.byes))
 
 
 @round_group.command("show")
@@ -731,7 +748,7 @@ def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None
 
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
         view = undo_round(session, round_, reason, entered_by)
-    echo(f"undid round {view.number} ({len(view.matches)} match(es)); reason: {reason.strip()}")
+    show("said_round.undone", round=view.number, matches=len(view.matches), reason=reason.strip())
 
 
 @round_group.command("end")
@@ -774,9 +791,8 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
         echo_json(report_json(data, sheets=True), indent=1 if sheets_inline(data) else None)
         return
     for path in write_reports(data, Path(out_dir) if out_dir else folder.reports_path, chosen, lang):
-        echo(f"wrote {path}")
-    echo(f"results chain head: {data.chain_head or '-'} (publish it with the report: a later rewrite "
-         "of the results shows against it)")
+        show("said_files.wrote", path=path)
+    show("said_files.chain_head", head=data.chain_head or "-")
 
 
 @main.command()
@@ -811,7 +827,7 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
         say("cli.warning", warning=warning)
     tell(outcome.phrase())
     if outcome.release is not None:
-        echo("rebuild the site to show it: `dealer site EVENT.toml`")
+        show("said_files.rebuild_site")
 
 
 @main.command()
@@ -834,7 +850,7 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
     out = check_out(Path(out_dir) if out_dir else None, folder)  # refused before the results are read
     with EventSession.open(event, folder) as session:
         summary = build_site(session, out, key_file=key_file, lang=lang, pdf=not no_pdf)
-    echo(summary.text())
+    tell(summary.phrase())
 
 
 @main.command()
@@ -924,16 +940,17 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
         documents = build_documents(session, kind, options)
     total = sum(len(doc.pages) for doc in documents)
     if total > PROGRESS_PAGES:
-        with click.progressbar(length=total, label=f"rendering {total} pages", file=sys.stderr) as bar:
+        label = command_words().text("said_print.rendering", {"pages": total})
+        with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
             written = render_documents(documents, fmt, jobs, bar.update)
     else:
         written = render_documents(documents, fmt, jobs)
     for item in written:
         units = ", ".join(f"{n} {name}" for name, n in item.units.items())
-        mode = " (owner-only: shows cards)" if item.secret else ""
-        echo(f"{item.path}  {item.pages} pages  {item.size / 1024:.0f} KiB  ({units}){mode}")
+        show("said_print.file", path=item.path, pages=item.pages, kib=item.size / 1024, units=units,
+             secret=Phrase("said_print.secret") if item.secret else "")
     size = sum(item.size for item in written)
-    echo(f"{len(written)} files, {total} pages, {size / 1024 / 1024:.1f} MiB")
+    show("said_print.total", files=len(written), pages=total, mib=size / 1024 / 1024)
 
 
 @main.command("check-label")
@@ -955,9 +972,10 @@ def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: st
         raise UserError("cli.no_payload", field="payloads")
     checks = [check_label_payload(key, event.id, event.sets, event.boards_per_set, line) for line in lines]
     for check in checks:
-        echo(f"{'genuine' if check.genuine else 'NOT GENUINE'}: {check.payload}: {check.text}")
+        show("said_label.genuine" if check.genuine else "said_label.not_genuine", payload=check.payload,
+             text=check.text)
     bad = sum(not check.genuine for check in checks)
-    echo(f"{len(checks) - bad} of {len(checks)} label(s) genuine", err=bool(bad))
+    show("said_label.total", err=bool(bad), genuine=len(checks) - bad, labels=len(checks))
     if bad:
         sys.exit(EXIT_DIFFERENCE)
 
@@ -969,7 +987,7 @@ def doctor() -> None:
 
     checks = run_checks()
     for check in checks:
-        echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        show("said_doctor.ok" if check.ok else "said_doctor.fail", name=check.name, detail=check.detail)
     if not all(check.ok for check in checks):
         sys.exit(EXIT_ENVIRONMENT)
 

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dealer"
 #: Calls whose argument at this position is a message key (the error classes' first argument is
 #: found by their ancestry); the local helpers of the results package pass a key on too.
 KEY_ARGUMENTS = {"Problem": 5, "Phrase": 0, "of": 0, "NotAWholeNumber": 0, "problem": 1, "refuse": 1,
-                 "_rejected": 2, "required_int": 1, "number": 1}
+                 "_rejected": 2, "required_int": 1, "number": 1, "say": 0, "show": 0}
 ROOTS = {"UserError", "FileProblem", "EnvironmentProblem"}
 
 #: A key that is not a literal, where it is given, and why that is fine.
@@ -71,6 +71,10 @@ def _key_uses() -> list[tuple[str, int, ast.expr]]:
             index = positions[called]
             given = [k.value for k in node.keywords if k.arg == "key"]
             argument = node.args[index] if len(node.args) > index else given[0] if given else None
+            # `"a.key" if … else "b.key"`: both keys are used.
+            while isinstance(argument, ast.IfExp):
+                uses.append((name, node.lineno, argument.body))
+                argument = argument.orelse
             if argument is not None and not isinstance(argument, ast.Starred):
                 uses.append((name, node.lineno, argument))
     return uses

@@ -450,20 +450,27 @@ class MissingReport:
     match_boards: int  # a level race: the match's tables
     levels: bool = False
 
-    def text(self) -> str:
-        head = f"round {self.match.round} match {self.match.id} ({self.match.home} v {self.match.away})"
+    def phrase(self) -> Phrase:
+        match = self.match
+        head = Phrase.of("said_missing.head", round=match.round, match=match.id, home=match.home, away=match.away)
         if not self.gaps:
-            return f"{head}: complete"
+            return Phrase.of("said_missing.complete", head=head)
         if self.levels:
-            return f"{head}: {len(self.gaps)} missing: table(s) {' '.join(str(t) for t, _ in self.gaps)}"
-        boards = self.match_boards
+            return Phrase.of("said_missing.tables", head=head, count=len(self.gaps),
+                             tables=" ".join(str(t) for t, _ in self.gaps))
         a = [b for b, t in self.gaps if t == "A"]
         b = [b for b, t in self.gaps if t == "B"]
-        if len(a) == len(b) == boards:
-            detail = "all boards at both tables"
+        detail: Phrase | list[Phrase]
+        if len(a) == len(b) == self.match_boards:
+            detail = Phrase("said_missing.all_boards")
         else:
-            detail = "; ".join(f"table {t} boards {' '.join(map(str, bs))}" for t, bs in (("A", a), ("B", b)) if bs)
-        return f"{head}: {len(self.gaps)} missing: {detail}"
+            detail = [Phrase.of("said_missing.table_boards", table=t, boards=" ".join(map(str, bs)))
+                      for t, bs in (("A", a), ("B", b)) if bs]
+        return Phrase.of("said_missing.boards", head=head, count=len(self.gaps), detail=detail)
+
+    def text(self) -> str:
+        """In English (the demo's log)."""
+        return str(self.phrase())
 
 
 def missing(session: EventSession, round_number: int | None = None) -> list[MissingReport]:

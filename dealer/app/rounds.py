@@ -14,6 +14,7 @@ undone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,12 @@ class RoundView:
     matches: tuple[Match, ...]
     byes: tuple[str, ...]
     warnings: tuple[str, ...]
+    #: The warnings as phrases, when the round was just paired (a stored round keeps their English text).
+    phrases: tuple[Phrase | str, ...] = dataclasses.field(default=(), compare=False)
+
+    def warning_phrases(self) -> tuple[Phrase | str, ...]:
+        """The warnings for a face to word: phrases when known, else the stored text."""
+        return self.phrases if len(self.phrases) == len(self.warnings) else self.warnings
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -224,7 +231,7 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
             if missing:
                 warnings.append(PairingWarning("incomplete-previous-round",
                                                f"paired with {len(missing)} match(es) of round {number - 1} "
-                                               "incomplete"))
+                                               "incomplete", {"matches": len(missing), "round": number - 1}))
         if event.format.kind == "knockout":
             from dealer.tournament.knockout_round import bracket_conflicts
 
@@ -251,7 +258,23 @@ def _round_view(event: Event, number: int, paired: PairedRound, warnings: Sequen
     round plays the round's set, so a board compares across the whole field."""
     matches = tuple(Match(number, str(table), p.home, p.away, number, table, p.slot, p.group)
                     for table, p in enumerate(paired.pairings, start=1))
-    return RoundView(number, matches, paired.byes, tuple(w.text for w in warnings))
+    return RoundView(number, matches, paired.byes, tuple(w.text for w in warnings),
+                     tuple(_warning_phrase(w) for w in warnings))
+
+
+#: A pairing warning's code → its message (its values from the warning's params).
+WARNING_PHRASES = {
+    "rematch": Phrase("said_round.rematch"),
+    "second-bye": Phrase("said_round.second_bye"),
+    "incomplete-previous-round": Phrase("said_round.incomplete_previous"),
+}
+
+
+def _warning_phrase(warning: PairingWarning) -> Phrase | str:
+    known = WARNING_PHRASES.get(warning.code)
+    if known is None:  # a warning without words of its own: its text
+        return warning.text
+    return dataclasses.replace(known, params=dict(warning.params))
 
 
 def undo_round(session: EventSession, number: int, reason: str,

@@ -74,12 +74,16 @@ class SiteSummary:
     #: Where the time went: step → (seconds, CPU seconds of this process and its workers).
     steps: dict[str, tuple[float, float]] = field(default_factory=dict)
 
+    def phrase(self) -> Phrase:
+        sets = ", ".join(map(str, self.released_sets)) or Phrase("said_site.no_sets")
+        state = Phrase("said_site.provisional" if self.provisional else "said_site.final")
+        return Phrase.of("said_site.summary", pages=self.pages, files=self.files, written=self.written,
+                         kept=self.kept, folder=self.folder, seconds=self.seconds, state=state, sets=sets,
+                         index=self.folder / "index.html")
+
     def text(self) -> str:
-        sets = ", ".join(map(str, self.released_sets)) or "none"
-        state = "provisional" if self.provisional else "final"
-        return (f"site: {self.pages} pages ({self.files} files: {self.written} written, {self.kept} unchanged) in "
-                f"{self.folder}/ in {self.seconds:.1f} s; results {state}; hands of released sets: {sets}; "
-                f"open {self.folder / 'index.html'}")
+        """In English (the demo's log)."""
+        return str(self.phrase())
 
 
 # --- templates ---------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ what has happened so far and returns one round; storing it is :mod:`dealer.round
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class PairingWarning:
 
     code: str  # "rematch", "second-bye"
     text: str
+    #: The values the text names (team ids, counts), for a face to word it in its own language.
+    params: Mapping[str, object] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)

@@ -310,7 +310,8 @@ def pair_round(teams: Sequence[SwissTeam], avoid_same_club: bool = False,
         candidates = never or sorted(ordered, key=lambda t: (t.byes, -t.rank))
         if not never:
             warnings.append(PairingWarning(
-                "second-bye", f"every team has had a bye: {candidates[0].id} gets a second one"))
+                "second-bye", f"every team has had a bye: {candidates[0].id} gets a second one",
+                {"team": candidates[0].id}))
         first_choice: tuple[SwissTeam, list[SwissTeam], list[tuple[int, int]] | None] | None = None
         for candidate in candidates:
             rest = [t for t in ordered if t.id != candidate.id]
@@ -334,6 +335,7 @@ def pair_round(teams: Sequence[SwissTeam], avoid_same_club: bool = False,
         home, away = home_team(field_[a], field_[b])
         if away.id in home.opponents:
             warnings.append(PairingWarning(
-                "rematch", f"{home.id} and {away.id} meet again: no pairing of the field avoids every rematch"))
+                "rematch", f"{home.id} and {away.id} meet again: no pairing of the field avoids every rematch",
+                {"home": home.id, "away": away.id}))
         result.append(Pairing(home.id, away.id))
     return PairedRound(tuple(result), byes, tuple(warnings))
