@@ -280,6 +280,8 @@ def test_a_forced_rematch_is_stored_only_when_accepted(tmp_path: Path) -> None:
     refused = _run("round", "pair", event, "--round", 4, "--boards-dir", boards)
     assert refused.exit_code == 2
     assert "meet again" in refused.stderr and "--accept-warnings" in refused.stderr
+    in_zh = _run("--lang", "zh", "round", "pair", event, "--round", 4, "--boards-dir", boards)
+    assert in_zh.exit_code == 2 and "再次相遇" in in_zh.stderr and "第 4 轮未保存" in in_zh.stderr
     assert _run("round", "show", event, "--round", 4, "--boards-dir", boards).exit_code == 2
     _ok("round", "pair", event, "--round", 4, "--accept-warnings", "--boards-dir", boards)
     stored = _round(event, boards, 4)
@@ -554,3 +556,23 @@ def test_a_knockout_result_corrected_after_the_next_round_is_refused_in_reports(
         refused = _run(*command, "--boards-dir", boards)
         assert refused.exit_code == 2 and "changed who went through" in refused.stderr, command
         assert "round 2 was paired K1 v K5" in refused.stderr and "K1 v K4" in refused.stderr
+
+
+def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
+    """``dealer --lang zh`` words the round and the missing results in Chinese, with the same
+    values; ``--lang en`` says them as the English lines always were."""
+    event, boards = _event(tmp_path)
+    zh = _ok("--lang", "zh", "round", "pair", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
+    assert zh == ["第 1 轮", "  第   1 桌  第  1 套  T1 安徽  对  T2 北京", "  第   2 桌  第  1 套  T3 重庆  对  T4 大连",
+                  "  第   3 桌  第  1 套  T5 鄂尔多斯  对  T6 福州", "已保存第 1 轮：3 场，0 个轮空"]
+    missing = _ok("--lang", "zh", "results", "missing", event, "--boards-dir", boards).stdout.splitlines()
+    assert missing[0] == "第 1 轮第 1 场（T1 对 T2）：缺 2 项：两桌的全部牌"
+    assert missing[-1] == "共缺 6 项桌成绩"
+    en = _ok("--lang", "en", "round", "show", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
+    assert en[:2] == ["round 1", "  table   1  set  1  T1 安徽  v  T2 北京"]
+    missing = _ok("--lang", "en", "results", "missing", event, "--boards-dir", boards).stdout.splitlines()
+    assert missing[0] == "round 1 match 1 (T1 v T2): 2 missing: all boards at both tables"
+    assert missing[-1] == "6 table result(s) missing"
+    undone = _ok("--lang", "en", "round", "undo", event, "--round", 1, "--reason", "wrong file",
+                 "--boards-dir", boards)
+    assert undone.stdout == "undid round 1 (3 match(es)); reason: wrong file\n"
