@@ -870,14 +870,17 @@ def championship(championship_file: str, as_json: bool, boards_dir: str) -> None
                                "places": [{"place": p, "teams": list(t)} for p, t in e.places]} for e in events],
                    "table": [line.as_dict() for line in lines]}, indent=1)
         return
-    echo(head.name or "championship")
+    if head.name:
+        echo(head.name)
+    else:
+        show("said_championship.untitled")
     for e in events:
         if e.provisional:
-            echo(f"provisional: {e.event} is not finished ({'; '.join(e.unfinished)}): its places so far are "
-                 "scored, and may still change")
+            show("said_championship.provisional", event=e.event, unfinished="; ".join(e.unfinished))
     for line in lines:
         per = "  ".join(f"{e.event} {line.per_event[e.event]}" for e in events)
-        echo(f"{line.rank:>3}{'=' if line.shared else ' '} {line.team} {line.name}: {line.total}  ({per})")
+        show("said_championship.line", rank=line.rank, shared="=" if line.shared else " ", team=line.team,
+             name=line.name, total=line.total, per=per)
 
 
 # --- printing ------------------------------------------------------------------------------
@@ -973,7 +976,7 @@ def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: st
     checks = [check_label_payload(key, event.id, event.sets, event.boards_per_set, line) for line in lines]
     for check in checks:
         show("said_label.genuine" if check.genuine else "said_label.not_genuine", payload=check.payload,
-             text=check.text)
+             text=check.phrase)
     bad = sum(not check.genuine for check in checks)
     show("said_label.total", err=bool(bad), genuine=len(checks) - bad, labels=len(checks))
     if bad:

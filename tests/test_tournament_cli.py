@@ -563,8 +563,9 @@ def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
     values; ``--lang en`` says them as the English lines always were."""
     event, boards = _event(tmp_path)
     zh = _ok("--lang", "zh", "round", "pair", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
-    assert zh == ["第 1 轮", "  第   1 桌  第  1 套  T1 安徽  对  T2 北京", "  第   2 桌  第  1 套  T3 重庆  对  T4 大连",
-                  "  第   3 桌  第  1 套  T5 鄂尔多斯  对  T6 福州", "已保存第 1 轮：3 场，0 个轮空"]
+    assert zh == ["第 1 轮", "  第   1 桌  第  1 套  T1 安徽  对  T2 北京",
+                  "  第   2 桌  第  1 套  T3 重庆  对  T4 大连", "  第   3 桌  第  1 套  T5 鄂尔多斯  对  T6 福州",
+                  "已保存第 1 轮：3 场，0 个轮空"]
     missing = _ok("--lang", "zh", "results", "missing", event, "--boards-dir", boards).stdout.splitlines()
     assert missing[0] == "第 1 轮第 1 场（T1 对 T2）：缺 2 项：两桌的全部牌"
     assert missing[-1] == "共缺 6 项桌成绩"

@@ -16,7 +16,7 @@ import hmac
 import re
 from dataclasses import dataclass
 
-from dealer.errors import UserError, quote
+from dealer.errors import Phrase, UserError, quote
 from dealer.event import EVENT_ID, MATCH_ID
 
 PREFIX = "SJD1"
@@ -132,8 +132,13 @@ class LabelCheck:
     payload: str
     genuine: bool
     #: The wallet it names when genuine; otherwise why it is not.
-    text: str
+    phrase: Phrase
     label: LabelId | None = None
+
+    @property
+    def text(self) -> str:
+        """:attr:`phrase` in English."""
+        return str(self.phrase)
 
 
 def check_label_payload(key: bytes, event_id: str, sets: int, boards_per_set: int, payload: str) -> LabelCheck:
@@ -143,15 +148,17 @@ def check_label_payload(key: bytes, event_id: str, sets: int, boards_per_set: in
     try:
         parsed = parse_payload(text)
     except PayloadError as error:
-        return LabelCheck(text, False, f"not a valid payload ({error.message.split(': ', 1)[-1]})")
+        # The reason without the payload the line shows already ("QR payload …: "), in English.
+        return LabelCheck(text, False, Phrase.of("said_label.invalid", reason=error.message.split(": ", 1)[-1]))
     if not isinstance(parsed, LabelId):
-        return LabelCheck(text, False, "not a wallet label (a traveller or score sheet code)")
+        return LabelCheck(text, False, Phrase("said_label.not_a_label"))
     if parsed.event != event_id:
-        return LabelCheck(text, False, f"a label of event {parsed.event!r}, not {event_id!r}", parsed)
+        return LabelCheck(text, False, Phrase.of("said_label.other_event", label_event=repr(parsed.event),
+                                                 event=repr(event_id)), parsed)
     if not check_label(key, parsed):
-        return LabelCheck(text, False, "check tag does not match: forged, altered or made with another key",
-                          parsed)
+        return LabelCheck(text, False, Phrase("said_label.forged"), parsed)
     if parsed.set > sets or parsed.board > boards_per_set:
-        return LabelCheck(text, False, f"set {parsed.set} board {parsed.board} is not in the event "
-                                       f"({sets} sets of {boards_per_set} boards)", parsed)
-    return LabelCheck(text, True, f"set {parsed.set}, board {parsed.board}, copy {parsed.copy}", parsed)
+        return LabelCheck(text, False, Phrase.of("said_label.not_in_event", set=parsed.set, board=parsed.board,
+                                                 sets=sets, boards=boards_per_set), parsed)
+    return LabelCheck(text, True, Phrase.of("said_label.wallet", set=parsed.set, board=parsed.board,
+                                            copy=parsed.copy), parsed)
