@@ -60,7 +60,7 @@ class DealReport:
     key_created: bool
     files: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)  # set files of an unfinished deal, found identical
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Phrase] = field(default_factory=list)
 
 
 def _other_events_with_key(root: Path, this_event: str, this_key_id: str) -> list[str]:
@@ -186,10 +186,7 @@ def deal_event(
     this_key_id = key_id(key)
     others = _other_events_with_key(folder.boards_root, event.id, this_key_id)
     if others:
-        report.warnings.append(
-            f"this key was already used for event(s) {', '.join(others)}: revealing it for "
-            "one event reveals the other's boards"
-        )
+        report.warnings.append(Phrase.of("dealing.key_used_before", events=", ".join(others)))
     hashes: dict[str, str] = {}
     for set_number, data in set_files(key, plan, public_value):
         target = folder.set_path(set_number)
