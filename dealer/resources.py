@@ -10,6 +10,7 @@ from typing import Any
 
 from dealer.errors import FileProblem
 from dealer.profiles import Profile, ProfileError, profile_from_mapping
+from dealer.tournament.knockout import BracketOrder, bracket_order_from_mapping
 
 _DATA = resources.files("dealer") / "data"
 
@@ -81,11 +82,9 @@ def bracket_names() -> list[str]:
 
 
 @functools.cache
-def load_bracket_order(name: str) -> Any:
+def load_bracket_order(name: str) -> BracketOrder:
     """The knockout bracket order ``dealer/data/brackets/<name>.toml`` (a
     :class:`~dealer.tournament.knockout.BracketOrder`), checked."""
-    from dealer.tournament.knockout import bracket_order_from_mapping
-
     if name not in bracket_names():
         raise FileProblem("resources.unknown_bracket_order",
                           field="bracket", name=name, known=', '.join(bracket_names()))

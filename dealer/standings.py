@@ -19,6 +19,7 @@ from typing import Any
 
 from dealer.event import Event
 from dealer.scoring import Adjustments, MatchScore, ScoredEvent, ScoringError
+from dealer.tournament.round_robin import serpentine_groups
 
 
 class TieBreakError(ScoringError):
@@ -244,8 +245,6 @@ def rank(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | 
 
 def group_standings(scored: ScoredEvent, lots_seed: bytes = b"") -> list[tuple[int, list[Standing]]]:
     """A grouped round robin's standings per group (0 = A): its teams, its matches, its byes."""
-    from dealer.tournament.round_robin import serpentine_groups
-
     event = scored.event
     out = []
     for group, ids in enumerate(serpentine_groups([t.id for t in event.seeded_teams()], event.format.groups)):

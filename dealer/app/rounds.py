@@ -33,6 +33,7 @@ from dealer.app.played import (
 )
 from dealer.errors import Phrase, quote
 from dealer.event import Event, Match
+from dealer.resources import load_bracket_order
 from dealer.scoring import ScoredEvent
 from dealer.standings import standings
 from dealer.store.db import ResultsStore
@@ -108,7 +109,7 @@ def _unfinished_in(event: Event, store: ResultsStore) -> tuple[Event, ScoredEven
     if event.format.kind == "knockout":
         from dealer.tournament.knockout_round import knockout_places
 
-        places = knockout_places(scored)
+        places = knockout_places(scored, load_bracket_order(event.format.bracket))
     return before, scored, unfinished(scored, places)
 
 
@@ -235,12 +236,14 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
         if event.format.kind == "knockout":
             from dealer.tournament.knockout_round import bracket_conflicts
 
-            conflicts = bracket_conflicts(scored)
+            conflicts = bracket_conflicts(scored, load_bracket_order(event.format.bracket))
             if conflicts:
                 raise RoundError("round.correction_changed_bracket", field="round",
                                  conflicts="; ".join(conflicts))
         paired = next_round(before, number, standings(scored, folder_seed(session.folder)), lots_key=key,
-                            winners=winners(scored) if event.format.kind == "knockout" else None)
+                            winners=winners(scored) if event.format.kind == "knockout" else None,
+                            bracket_order=load_bracket_order(event.format.bracket)
+                            if event.format.kind == "knockout" else None)
         if not paired.pairings and not paired.byes:
             raise RoundError("round.knockout_decided", field="round", number=number)
         warnings.extend(paired.warnings)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from dealer.app.played import score_stored, stored_attribution_problems
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
+from dealer.resources import load_bracket_order
 from dealer.scoring import Adjustments, AttributionError, MatchScore, ScoredEvent, withheld_boards, without_boards
 from dealer.standings import CrossCell, Standing, group_standings
 from dealer.standings import cross_table as standings_cross_table
@@ -132,10 +133,10 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
         from dealer.app.played import RoundError
         from dealer.tournament.knockout_round import bracket_conflicts, knockout_places
 
-        conflicts = bracket_conflicts(scored) if check_bracket else []
+        conflicts = bracket_conflicts(scored, load_bracket_order(event.format.bracket)) if check_bracket else []
         if conflicts:
             raise RoundError("report.correction_changed_bracket", field="round", conflicts="; ".join(conflicts))
-        places = knockout_places(scored)
+        places = knockout_places(scored, load_bracket_order(event.format.bracket))
     groups = group_standings(scored, seed) if event.format.groups > 1 else []
     return ReportData(event, scored, rank_teams(scored, seed), sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),

@@ -1,8 +1,10 @@
 """A knockout event's rounds and places from its event, its stored rounds and its scores.
 
 The bridge between :class:`~dealer.tournament.knockout.Bracket` (which knows slots and winners
-only) and the event: seeds from the team list, the bracket order by name, and each played
-match's winner from the scores (a drawn match decided by the profile's ``knockout_tie_breaks``).
+only) and the event: seeds from the team list, the bracket order (given: the caller loads the event's
+``format.bracket`` with ``dealer.resources.load_bracket_order``; nothing here reads a file), and
+each played match's winner from the scores (a drawn match decided by the profile's
+``knockout_tie_breaks``).
 """
 
 from __future__ import annotations
@@ -12,16 +14,15 @@ from collections.abc import Mapping
 from dealer.event import Event
 from dealer.scoring import ScoredEvent
 from dealer.tournament import PairedRound, Pairing
-from dealer.tournament.knockout import Bracket
+from dealer.tournament.knockout import Bracket, BracketError, BracketOrder
 
 
-def bracket(event: Event) -> Bracket:
-    from dealer.resources import load_bracket_order
-
+def bracket(event: Event, order: BracketOrder) -> Bracket:
+    """The event's bracket over ``order`` (the bracket order its ``format.bracket`` names)."""
     return Bracket([t.id for t in event.seeded_teams()],
                    "double" if event.format.elimination == "double" else "single",
                    "single" if event.format.grand_final == "single" else "reset",
-                   load_bracket_order(event.format.bracket))
+                   order)
 
 
 def winners(scored: ScoredEvent) -> dict[str, str]:
@@ -37,26 +38,24 @@ def winners(scored: ScoredEvent) -> dict[str, str]:
     return found
 
 
-def knockout_round(event: Event, number: int, slot_winners: Mapping[str, str]) -> PairedRound:
+def knockout_round(event: Event, number: int, slot_winners: Mapping[str, str], order: BracketOrder) -> PairedRound:
     """Round ``number``: its matches (home = the better seed) and the teams with a bye."""
-    found = bracket(event).round(number, slot_winners)
+    found = bracket(event, order).round(number, slot_winners)
     return PairedRound(tuple(Pairing(m.home, m.away, slot=m.slot) for m in found.matches),
                        tuple(b.team for b in found.byes))
 
 
-def knockout_places(scored: ScoredEvent) -> list[tuple[int, list[str]]]:
+def knockout_places(scored: ScoredEvent, order: BracketOrder) -> list[tuple[int, list[str]]]:
     """Final places so far (teams already knocked out, and the champion once known)."""
-    return [(place, list(teams)) for place, teams in bracket(scored.event).places(winners(scored))]
+    return [(place, list(teams)) for place, teams in bracket(scored.event, order).places(winners(scored))]
 
 
-def bracket_conflicts(scored: ScoredEvent) -> list[str]:
+def bracket_conflicts(scored: ScoredEvent, order: BracketOrder) -> list[str]:
     """Stored knockout rounds that today's results would pair differently: a result corrected
     after the next round was paired changed who went through. Each is named; empty when the
     stored bracket and the results agree."""
-    from dealer.tournament.knockout import BracketError
-
     event = scored.event
-    drawn = bracket(event)
+    drawn = bracket(event, order)
     found = winners(scored)
     played_in = {m.slot: rnd.number for rnd in event.rounds for m in rnd.matches if m.slot}
     conflicts = []

@@ -8,16 +8,28 @@ it, and refusing to pair over missing results, is :mod:`dealer.app.rounds`' work
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from dealer.errors import UserError
 from dealer.event import Event
-from dealer.standings import Standing
 from dealer.tournament import PairedRound, Pairing, swiss
+from dealer.tournament.knockout import BracketOrder
 from dealer.tournament.round_robin import grouped_round_robin
 
 
 class PairingError(UserError, ValueError):
     """A round cannot be paired now (a result it depends on is missing, a round out of range)."""
+
+
+class Standing(Protocol):
+    """A team's line in the standings as pairing reads it (a :class:`dealer.standings.Standing`
+    is one): pairing needs no more, and so does not depend on how standings are made."""
+
+    @property
+    def team(self) -> str: ...
+
+    @property
+    def match_points(self) -> int: ...
 
 
 def swiss_teams(event: Event, standings: Sequence[Standing]) -> list[swiss.SwissTeam]:
@@ -49,11 +61,13 @@ def next_round(
     *,
     lots_key: bytes | None = None,
     winners: Mapping[str, str] | None = None,
+    bracket_order: BracketOrder | None = None,
 ) -> PairedRound:
     """Round ``number`` of ``event`` (whose ``rounds`` are those paired before it).
 
     ``lots_key``: the event key, for a Swiss round 1 drawn by lots. ``winners``: knockout slot →
-    the team that went through, for every knockout match played so far.
+    the team that went through, for every knockout match played so far. ``bracket_order``: a
+    knockout's bracket order (``dealer.resources.load_bracket_order(event.format.bracket)``).
     """
     kind = event.format.kind
     if kind == "round-robin":
@@ -78,5 +92,7 @@ def next_round(
     if kind == "knockout":
         from dealer.tournament.knockout_round import knockout_round
 
-        return knockout_round(event, number, winners or {})
+        if bracket_order is None:
+            raise ValueError("a knockout round is paired over its bracket order: pass bracket_order")
+        return knockout_round(event, number, winners or {}, bracket_order)
     raise PairingError("pairing.rounds_are_listed", kind=kind)
