@@ -1,0 +1,176 @@
+"""The import contract of ``dealer/``: no import cycle, a pure domain, storage behind the application.
+
+The graph is read from the code's own imports, at module level and inside functions, by
+``scripts/import_graph.py`` (dev tooling: loaded here by its path, never shipped in the package).
+``python scripts/import_graph.py --layers`` prints the same graph and the edges per layer pair.
+
+To update as modules move: put a new module's name (or its package's ``dealer.x.*``) under its
+layer in :data:`LAYERS`; the most specific name wins (``dealer.results.db`` is storage while the
+rest of ``dealer.results.*`` is application). :data:`KNOWN_CYCLES` and :data:`KNOWN_BREAKS` are the
+breaks the refactor has still to remove: the tests fail on any break not listed there, and on a
+listed one that is gone (delete its line then), so the lists only ever shrink.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+#: Every module of dealer/ by layer; ``dealer.x.*`` is the package dealer.x and everything in it.
+LAYERS: dict[str, list[str]] = {
+    "domain": [
+        "dealer.cards", "dealer.profiles", "dealer.event", "dealer.deal", "dealer.batch", "dealer.analysis",
+        "dealer.scoring", "dealer.standings", "dealer.levels", "dealer.numbers", "dealer.errors",
+        "dealer.explain", "dealer.tournament.*",
+    ],
+    "format": ["dealer.boardset", "dealer.qr", "dealer.formats.*"],
+    "storage": ["dealer.store.*", "dealer.results.db", "dealer.files", "dealer.folder", "dealer.resources"],
+    "application": ["dealer.app.*", "dealer.results.*", "dealer.dealing", "dealer.championship"],
+    "rendering": ["dealer.render.*", "dealer.report.*", "dealer.site.*"],
+    "face": ["dealer.cli", "dealer.demo", "dealer.server.*"],
+    "package": ["dealer"],  # dealer/__init__.py: the version only
+}
+
+#: The pure layers, and what they never import (contract b).
+PURE = ("domain", "format")
+NOT_FROM_PURE = ("storage", "application", "rendering", "face")
+#: The only layers that import storage (contract c).
+STORAGE_USERS = ("application", "storage")
+
+#: Import cycles still to break (each as its sorted modules), all inside dealer/results/.
+KNOWN_CYCLES: list[list[str]] = [
+    ["dealer.results.entry", "dealer.results.rounds"],
+    ["dealer.results.importer", "dealer.results.levels"],
+]
+
+#: Edges (importer, imported) that still break contract c (the pure layers break none today):
+#: faces and rendering reading storage themselves; the application layer is to do it for them.
+KNOWN_BREAKS: list[tuple[str, str]] = [
+    ("dealer.cli", "dealer.files"),
+    ("dealer.cli", "dealer.folder"),
+    ("dealer.cli", "dealer.resources"),
+    ("dealer.demo", "dealer.files"),
+    ("dealer.demo", "dealer.folder"),
+    ("dealer.demo", "dealer.resources"),
+    ("dealer.render.doctor", "dealer.resources"),
+    ("dealer.render.engine", "dealer.files"),
+    ("dealer.render.engine", "dealer.resources"),
+    ("dealer.render.labels", "dealer.files"),
+    ("dealer.render.labels", "dealer.resources"),
+    ("dealer.render.writers", "dealer.files"),
+    ("dealer.render.writers", "dealer.folder"),
+    ("dealer.report", "dealer.files"),
+    ("dealer.report", "dealer.folder"),
+    ("dealer.report", "dealer.resources"),
+    ("dealer.site", "dealer.files"),
+    ("dealer.site", "dealer.folder"),
+    ("dealer.site", "dealer.resources"),
+    ("dealer.site", "dealer.results.db"),
+    ("dealer.site.release", "dealer.folder"),
+    ("dealer.site.release", "dealer.results.db"),
+]
+
+
+def _load_graph_module() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
+    spec = importlib.util.spec_from_file_location("import_graph", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("import_graph", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+graph = _load_graph_module()
+MODULES, EDGES = graph.build_graph()
+
+
+def _described(breaks: dict[tuple[str, str], list[str]]) -> list[str]:
+    return [f"{a} -> {b} at {', '.join(where)}" for (a, b), where in sorted(breaks.items())]
+
+
+def _breaks() -> dict[tuple[str, str], list[str]]:
+    """Every edge that breaks contract b or c, with where it is imported."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for edge in EDGES:
+        source, target = graph.layer_of(edge.source, LAYERS), graph.layer_of(edge.target, LAYERS)
+        bad = (source in PURE and target in NOT_FROM_PURE) or (target == "storage" and source not in STORAGE_USERS)
+        if bad:
+            found.setdefault((edge.source, edge.target), []).append(f"{edge.where()} ({edge.kind})")
+    return found
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m in MODULES if graph.layer_of(m, LAYERS) is None] == []
+
+
+def test_no_import_cycle_but_the_known_ones() -> None:
+    found = graph.cycles(MODULES, EDGES)
+    new = [c for c in found if c not in KNOWN_CYCLES]
+    described = ["; ".join(f"{e.source} -> {e.target} ({e.where()})" for e in graph.cycle_path(c, EDGES))
+                 for c in new]
+    assert described == [], "new import cycle(s)"
+    assert [c for c in KNOWN_CYCLES if c not in found] == [], "a known cycle is gone: delete it from KNOWN_CYCLES"
+
+
+def test_the_pure_domain_and_formats_import_no_storage_application_rendering_or_face() -> None:
+    new = {pair: where for pair, where in _breaks().items()
+           if graph.layer_of(pair[0], LAYERS) in PURE and pair not in KNOWN_BREAKS}
+    assert _described(new) == []
+
+
+def test_only_application_and_storage_import_storage() -> None:
+    new = {pair: where for pair, where in _breaks().items()
+           if graph.layer_of(pair[0], LAYERS) not in PURE and pair not in KNOWN_BREAKS}
+    assert _described(new) == []
+
+
+def test_every_known_break_still_breaks() -> None:
+    assert [pair for pair in KNOWN_BREAKS if pair not in _breaks()] == [], \
+        "a known break is gone: delete it from KNOWN_BREAKS"
+
+
+# --- the graph's rules, on a package made here ---------------------------------------------
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_the_graph_counts_function_level_submodule_package_and_relative_imports(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "dealer/__init__.py": "",
+        "dealer/a.py": "def f():\n    import dealer.sub.c\n",
+        "dealer/b.py": "from dealer.sub import c\nfrom dealer import a\n",
+        "dealer/sub/__init__.py": "X = 1\n",
+        "dealer/sub/c.py": "from . import d\nfrom dealer.sub import X\n",
+        "dealer/sub/d.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..a import f\n",
+    })
+    modules, edges = graph.build_graph(root)
+    assert modules == ["dealer", "dealer.a", "dealer.b", "dealer.sub", "dealer.sub.c", "dealer.sub.d"]
+    assert {(e.source, e.target, e.kind, e.why) for e in edges} == {
+        ("dealer.a", "dealer.sub.c", "function", "import"),
+        ("dealer.a", "dealer.sub", "function", "package"),  # importing dealer.sub.c runs dealer/sub/__init__
+        ("dealer.b", "dealer.sub.c", "top", "submodule"),
+        ("dealer.b", "dealer.sub", "top", "package"),
+        ("dealer.b", "dealer.a", "top", "submodule"),  # no edge to dealer: every module is inside it
+        ("dealer.sub.c", "dealer.sub.d", "top", "submodule"),  # inside dealer.sub: no package edge
+        ("dealer.sub.c", "dealer.sub", "top", "import"),  # a name of dealer.sub's own
+        ("dealer.sub.d", "dealer.a", "type-checking", "import"),
+    }
+    assert graph.cycles(modules, edges) == [["dealer.a", "dealer.sub.c", "dealer.sub.d"]]
+
+
+@pytest.mark.parametrize(("module", "layer"), [
+    ("dealer.results.db", "storage"), ("dealer.results.rounds", "application"), ("dealer.tournament", "domain"),
+    ("dealer.tournament.swiss", "domain"), ("dealer.store.events", "storage"), ("dealer.cardsx", None),
+])
+def test_the_most_specific_layer_pattern_wins(module: str, layer: str | None) -> None:
+    assert graph.layer_of(module, LAYERS) == layer
