@@ -1089,10 +1089,36 @@ def test_defect_12_a_leftover_set_that_differs_is_refused_and_can_be_discarded(t
     assert files_under(folder) == dealt
 
 
+# The child process runs the real `dealer deal`; to stop it at a known point, the script wraps
+# the deal's file writer (in that process only, as tests/test_results_processes.py does): once
+# the given number of set files is written, it writes its pid to the marker file and sleeps until
+# it is killed. The kill so always finds exactly that many set files, however loaded the machine.
+DEAL_THEN_PAUSE = """
+import os, sys, time
+from pathlib import Path
+import dealer.dealing
+writing = dealer.dealing._write_or_same
+marker, after = Path(sys.argv[1]), int(sys.argv[2])
+written = []
+def write_then_pause(target, *args, **kwargs):
+    done = writing(target, *args, **kwargs)
+    if target.name.startswith("set-"):
+        written.append(target.name)
+        if len(written) == after:
+            marker.write_text(str(os.getpid()))
+            time.sleep(600)
+    return done
+dealer.dealing._write_or_same = write_then_pause
+from dealer.cli import main
+main(sys.argv[3:])
+"""
+
+
 def test_defect_12_a_deal_killed_with_sigkill_is_finished_by_dealing_again(tmp_path: Path) -> None:
     """Review 12, as the reviewer did it: ``dealer deal`` of a larger event killed with SIGKILL
-    once some set files are written; the next ``dealer deal`` finishes it, and the files are
-    byte for byte those of a deal never interrupted (same key)."""
+    once some set files are written (here: stopped right after the third, then killed); the next
+    ``dealer deal`` finishes it, and the files are byte for byte those of a deal never
+    interrupted (same key)."""
     import signal
     import time
 
@@ -1103,24 +1129,32 @@ def test_defect_12_a_deal_killed_with_sigkill_is_finished_by_dealing_again(tmp_p
     key = tmp_path / "k.key"
     key.write_text("ab" * 32 + "\n", encoding="ascii")
     folder = boards(tmp_path) / "demo"
+    marker = tmp_path / "paused"
     process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from dealer.cli import main; main(sys.argv[1:])",
+        [sys.executable, "-c", DEAL_THEN_PAUSE, str(marker), "3",
          "deal", str(event), "--key-file", str(key), "--boards-dir", str(boards(tmp_path))],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while len(list(folder.glob("set-*.json"))) < 3:
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.005)
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the deal never reached its third set file"
+            time.sleep(0.01)
+        assert marker.read_text() == str(process.pid)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     assert process.returncode == -signal.SIGKILL
-    written = len(list(folder.glob("set-*.json")))
-    assert 3 <= written < 60 and not (folder / "manifest.json").exists()
+    written = sorted(p.name for p in folder.glob("set-*.json"))
+    assert written == ["set-01.json", "set-02.json", "set-03.json"]
+    assert not (folder / "manifest.json").exists()
     assert_one_error(dealer_at(tmp_path, "report", event, "--json"), "did not finish")
     again = dealer_at(tmp_path, "deal", event, "--key-file", key)
     assert again.exit_code == 0, again.output
-    assert again.output.count("kept ") == written
+    assert again.output.count("kept ") == len(written)
     other = run_dealer("deal", event, "--key-file", key, "--boards-dir", tmp_path / "elsewhere")
     assert other.exit_code == 0, other.output
     assert files_under(folder) == files_under(tmp_path / "elsewhere" / "demo")
