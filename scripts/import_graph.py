@@ -226,11 +226,16 @@ def contract_layers(path: Path = CONTRACT) -> dict[str, list[str]]:
     """The ``LAYERS`` table of the import contract, read as literal data (the test is not run)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else \
-            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if isinstance(target, ast.Name) and target.id == "LAYERS" and node.value is not None:
-            value = ast.literal_eval(node.value)
-            return {str(k): list(v) for k, v in value.items()}
+        target: ast.expr
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "LAYERS":
+            table = ast.literal_eval(value)
+            return {str(k): list(v) for k, v in table.items()}
     raise LookupError(f"{path}: no LAYERS table")
 
 
