@@ -26,9 +26,10 @@ LAYERS: dict[str, list[str]] = {
         "dealer.cards", "dealer.profiles", "dealer.event", "dealer.deal", "dealer.batch", "dealer.analysis",
         "dealer.scoring", "dealer.standings", "dealer.levels", "dealer.numbers", "dealer.errors",
         "dealer.explain", "dealer.tournament.*",
+        "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],
     "format": ["dealer.boardset", "dealer.qr", "dealer.formats.*"],
-    "storage": ["dealer.store.*", "dealer.results.db", "dealer.files", "dealer.folder", "dealer.resources"],
+    "storage": ["dealer.store.*", "dealer.resources"],
     "application": ["dealer.app.*", "dealer.results.*", "dealer.dealing", "dealer.championship"],
     "rendering": ["dealer.render.*", "dealer.report.*", "dealer.site.*"],
     "face": ["dealer.cli", "dealer.demo", "dealer.server.*"],
@@ -41,37 +42,46 @@ NOT_FROM_PURE = ("storage", "application", "rendering", "face")
 #: The only layers that import storage (contract c).
 STORAGE_USERS = ("application", "storage")
 
-#: Import cycles still to break (each as its sorted modules), all inside dealer/results/.
+#: Import cycles still to break (each as its sorted modules). Imports under ``if TYPE_CHECKING:``
+#: never run, so they make no cycle here (they still count for the layers).
 KNOWN_CYCLES: list[list[str]] = [
+    ["dealer.errors", "dealer.words"],
     ["dealer.results.entry", "dealer.results.rounds"],
     ["dealer.results.importer", "dealer.results.levels"],
 ]
 
 #: Edges (importer, imported) that still break contract c (the pure layers break none today):
 #: faces and rendering reading storage themselves; the application layer is to do it for them.
+#: (``dealer.store`` itself: importing ``dealer.store.x`` runs the package's ``__init__``.)
 KNOWN_BREAKS: list[tuple[str, str]] = [
-    ("dealer.cli", "dealer.files"),
-    ("dealer.cli", "dealer.folder"),
     ("dealer.cli", "dealer.resources"),
-    ("dealer.demo", "dealer.files"),
-    ("dealer.demo", "dealer.folder"),
+    ("dealer.cli", "dealer.store"),
+    ("dealer.cli", "dealer.store.files"),
+    ("dealer.cli", "dealer.store.folder"),
+    ("dealer.cli", "dealer.store.schema"),
     ("dealer.demo", "dealer.resources"),
+    ("dealer.demo", "dealer.store"),
+    ("dealer.demo", "dealer.store.files"),
+    ("dealer.demo", "dealer.store.folder"),
     ("dealer.render.doctor", "dealer.resources"),
-    ("dealer.render.engine", "dealer.files"),
     ("dealer.render.engine", "dealer.resources"),
-    ("dealer.render.labels", "dealer.files"),
+    ("dealer.render.engine", "dealer.store"),
+    ("dealer.render.engine", "dealer.store.files"),
     ("dealer.render.labels", "dealer.resources"),
-    ("dealer.render.writers", "dealer.files"),
-    ("dealer.render.writers", "dealer.folder"),
-    ("dealer.report", "dealer.files"),
-    ("dealer.report", "dealer.folder"),
+    ("dealer.render.labels", "dealer.store"),
+    ("dealer.render.labels", "dealer.store.files"),
+    ("dealer.render.writers", "dealer.store"),
+    ("dealer.render.writers", "dealer.store.files"),
+    ("dealer.render.writers", "dealer.store.folder"),
+    ("dealer.render.writers", "dealer.store.schema"),
     ("dealer.report", "dealer.resources"),
-    ("dealer.site", "dealer.files"),
-    ("dealer.site", "dealer.folder"),
+    ("dealer.report", "dealer.store"),
+    ("dealer.report", "dealer.store.files"),
     ("dealer.site", "dealer.resources"),
-    ("dealer.site", "dealer.results.db"),
-    ("dealer.site.release", "dealer.folder"),
-    ("dealer.site.release", "dealer.results.db"),
+    ("dealer.site", "dealer.store"),
+    ("dealer.site", "dealer.store.db"),
+    ("dealer.site", "dealer.store.files"),
+    ("dealer.site", "dealer.store.folder"),
 ]
 
 
@@ -87,6 +97,7 @@ def _load_graph_module() -> ModuleType:
 
 graph = _load_graph_module()
 MODULES, EDGES = graph.build_graph()
+RUNTIME_EDGES = [e for e in EDGES if e.kind != "type-checking"]
 
 
 def _described(breaks: dict[tuple[str, str], list[str]]) -> list[str]:
@@ -109,9 +120,9 @@ def test_every_module_has_a_layer() -> None:
 
 
 def test_no_import_cycle_but_the_known_ones() -> None:
-    found = graph.cycles(MODULES, EDGES)
+    found = graph.cycles(MODULES, RUNTIME_EDGES)
     new = [c for c in found if c not in KNOWN_CYCLES]
-    described = ["; ".join(f"{e.source} -> {e.target} ({e.where()})" for e in graph.cycle_path(c, EDGES))
+    described = ["; ".join(f"{e.source} -> {e.target} ({e.where()})" for e in graph.cycle_path(c, RUNTIME_EDGES))
                  for c in new]
     assert described == [], "new import cycle(s)"
     assert [c for c in KNOWN_CYCLES if c not in found] == [], "a known cycle is gone: delete it from KNOWN_CYCLES"
@@ -163,13 +174,14 @@ def test_the_graph_counts_function_level_submodule_package_and_relative_imports(
         ("dealer.b", "dealer.a", "top", "submodule"),  # no edge to dealer: every module is inside it
         ("dealer.sub.c", "dealer.sub.d", "top", "submodule"),  # inside dealer.sub: no package edge
         ("dealer.sub.c", "dealer.sub", "top", "import"),  # a name of dealer.sub's own
-        ("dealer.sub.d", "dealer.a", "type-checking", "import"),
+        ("dealer.sub.d", "dealer.a", "type-checking", "import"),  # never runs: no cycle through it
     }
     assert graph.cycles(modules, edges) == [["dealer.a", "dealer.sub.c", "dealer.sub.d"]]
+    assert graph.cycles(modules, [e for e in edges if e.kind != "type-checking"]) == []
 
 
 @pytest.mark.parametrize(("module", "layer"), [
-    ("dealer.results.db", "storage"), ("dealer.results.rounds", "application"), ("dealer.tournament", "domain"),
+    ("dealer.store.db", "storage"), ("dealer.results.rounds", "application"), ("dealer.tournament", "domain"),
     ("dealer.tournament.swiss", "domain"), ("dealer.store.events", "storage"), ("dealer.cardsx", None),
 ])
 def test_the_most_specific_layer_pattern_wins(module: str, layer: str | None) -> None:
