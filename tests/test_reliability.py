@@ -1096,8 +1096,8 @@ def test_defect_12_a_leftover_set_that_differs_is_refused_and_can_be_discarded(t
 DEAL_THEN_PAUSE = """
 import os, sys, time
 from pathlib import Path
-import dealer.dealing
-writing = dealer.dealing._write_or_same
+import dealer.app.dealing as dealing
+writing = dealing._write_or_same
 marker, after = Path(sys.argv[1]), int(sys.argv[2])
 written = []
 def write_then_pause(target, *args, **kwargs):
@@ -1108,7 +1108,7 @@ def write_then_pause(target, *args, **kwargs):
             marker.write_text(str(os.getpid()))
             time.sleep(600)
     return done
-dealer.dealing._write_or_same = write_then_pause
+dealing._write_or_same = write_then_pause
 from dealer.cli import main
 main(sys.argv[3:])
 """
