@@ -28,7 +28,7 @@ LAYERS: dict[str, list[str]] = {
         "dealer.explain", "dealer.tournament.*",
         "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],
-    "format": ["dealer.boardset", "dealer.qr", "dealer.formats.*"],
+    "format": ["dealer.formats.*"],
     "storage": ["dealer.store.*", "dealer.resources"],
     "application": ["dealer.app.*", "dealer.results.*", "dealer.dealing", "dealer.championship"],
     "rendering": ["dealer.render.*", "dealer.report.*", "dealer.site.*"],
