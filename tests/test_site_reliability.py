@@ -430,8 +430,9 @@ def test_defect_06_every_build_checks_the_whole_chain(tmp_path: Path) -> None:
     _sql(database, "UPDATE actions SET reason = 'rewritten'")
     refused = _site(fresh_event, fresh_boards, tmp_path / "two" / "s")
     assert refused.exit_code == 2 and "actions #" in refused.stderr and "edited" in refused.stderr, refused.output
-    # An old result edited mid-chain: every build (a rebuild too) reads every result and walks the
-    # whole chain: refused, the site left as it was.
+    # An old result edited mid-chain, behind a guard dropped and made again: the database is not
+    # the one the last build's mark names, so the rebuild walks the whole chain: refused, the
+    # site left as it was.
     third = tmp_path / "three"
     third.mkdir()
     event_3, boards_3 = _demo(third)
@@ -449,6 +450,148 @@ def test_defect_06_every_build_checks_the_whole_chain(tmp_path: Path) -> None:
     refused = _site(event_3, boards_3, third / "fresh")
     assert refused.exit_code == 2 and "results #1 (link 2): edited" in refused.stderr, refused.output
     assert not (third / "fresh").exists()
+
+
+def _count_links(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The link numbers the store's row-link check computes from now on (the audit's walk, and a
+    write's own links: cleared after each write)."""
+    from dealer.store import chain
+
+    checked: list[int] = []
+    real = chain.link_of
+
+    def link_of(previous: bytes, seq: int, table: str, values: Any) -> bytes:
+        checked.append(seq)
+        return real(previous, seq, table, values)
+
+    monkeypatch.setattr(chain, "link_of", link_of)
+    return checked
+
+
+def _mark(out: Path) -> dict[str, Any]:
+    mark = json.loads((out / MANIFEST).read_bytes())["audited"]
+    assert isinstance(mark, dict)
+    return mark
+
+
+def _add_last_result(event_file: Path, boards: Path) -> None:
+    assert run_dealer("results", "add", event_file, "--round", 3, "--match", 2, "--table", "B", "--board", 16,
+                      "--points", 45, "--trump", "S", "--boards-dir", boards).exit_code == 0
+
+
+def test_defect_06_a_rebuild_walks_only_the_links_after_the_last_builds_mark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    event_file, boards = _demo(tmp_path)
+    checked = _count_links(monkeypatch)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    first = _mark(out)
+    assert sorted(checked) == list(range(1, first["seq"] + 1))  # a first build walks the whole chain
+    _add_last_result(event_file, boards)
+    checked.clear()
+    assert _site(event_file, boards, out).exit_code == 0
+    second = _mark(out)
+    assert second["seq"] > first["seq"] and second["link"] != first["link"]
+    assert sorted(checked) == list(range(first["seq"] + 1, second["seq"] + 1))  # the new rows only
+    assert json.loads((out / "match-3-2.json").read_text(encoding="utf-8"))["boards"][15]["b_points"] is not None
+    checked.clear()
+    assert _site(event_file, boards, out).exit_code == 0  # nothing new: no link made again
+    assert checked == [] and _mark(out) == second
+    # The audit command still walks everything.
+    assert run_dealer("results", "audit", event_file, "--boards-dir", boards).exit_code == 0
+    assert sorted(checked) == list(range(1, second["seq"] + 1))
+    # A mark that does not fit (edited, another database's): the whole chain again.
+    for wrong in ({**second, "link": "0" * 64}, {**second, "created": "2000-01-01"}, {**second, "event": "other"},
+                  {**second, "seq": second["seq"] + 5}, "not a mark"):
+        manifest = json.loads((out / MANIFEST).read_bytes())
+        manifest["audited"] = wrong
+        (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        checked.clear()
+        assert _site(event_file, boards, out).exit_code == 0, wrong
+        assert sorted(checked) == list(range(1, second["seq"] + 1)), wrong
+        assert _mark(out) == second
+
+
+def _relink(database: Path, event_id: str, first: int, last: int, schema: int) -> None:
+    """A forger's rewrite: the links first…last made again from the rows as they now are, the
+    guards dropped and made again as they were, and SQLite's count of schema changes put back
+    to ``schema``."""
+    from dealer.store.chain import genesis, link
+    from dealer.store.schema import CHAINED
+
+    conn = sqlite3.connect(database)
+    conn.row_factory = sqlite3.Row
+    try:
+        guards = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        for guard in guards:
+            conn.execute(f"DROP TRIGGER {guard['name']}")
+        rows = sorted(((row["seq"], table, row) for table in CHAINED
+                       for row in conn.execute(f"SELECT * FROM {table} WHERE seq BETWEEN ? AND ?", (first, last))),
+                      key=lambda item: item[0])
+        before = [r[0] for t in CHAINED for r in conn.execute(f"SELECT chain FROM {t} WHERE seq = ?", (first - 1,))]
+        previous = bytes.fromhex(before[0]) if before else genesis(event_id)
+        for seq, table, row in rows:
+            previous = link(previous, seq, table, row)
+            conn.execute(f"UPDATE {table} SET chain = ? WHERE seq = ?", (previous.hex(), seq))
+        for guard in guards:
+            conn.execute(guard["sql"])
+        conn.commit()
+        conn.execute(f"PRAGMA schema_version = {schema}")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def test_defect_06_a_row_rewritten_before_the_mark_is_caught_by_a_rebuild(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    mark = _mark(out)
+    _add_last_result(event_file, boards)
+    database = boards / "demo" / "results.sqlite"
+    before = _tree(out)
+    # An old result rewritten, its link and every link up to the mark made again: the mark's
+    # link is not that link any more, so the rebuild walks the whole chain, and the first row
+    # after the mark no longer follows the link before it.
+    conn = sqlite3.connect(database)
+    try:
+        conn.execute("DROP TRIGGER results_no_update")
+        conn.execute("UPDATE results SET defenders_points = 200 WHERE round = 1 AND match = '1' AND tbl = 'A' "
+                     "AND board = 1")
+        conn.commit()
+    finally:
+        conn.close()
+    _sql(database, "CREATE TRIGGER results_no_update BEFORE UPDATE ON results "
+                   "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END")
+    _relink(database, "demo", 2, mark["seq"], mark["schema"])
+    conn = sqlite3.connect(database)
+    try:  # the database as the mark names it, but for the mark's link
+        assert conn.execute("PRAGMA schema_version").fetchone()[0] == mark["schema"]
+        assert conn.execute("SELECT chain FROM results WHERE seq = ?", (mark["seq"],)).fetchone()[0] != mark["link"]
+    finally:
+        conn.close()
+    refused = _site(event_file, boards, out)
+    assert refused.exit_code == 2 and f"(link {mark['seq'] + 1}): edited" in refused.stderr, refused.output
+    assert _tree(out) == before
+    # The same rewrite with every later link made again too is a chain made anew: only a head
+    # published before it tells (dealer results audit --head), as for the full audit.
+
+
+def test_defect_06_a_row_edited_before_the_mark_its_link_kept_is_caught_by_a_rebuild(tmp_path: Path) -> None:
+    event_file, boards = _demo(tmp_path)
+    out = tmp_path / "s"
+    assert _site(event_file, boards, out).exit_code == 0
+    _add_last_result(event_file, boards)
+    database = boards / "demo" / "results.sqlite"
+    # A guard dropped and made again moves SQLite's count of schema changes: not the database
+    # the mark names, so the whole chain is walked.
+    _sql(database, "DROP TRIGGER results_no_update")
+    _sql(database, "UPDATE results SET defenders_points = 200 WHERE round = 1 AND match = '1' AND tbl = 'A' "
+                   "AND board = 1")
+    _sql(database, "CREATE TRIGGER results_no_update BEFORE UPDATE ON results "
+                   "BEGIN SELECT RAISE(ABORT, 'results are append-only: use a correction'); END")
+    refused = _site(event_file, boards, out)
+    assert refused.exit_code == 2 and "results #1 (link 2): edited" in refused.stderr, refused.output
 
 
 def test_defect_06_release_and_round_pair_refuse_a_tampered_chain(tmp_path: Path) -> None:

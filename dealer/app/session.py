@@ -26,6 +26,7 @@ from dealer.store.rows import Release
 if TYPE_CHECKING:
     from dealer.app.standings import ReportData
     from dealer.formats.boardset import BoardSet
+    from dealer.store.chain import AuditMark
 
 
 def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> ResultsStore | None:
@@ -204,12 +205,14 @@ class EventSession:
 
         return score_stored(self.event, self.store, self.adjustments)
 
-    def report(self, *, publishing: bool = False) -> ReportData:
-        """The standings, places and groups of the event as played (:func:`dealer.app.standings.build_report`)."""
+    def report(self, *, publishing: bool = False, audited: AuditMark | None = None) -> ReportData:
+        """The standings, places and groups of the event as played (:func:`dealer.app.standings.build_report`);
+        ``audited``: publishing, the mark of the last audit (the site's last build)."""
         from dealer.app.standings import build_report
 
         if publishing not in self._reports:
-            self._reports[publishing] = build_report(self.event, self.store, self.folder, publishing=publishing)
+            self._reports[publishing] = build_report(self.event, self.store, self.folder, publishing=publishing,
+                                                     audited=audited)
         return self._reports[publishing]
 
 

@@ -24,6 +24,7 @@ from dealer.standings import standings as rank_teams
 from dealer.words import section
 
 if TYPE_CHECKING:
+    from dealer.store.chain import AuditMark
     from dealer.store.db import ResultsStore
     from dealer.store.folder import EventFolder
 
@@ -42,6 +43,8 @@ class ReportData:
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
     lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.app.played.folder_seed`)
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
+    #: Publishing: where the audit left the chain (the site's manifest keeps it for the next build).
+    audited: AuditMark | None = None
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -98,16 +101,20 @@ class ReportData:
 
 
 def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, *,
-                 publishing: bool = False) -> ReportData:
+                 publishing: bool = False, audited: AuditMark | None = None) -> ReportData:
     """Score the event from its results database, read-only; with no results yet, empty standings
     (and no database is created: reporting only reads). Refuses results that the event file, as
     edited, would credit to other teams (:class:`~dealer.scoring.AttributionError`).
     ``publishing``: for the players' site, whose releases, pairings and results are trusted only
-    as links of the hash chain: the whole chain is audited first, and anything found refused."""
+    as links of the hash chain: the whole chain is audited first, and anything found refused;
+    given ``audited`` (the mark of the site's last build), only the rows after it when the mark
+    still fits the database (:meth:`~dealer.store.db.ResultsStore.require_intact`). The report's
+    ``audited`` is the chain's mark after the audit."""
     from dealer.app.played import folder_seed, stored_adjustments
 
     sample = False
     head = None
+    mark = None
     adjustments = Adjustments()
     if store is None:
         scored = score_stored(event, None)
@@ -118,11 +125,14 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
             if found:
                 raise AttributionError(found)
             if publishing:
-                store.require_intact(Phrase("report.nothing_published"))
+                store.require_intact(Phrase("report.nothing_published"), audited=audited)
+                mark = store.audit_mark()
             scored = score_stored(event, store, adjustments)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
-    return _report(event, scored, folder_seed(folder), sample, head, adjustments, check_bracket=True)
+    report = _report(event, scored, folder_seed(folder), sample, head, adjustments, check_bracket=True)
+    report.audited = mark
+    return report
 
 
 def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: str | None,

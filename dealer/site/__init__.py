@@ -435,8 +435,10 @@ def _link_or_copy(src: str, dst: str) -> None:
 
 def _read_manifest(folder: Path) -> dict[str, Any] | None:
     """A folder's manifest: ``files`` (name → key), ``sha256`` (name → the digest of the bytes
-    written, :func:`_digest_bytes`) and ``ranks`` (the rank after each round, by its key);
-    ``None`` when it has none (or one this version cannot read)."""
+    written, :func:`_digest_bytes`), ``ranks`` (the rank after each round, by its key) and
+    ``audited`` (where the build's audit left the results chain, as
+    :meth:`~dealer.store.chain.AuditMark.as_json` wrote it, or ``None``); ``None`` when it has
+    none (or one this version cannot read)."""
     try:
         data = orjson.loads((folder / MANIFEST).read_bytes())
     except (OSError, ValueError):
@@ -446,7 +448,8 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     digests = data["sha256"] if isinstance(data.get("sha256"), dict) else {}
     return {"files": {str(k): str(v) for k, v in data["files"].items()},
             "sha256": {str(k): v for k, v in digests.items() if isinstance(v, str)},
-            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {}}
+            "ranks": data.get("ranks") if isinstance(data.get("ranks"), dict) else {},
+            "audited": data.get("audited")}
 
 
 def _key(*parts: object) -> str:
@@ -665,6 +668,7 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
     from dealer.app.standings import public_report
     from dealer.render.engine import default_jobs
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
+    from dealer.store.chain import AuditMark
 
     folder = session.folder
     started = time.perf_counter()
@@ -675,8 +679,9 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
     new_folder = _new_folder_name(out)
     with _locked(out.parent):  # one build at a time: they share the spare folder
         live = _check_site_folders(out, spare, new_folder)
-        # Audited first: what becomes public (hands, the key, results) rests on the chain's rows.
-        scores = session.report(publishing=True)
+        # Audited first: what becomes public (hands, the key, results) rests on the chain's rows;
+        # on a rebuild, the rows after the chain's link the live site's build audited.
+        scores = session.report(publishing=True, audited=AuditMark.from_json((live or {}).get("audited")))
         released, key_release, last_update, unused = _released(session)
         data, withheld = public_report(scores, released)  # what the site shows: no board still in play
         clock.step("scoring")
@@ -737,7 +742,9 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
                 _unlink(target / name)
             manifest = orjson.dumps({"schema": SCHEMA, "files": writer.keys, "sha256": writer.digests,
-                                     "ranks": site.rank_cache}, option=orjson.OPT_SORT_KEYS)
+                                     "ranks": site.rank_cache,
+                                     "audited": scores.audited.as_json() if scores.audited else None},
+                                    option=orjson.OPT_SORT_KEYS)
             _write_public(target / MANIFEST, manifest)
             if live is None and out.is_dir():
                 out.rmdir()  # an empty folder named by --out (checked above): the site takes its place

@@ -14,11 +14,12 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 from typing import Any
 
 from dealer.store.schema import (
+    ALL_LINKS,
     CHAINED,
     GUARDED_TABLE,
     IMPORTED,
@@ -156,6 +157,78 @@ class AuditReport:
         return not self.findings
 
 
+@dataclass(frozen=True)
+class AuditMark:
+    """Where an audit that found nothing left the chain: its last link number and that link, with
+    what tells the database (the event, when it was made, SQLite's count of its schema changes:
+    a guard dropped and made again moves it). A later audit given it walks only the rows after
+    it (:func:`audit_after`); the site keeps one in its manifest."""
+
+    event: str
+    created: str
+    schema: int
+    seq: int
+    link: str
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> AuditMark | None:
+        """The mark ``data`` holds (as :meth:`as_json` wrote it); ``None`` if it is not one."""
+        if not isinstance(data, dict):
+            return None
+        event, created, schema, seq, link_ = (data.get(k) for k in ("event", "created", "schema", "seq", "link"))
+        if not (isinstance(event, str) and isinstance(created, str) and type(schema) is int
+                and type(seq) is int and seq >= 1 and isinstance(link_, str) and is_link(link_)):
+            return None
+        return cls(event, created, schema, seq, link_)
+
+
+def database_mark(conn: sqlite3.Connection, event_id: str) -> AuditMark | None:
+    """The mark of the chain as it stands (``None``: no link yet, or no record of when the
+    database was made)."""
+    created = conn.execute("SELECT value FROM meta WHERE key = 'created'").fetchone()
+    last = conn.execute(f"SELECT seq, chain FROM ({ALL_LINKS}) WHERE typeof(seq) = 'integer' "
+                        "ORDER BY seq DESC LIMIT 1").fetchone()
+    if created is None or last is None or not isinstance(last[1], str) or not is_link(last[1]):
+        return None
+    schema = int(conn.execute("PRAGMA schema_version").fetchone()[0])
+    return AuditMark(event_id, str(created[0]), schema, int(last[0]), last[1])
+
+
+def audit_after(conn: sqlite3.Connection, event_id: str, mark: AuditMark) -> list[Finding] | None:
+    """The audit of a chain already audited up to ``mark``: ``None`` (walk the whole chain:
+    :func:`audit_walk`) unless the database is the one marked (its event, when it was made, no
+    schema change since: a guard dropped to edit a row and made again moves SQLite's count) and
+    the link numbered ``mark.seq`` is still the one marked (a row rewritten before it, its links
+    made again, changes it) and the tables hold as many rows as the chain has links (a row added
+    or left without a link); else what the full audit's checks find in the guards and the meta,
+    and in each row after the mark (its link from the one before, as the full walk checks it) and
+    each import after it."""
+    created = conn.execute("SELECT value FROM meta WHERE key = 'created'").fetchone()
+    if mark.event != event_id or created is None or created[0] != mark.created \
+            or int(conn.execute("PRAGMA schema_version").fetchone()[0]) != mark.schema:
+        return None
+    tables = [t for t in CHAINED if columns(conn, t)]
+    at_mark = [r[0] for t in tables for r in conn.execute(f"SELECT chain FROM {t} WHERE seq = ?", (mark.seq,))]
+    if at_mark != [mark.link]:
+        return None
+    counted = conn.execute(  # per table: a count of its pages, the last entry of its seq index
+        "SELECT " + " + ".join(f"(SELECT count(*) FROM {t})" for t in tables)
+        + ", max(" + ", ".join(f"coalesce((SELECT max(seq) FROM {t}), 0)" for t in tables) + ", 0)").fetchone()
+    if counted[0] != counted[1]:
+        return None
+    findings = schema_findings(conn) + meta_findings(conn, event_id)
+    rows = _chained_rows(conn, after=mark.seq)
+    linked = sorted((row for row in rows if isinstance(row[0], int)), key=itemgetter(0))
+    if len(linked) != len(rows):  # a link number that is not a whole one: the full walk names it
+        return None
+    chained = _walk(linked, bytes.fromhex(mark.link), mark.seq + 1, findings)
+    findings.extend(batch_findings(conn, chained, after=mark.seq))
+    return findings
+
+
 def schema_findings(conn: sqlite3.Connection) -> list[Finding]:
     """Every guard or view dropped, changed or added, and every column the tool did not make."""
     found: list[Finding] = []
@@ -190,7 +263,24 @@ def schema_findings(conn: sqlite3.Connection) -> list[Finding]:
 
 def audit_walk(conn: sqlite3.Connection, event_id: str) -> AuditReport:
     """The whole chain walked (the audit's fast path: every row read as plain tuples)."""
-    findings = schema_findings(conn)
+    findings = schema_findings(conn) + meta_findings(conn, event_id)
+    rows = _chained_rows(conn)
+    linked = sorted((row for row in rows if isinstance(row[0], int) and row[0] >= 1),
+                    key=itemgetter(0))
+    for seq, table, row_id, _chain, _values in rows:
+        if not (isinstance(seq, int) and seq >= 1):
+            findings.append(Finding("added", f"{table} #{row_id}", "a row the tool did not write (no "
+                                    "chain link)"))
+    chained = _walk(linked, genesis(event_id), 1, findings)
+    findings.extend(batch_findings(conn, chained))
+    head = linked[-1][3] if linked else None
+    return AuditReport(len(rows), None if head is None else str(head), findings)
+
+
+def meta_findings(conn: sqlite3.Connection, event_id: str) -> list[Finding]:
+    """The table meta not as the tool wrote it: another event's, keys it does not write, a result
+    kind the rows contradict."""
+    findings: list[Finding] = []
     meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
     if meta.get("event") != event_id:
         findings.append(Finding("meta", "table meta", f"names event {meta.get('event')!r}, not "
@@ -203,28 +293,39 @@ def audit_walk(conn: sqlite3.Connection, event_id: str) -> AuditReport:
                              or (by_content is not None and by_content != meta["result"])):
         findings.append(Finding("meta", "table meta", f"says result {meta['result']!r}, but the database holds "
                                 f"{by_content or 'no result'}"))
-    # Every row as (seq, table, id, chain, the columns its link covers), read as plain tuples
-    # (a league has 640,000). A database of an older schema (checked before its migration)
-    # lacks the newer tables.
-    rows: list[tuple[object, str, object, object, tuple[object, ...]]] = []
+    return findings
+
+
+Row = tuple[object, str, object, object, tuple[object, ...]]
+
+
+def _chained_rows(conn: sqlite3.Connection, after: int | None = None) -> list[Row]:
+    """Every row of the chained tables (of those with a link number above ``after`` only, when
+    given: read through each table's index of ``seq``) as (seq, table, id, chain, the columns its
+    link covers), read as plain tuples (a league has 640,000). A database of an older schema
+    (checked before its migration) lacks the newer tables."""
+    rows: list[Row] = []
     for table in [t for t in CHAINED if columns(conn, t)]:
         cursor = conn.cursor()
         cursor.row_factory = None
-        cursor.execute(f"SELECT * FROM {table}")
+        if after is None:
+            cursor.execute(f"SELECT * FROM {table}")
+        else:
+            cursor.execute(f"SELECT * FROM {table} WHERE seq > ?", (after,))
         names = [d[0] for d in cursor.description]
         pick = itemgetter(*(names.index(c) for c in ("seq", "id", "chain")))
         covered = itemgetter(*(names.index(c) for c in CHAINED[table]))
         for r in cursor:
             seq, row_id, chain = pick(r)
             rows.append((seq, table, row_id, chain, covered(r)))
-    linked = sorted((row for row in rows if isinstance(row[0], int) and row[0] >= 1),
-                    key=itemgetter(0))
-    for seq, table, row_id, _chain, _values in rows:
-        if not (isinstance(seq, int) and seq >= 1):
-            findings.append(Finding("added", f"{table} #{row_id}", "a row the tool did not write (no "
-                                    "chain link)"))
-    previous: bytes | None = genesis(event_id)  # None: unknown (after a gap)
-    expected_seq = 1
+    return rows
+
+
+def _walk(linked: Sequence[Row], previous: bytes | None, expected_seq: int,
+          findings: list[Finding]) -> dict[tuple[str, object], int]:
+    """Walk ``linked`` (rows with a link number, in its order, the first expected to be
+    ``expected_seq`` and to follow ``previous``): every row edited, deleted or added is added to
+    ``findings``; gives (table, id) → link of the rows kept in the chain."""
     chained: dict[tuple[str, object], int] = {}  # (table, id) → link, of the rows in the chain
     i, count = 0, len(linked)
     while i < count:
@@ -254,15 +355,16 @@ def audit_walk(conn: sqlite3.Connection, event_id: str) -> AuditReport:
         except (TypeError, ValueError):
             previous = None
         expected_seq = seq + 1
-    findings.extend(batch_findings(conn, chained))
-    head = linked[-1][3] if linked else None
-    return AuditReport(len(rows), None if head is None else str(head), findings)
+    return chained
 
 
-def batch_findings(conn: sqlite3.Connection, chained: dict[tuple[str, object], int]) -> list[Finding]:
+def batch_findings(conn: sqlite3.Connection, chained: dict[tuple[str, object], int],
+                   after: int | None = None) -> list[Finding]:
     """What the tool always writes together: an import record, then exactly its rows (as many
     as it says, the links right after its own, entered at its time), corrections and only they
-    superseding a row. Catches rows forged with a right link, or cut from the end."""
+    superseding a row. Catches rows forged with a right link, or cut from the end. ``after``:
+    of the imports and rows with a link number above it only (a rebuild's audit after its mark;
+    an import before it with rows after it shows as one whose count is wrong)."""
     found: list[Finding] = []
     # (table, row) by import, in link order: an import's rows are board results or level
     # results (the tool never mixes them, but the count covers both).
@@ -271,13 +373,23 @@ def batch_findings(conn: sqlite3.Connection, chained: dict[tuple[str, object], i
     results: dict[object, list[tuple[str, object, object, object, object]]] = {}
     cursor = conn.cursor()
     cursor.row_factory = None
-    for table in [t for t in IMPORTED if columns(conn, t)]:
+    where, args = ("", ()) if after is None else (" WHERE seq > ?", (after,))
+    imported = [t for t in IMPORTED if columns(conn, t)]
+    for table in imported:
         for import_id, *row in cursor.execute(f"SELECT import_id, '{table}', id, seq, entered_at, supersedes "
-                                              f"FROM {table} ORDER BY seq"):
+                                              f"FROM {table}{where} ORDER BY seq", args):
             results.setdefault(import_id, []).append(tuple(row))
     for rows in results.values():
         rows.sort(key=lambda item: item[2] if isinstance(item[2], int) else 0)
-    imports = {row["id"]: row for row in conn.execute("SELECT * FROM imports")}
+    if after is None:
+        imports = {row["id"]: row for row in conn.execute("SELECT * FROM imports")}
+    else:
+        imports = {row["id"]: row for row in conn.execute("SELECT * FROM imports WHERE seq > ?", (after,))}
+        old = [i for i in results if i not in imports]
+        for first in range(0, len(old), 500):
+            part = old[first:first + 500]
+            imports.update((row["id"], row) for row in conn.execute(
+                f"SELECT * FROM imports WHERE id IN ({','.join('?' * len(part))})", part))
     for import_id, rows in results.items():
         if import_id not in imports:
             for table, row_id, *_rest in rows:

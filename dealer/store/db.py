@@ -39,11 +39,14 @@ from typing import Any
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError, quote
 from dealer.store.chain import (
     ENCODER,
+    AuditMark,
     AuditReport,
     Finding,
+    audit_after,
     audit_walk,
     bulk_links,
     constant,
+    database_mark,
     genesis,
     is_link,
     link,
@@ -719,12 +722,29 @@ class ResultsStore:
                 report.published_link = int(found[0])
         return report
 
-    def require_intact(self, refused: object) -> None:
+    def audit_mark(self) -> AuditMark | None:
+        """Where the chain stands now, as a mark an audit that found nothing can hand on
+        (:meth:`require_intact`'s ``audited``); ``None`` while the chain is empty."""
+        with _sqlite_errors(self.path):
+            return database_mark(self.conn, self.event_id)
+
+    def require_intact(self, refused: object, audited: AuditMark | None = None) -> None:
         """Refuse (``refused``: what is not done) when the audit finds anything: the rows that
         decide what becomes public or how a round is paired (releases, pairings, results) are
-        trusted only as links of the chain."""
+        trusted only as links of the chain.
+
+        ``audited``: the mark (:meth:`audit_mark`) of an earlier audit of this database that
+        found nothing (the site's last build): then the link it names must still be that link,
+        and only the rows after it are walked, with the guards and the meta
+        (:func:`~dealer.store.chain.audit_after`); a mark that does not fit this database, or
+        anything found, costs the whole walk (:meth:`audit`), whose findings are the ones shown."""
         with self.snapshot():  # one state of the database, whatever is stored meanwhile
-            findings = self.audit().findings
+            findings = None
+            if audited is not None:
+                with _sqlite_errors(self.path):
+                    findings = audit_after(self.conn, self.event_id, audited)
+            if findings is None or findings:
+                findings = self.audit().findings
         if not findings:
             return
         shown = "; ".join(f.text() for f in findings[:3])
