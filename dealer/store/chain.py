@@ -19,7 +19,6 @@ from operator import itemgetter
 from typing import Any
 
 from dealer.store.schema import (
-    ALL_LINKS,
     CHAINED,
     GUARDED_TABLE,
     IMPORTED,
@@ -189,8 +188,10 @@ def database_mark(conn: sqlite3.Connection, event_id: str) -> AuditMark | None:
     """The mark of the chain as it stands (``None``: no link yet, or no record of when the
     database was made)."""
     created = conn.execute("SELECT value FROM meta WHERE key = 'created'").fetchone()
-    last = conn.execute(f"SELECT seq, chain FROM ({ALL_LINKS}) WHERE typeof(seq) = 'integer' "
-                        "ORDER BY seq DESC LIMIT 1").fetchone()
+    # Each table's last link through its index of seq (not a sort of every link).
+    lasts = [row for t in CHAINED if columns(conn, t) for row in conn.execute(
+        f"SELECT seq, chain FROM {t} WHERE typeof(seq) = 'integer' ORDER BY seq DESC LIMIT 1")]
+    last = max(lasts, key=itemgetter(0), default=None)
     if created is None or last is None or not isinstance(last[1], str) or not is_link(last[1]):
         return None
     schema = int(conn.execute("PRAGMA schema_version").fetchone()[0])
