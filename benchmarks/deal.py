@@ -116,7 +116,7 @@ def batch_same_boards(sets: int, boards_per_set: int, repeats: int) -> float:
 def disk_floor(written: Path, folder: Path, repeats: int) -> tuple[float, int, int]:
     """Best seconds of writing the files of ``written`` again, same bytes, as plain new files in a
     fresh folder, then one ``syncfs``; and how many files and bytes."""
-    from dealer.store.files import flush_to_disk
+    from dealer.files import flush_to_disk
 
     contents = [(path.name, path.read_bytes()) for path in sorted(written.iterdir()) if path.is_file()]
     best = float("inf")

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from dealer.app import EventSession
 from dealer.app.dealing import deal_event
+from dealer.files import load_event_text
 from dealer.render import PrintOptions, build_documents, default_jobs, render_documents
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 PLAIN_TEXT = ("双升是四人两副牌的扑克游戏，对家为一方，庄家一方打级，闲家一方抢分，"

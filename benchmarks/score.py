@@ -137,9 +137,9 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
 
 def score_only(event_file: str, boards_root: str) -> None:
     """Child process: read the results, score every match, compute standings; print figures."""
+    from dealer.files import load_event
     from dealer.scoring import ResultColumns, score_event
     from dealer.standings import standings
-    from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
 
@@ -173,7 +173,7 @@ def main() -> None:
     from dealer.app import EventSession
     from dealer.app.dealing import deal_event
     from dealer.app.results import import_file
-    from dealer.store.files import load_event
+    from dealer.files import load_event
     from dealer.store.folder import EventFolder
 
     with tempfile.TemporaryDirectory() as temporary:

@@ -47,7 +47,7 @@ def make_league(folder: Path, teams: int, rounds: int) -> Path:
     from dealer.app import EventSession
     from dealer.app.dealing import deal_event
     from dealer.app.results import import_file
-    from dealer.store.files import load_event
+    from dealer.files import load_event
     from dealer.store.folder import EventFolder
 
     event_path = score.write_event(folder, teams, rounds)
@@ -140,8 +140,8 @@ def main() -> None:
 
     from dealer.app import EventSession
     from dealer.app.results import correct_result
+    from dealer.files import load_event
     from dealer.site import build_site, spare_folder
-    from dealer.store.files import load_event
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
 

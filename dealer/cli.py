@@ -30,9 +30,9 @@ from dealer.errors import (
 )
 
 if TYPE_CHECKING:
+    from dealer.app import EventFolder
     from dealer.app.session import EventSession
     from dealer.event import Event
-    from dealer.store.folder import EventFolder
     from dealer.words import CommandWords
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -156,7 +156,7 @@ class DealerGroup(click.Group):
             report_error(error)
             ctx.exit(error.exit_status)
         except OSError as error:
-            from dealer.store.files import os_problem
+            from dealer.files import os_problem
 
             problem = os_problem(error, error.filename or "dealer", Phrase("files.do_complete_command"))
             report_error(problem)
@@ -247,8 +247,8 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
 
 
 def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
-    from dealer.store.files import load_event
-    from dealer.store.folder import EventFolder
+    from dealer.app import EventFolder
+    from dealer.files import load_event
 
     event = load_event(event_file)
     return event, EventFolder.of(event, boards_dir)

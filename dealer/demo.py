@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
+from dealer.app import EventFolder
 from dealer.app.dealing import deal_event
 from dealer.app.session import EventSession, event_as_played
 from dealer.errors import EnvironmentProblem
 from dealer.event import Event
+from dealer.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
 from dealer.resources import demo_event_text, templates_dir
-from dealer.store.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
-from dealer.store.folder import EventFolder
 
 DEMO_EVENT_FILE = "event.toml"
 SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo event (样例数据)

@@ -1,7 +1,7 @@
 """The event plan: teams, rounds, matches, board sets and the board schedule.
 
 Pure domain code: :func:`parse_event` takes the parsed TOML mapping (see
-``dealer/data/demo-event.toml`` for the documented format); :mod:`dealer.store.files` reads the file.
+``dealer/data/demo-event.toml`` for the documented format); :mod:`dealer.files` reads the file.
 Every error names the key it is about.
 """
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from dealer.app.dealing import deal_event
-from dealer.store.files import load_event_text
+from dealer.files import load_event_text
 from dealer.store.folder import EventFolder
 from dealer.app import EventSession
 from dealer.render import KINDS, PrintOptions, build_documents, render_documents

@@ -37,7 +37,7 @@ def main() -> None:
     from dealer.resources import demo_event_text
     from dealer.app import EventSession
     from dealer.app.results import import_file
-    from dealer.store.files import load_event_text
+    from dealer.files import load_event_text
     from dealer.store.folder import EventFolder
 
     args.out.mkdir(parents=True, exist_ok=True)

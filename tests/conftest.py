@@ -16,8 +16,8 @@ from dealer.app.session import EventSession
 from dealer.cli import main
 from dealer.errors import EXIT_DIFFERENCE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_OK, EXIT_REJECTED
 from dealer.event import Event
+from dealer.files import load_event_text
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from dealer.app.rounds import pair_round
 from dealer.app.session import event_as_played
 from dealer.demo import sample_round_csv, site_demo
 from dealer.event import Event
-from dealer.store.files import load_event_text
+from dealer.files import load_event_text
 from dealer.store.folder import EventFolder
 
 SIXTEEN_TEAMS = "\n".join([

@@ -31,8 +31,8 @@ from dealer.deal import (
 )
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
+from dealer.files import read_key
 from dealer.formats.boardset import boardset_document
-from dealer.store.files import read_key
 from dealer.store.folder import EventFolder
 
 
@@ -502,7 +502,7 @@ def test_commitment_file_written_from_a_template_is_json_dumps_indented() -> Non
     """commitment.json's plan boards come from a template (speed); the bytes are still
     ``json.dumps(indent=1)`` of the document (docs/dealing.md §8.1), for any plan."""
     from dealer.app.dealing import commitment_bytes
-    from dealer.store.files import json_bytes
+    from dealer.files import json_bytes
 
     boards = [[s, b, "NESW"[b % 4], ["2", "10", "A", "J"][(s + b) % 4]] for s in (1, 2, 12) for b in range(1, 17)]
     for rows in (boards, boards[:1], []):

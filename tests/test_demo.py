@@ -9,8 +9,8 @@ from conftest import run_dealer as run
 
 from dealer.app.dealing import deal_event
 from dealer.demo import run_demo
+from dealer.files import load_event_text
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from dealer.event import Event
+from dealer.files import FileProblem, load_event, load_event_text
 from dealer.resources import demo_event_text
-from dealer.store.files import FileProblem, load_event, load_event_text
 
 
 def test_demo_event(event: Event) -> None:

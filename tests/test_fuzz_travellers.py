@@ -41,8 +41,8 @@ import openpyxl
 from test_results_support import HAND, HEADER, db_path, db_state, run, write_csv, write_event
 
 from dealer.event import Event
+from dealer.files import load_event
 from dealer.formats.travellers import COLUMNS, REQUIRED
-from dealer.store.files import load_event
 
 #: Fixed, so that a failure is reproduced; FUZZ_SEED and FUZZ_CASES explore further (a failure
 #: message names the seed).

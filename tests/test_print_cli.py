@@ -13,9 +13,9 @@ from print_support import decode_qr_codes, page_count
 
 from dealer.app.dealing import deal_event
 from dealer.event import Event
+from dealer.files import load_event_text
 from dealer.formats.qr import LabelId, parse_payload
 from dealer.resources import demo_event_text, label_layouts
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 DATA = Path(__file__).resolve().parent.parent / "dealer" / "data"
@@ -147,7 +147,7 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
 ) -> None:
     """Another print run's temporary file beside the output is left alone (no fixed temporary name),
     the data is fsynced before the rename, and an earlier rendering of the same file is replaced."""
-    import dealer.store.files
+    import dealer.files
     from dealer.render import PrintOptions, render_documents
 
     event, boards, _ = dealt_demo
@@ -156,8 +156,8 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
     other_run = tmp_path / f".{target.name}.tmp"
     other_run.write_text("another print run, still writing", encoding="utf-8")
     synced: list[int] = []
-    real_fsync = dealer.store.files.os.fsync
-    monkeypatch.setattr(dealer.store.files.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    real_fsync = dealer.files.os.fsync
+    monkeypatch.setattr(dealer.files.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
     options = PrintOptions(out_dir=tmp_path, sets=(1,), boards_root=boards, fmt="html")
     [written] = render_documents(documents_of(event, "travellers", options), "html", 1)
     assert written.path == target

@@ -22,11 +22,11 @@ from dealer.app import EventSession
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, Card, Deal, Pack, parse_cards
 from dealer.deal import Board
+from dealer.files import load_event_text
 from dealer.render import KINDS, PrintOptions
 from dealer.render.engine import Document, render_html
 from dealer.render.writers import Source, hand_records
 from dealer.resources import demo_event_text, templates_dir
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 MIN_PT = 6.5

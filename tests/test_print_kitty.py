@@ -20,10 +20,10 @@ from print_support import (
 
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS
+from dealer.files import load_event_text
 from dealer.render import PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 # Rendered once per test run: ``--dist loadfile`` (Makefile) sends every test of this module to

@@ -13,9 +13,9 @@ from conftest import run_dealer as run
 from print_support import DATA, DPI, decode_qr_codes, page_images
 
 from dealer.app.dealing import deal_event
+from dealer.files import load_event_text, read_key
 from dealer.formats.qr import label_payload, parse_payload
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text, read_key
 from dealer.store.folder import EventFolder
 
 PX_PER_MM = DPI / 25.4

@@ -22,11 +22,11 @@ from print_support import (
 
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS, Card, parse_card
+from dealer.files import load_event_text, read_key
 from dealer.formats.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text, read_key
 from dealer.store.folder import EventFolder
 
 # Rendered once per test run: ``--dist loadfile`` (Makefile) sends every test of this module to

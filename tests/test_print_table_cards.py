@@ -13,8 +13,8 @@ from conftest import run_dealer as run
 from print_support import page_count, page_texts, read_data
 
 from dealer.app.dealing import deal_event
+from dealer.files import load_event_text
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 CARD = re.compile(

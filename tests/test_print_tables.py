@@ -12,9 +12,9 @@ from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_texts
 
 from dealer.app.dealing import deal_event
+from dealer.files import load_event_text
 from dealer.formats.qr import TravellerId, parse_payload
 from dealer.resources import demo_event_text, load_profile, profile_ids
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 PROFILE_DECKS = {"official-2002": 2, "renmin-shuangsheng": 2, "shenzhen-community": 2, "four-deck-2v2": 4}

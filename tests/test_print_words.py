@@ -11,10 +11,10 @@ import pytest
 
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS
+from dealer.files import load_event_text
 from dealer.render import context as ctx
 from dealer.render.strings import Strings, strings
 from dealer.resources import demo_event_text
-from dealer.store.files import load_event_text
 from dealer.store.folder import EventFolder
 
 #: Words of the two languages that name seats, the kitty, jokers and suits.

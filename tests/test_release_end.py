@@ -19,7 +19,7 @@ from conftest import Outcome, run_dealer
 
 from dealer.app.session import event_as_played
 from dealer.demo import sample_levels_csv, sample_round_csv
-from dealer.store.files import load_event
+from dealer.files import load_event
 from dealer.store.folder import EventFolder
 
 #: The review's level-race event file over the demo's id (defect 8).

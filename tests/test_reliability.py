@@ -1510,7 +1510,7 @@ def test_a_file_system_without_hard_links_still_gets_new_files_atomically(
     still written whole, and an existing one is still never replaced."""
     import errno
 
-    from dealer.store.files import write_atomic
+    from dealer.files import write_atomic
 
     def no_links(source: str, target: str, **_options: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted", source)

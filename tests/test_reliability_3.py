@@ -186,7 +186,7 @@ def test_13_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Pat
     of its 3 rounds: every match played so far is complete, yet the places are not final."""
     from dealer.app.session import event_as_played
     from dealer.demo import sample_levels_csv
-    from dealer.store.files import load_event
+    from dealer.files import load_event
     from dealer.store.folder import EventFolder
 
     event = tmp_path / "demo-levels.toml"
@@ -209,7 +209,7 @@ def swiss_after_two_rounds(tmp_path: Path) -> Path:
     """The built-in Swiss demo dealt, rounds 1 and 2 paired and their sample results imported."""
     from dealer.app.session import event_as_played
     from dealer.demo import sample_round_csv
-    from dealer.store.files import load_event
+    from dealer.files import load_event
     from dealer.store.folder import EventFolder
 
     event = tmp_path / "swiss.toml"

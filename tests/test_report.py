@@ -13,9 +13,9 @@ from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 from dealer.demo import score_demo
+from dealer.files import load_event, load_event_text
 from dealer.resources import demo_event_text
 from dealer.store import migrations
-from dealer.store.files import load_event, load_event_text
 from dealer.store.folder import EventFolder
 
 #: The schema version 0.1.0 created (migration 1 of that version), to test upgrades from it.

@@ -15,7 +15,7 @@ from conftest import report_of
 from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
 
 import dealer.report as report
-from dealer.store.files import load_event
+from dealer.files import load_event
 from dealer.store.folder import EventFolder
 
 TRUMPS = ["S", "♥", "梅花", "d", "NT"]  # as a scorer types them: stored as S H C D NT

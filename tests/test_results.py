@@ -11,8 +11,8 @@ from test_results_support import HEADER, db_path, db_state, hand_rows, run, writ
 
 from dealer.app import EventSession
 from dealer.app.results import missing
+from dealer.files import load_event
 from dealer.formats.qr import score_sheet_payload, traveller_payload
-from dealer.store.files import load_event
 from dealer.store.folder import EventFolder
 from dealer.store.migrations import SCHEMA_VERSION
 from dealer.store.schema import BOARDS

@@ -15,7 +15,7 @@ from pathlib import Path
 from conftest import run_dealer
 
 from dealer.app.dealing import deal_event
-from dealer.store.files import load_event
+from dealer.files import load_event
 from dealer.store.folder import EventFolder
 
 EVENT_TOML = """

@@ -22,10 +22,10 @@ from test_results_support import (
 )
 
 from dealer.event import Event
+from dealer.files import load_event, load_event_text
 from dealer.resources import load_profile
 from dealer.scoring import MatchScore, ResultColumns, ScoringError, score_event
 from dealer.standings import TIE_BREAKS, rank, standings
-from dealer.store.files import load_event, load_event_text
 from dealer.store.folder import EventFolder
 
 

@@ -112,7 +112,7 @@ def test_the_session_holds_the_event_as_played(tmp_path: Path) -> None:
 
     from dealer.app.dealing import deal_event
     from dealer.app.rounds import pair_round
-    from dealer.store.files import load_event_text
+    from dealer.files import load_event_text
 
     event = load_event_text(EIGHT_TEAM_SWISS, "swiss8.toml")
     folder = EventFolder(event.id, tmp_path / "boards")

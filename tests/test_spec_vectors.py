@@ -624,7 +624,7 @@ def test_the_event_files_byte_for_byte() -> None:
 def test_dealer_deal_writes_exactly_these_files(tmp_path: Path) -> None:
     """§9.4: `dealer deal` itself, run on the event of the docs, writes the files of the table."""
     from dealer.app.dealing import deal_event
-    from dealer.store.files import load_event
+    from dealer.files import load_event
     from dealer.store.folder import EventFolder
 
     event_file = tmp_path / "spec.toml"

@@ -6,5 +6,7 @@ session per command (later per request), calls use cases on it and words what th
 """
 
 from dealer.app.session import EventSession
+from dealer.store.folder import EventFolder
 
-__all__ = ["EventSession"]
+#: The faces' one door to an event: its session, and its folder (where its files and outputs go).
+__all__ = ["EventFolder", "EventSession"]

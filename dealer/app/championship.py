@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.errors import FileProblem, Phrase, UserError, quote
-from dealer.store.files import read_bytes
+from dealer.files import read_bytes
 
 CHAMPIONSHIP_FILE_LIMIT = 1024 * 1024
 
@@ -137,7 +137,7 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
                        ) -> tuple[ChampionshipFile, list[EventPlaces], list[ChampionshipLine]]:
     """Read the championship file, report each event (read-only) and rank the teams."""
     from dealer.app.session import EventSession
-    from dealer.store.files import load_event
+    from dealer.files import load_event
 
     championship = read_championship(path)
     found: list[EventPlaces] = []

@@ -18,20 +18,7 @@ from typing import Any
 from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
-from dealer.formats.boardset import (
-    BOARDSET_SCHEMA,
-    COMMITMENT_SCHEMA,
-    MANIFEST_SCHEMA,
-    BoardSetError,
-    PlanOf,
-    VerifyReport,
-    against_announced,
-    dealt_as_written,
-    set_files,
-    verify_boardset,
-    written_set,
-)
-from dealer.store.files import (
+from dealer.files import (
     OWNER_ONLY,
     OWNER_ONLY_FOLDER,
     flush_to_disk,
@@ -45,6 +32,19 @@ from dealer.store.files import (
     sha256_hex,
     write_atomic,
     write_key,
+)
+from dealer.formats.boardset import (
+    BOARDSET_SCHEMA,
+    COMMITMENT_SCHEMA,
+    MANIFEST_SCHEMA,
+    BoardSetError,
+    PlanOf,
+    VerifyReport,
+    against_announced,
+    dealt_as_written,
+    set_files,
+    verify_boardset,
+    written_set,
 )
 from dealer.store.folder import COMMITMENT_FILE, MANIFEST_FILE, SET_FILE_LIMIT, EventFolder, read_commitment
 

@@ -22,6 +22,7 @@ from dealer.app.kinds import ResultKind, kind_of
 from dealer.app.validate import entry_row
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
+from dealer.files import read_bytes
 from dealer.formats.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.formats.travellers import FILE_LIMIT, TRAVELLERS, Layout, ParsedFile, file_kind, parse_file
 from dealer.numbers import whole_number_or_none
@@ -29,7 +30,6 @@ from dealer.scoring import (
     AttributionError,
 )
 from dealer.store.db import DatabaseRefused, ResultsStore
-from dealer.store.files import read_bytes
 from dealer.store.rows import StoredRow
 from dealer.store.schema import BOARDS, LEVELS
 

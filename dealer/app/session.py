@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
+from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
 from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
-from dealer.store.files import OWNER_ONLY_FOLDER, load_event, make_folder
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
 from dealer.store.rows import Release
 

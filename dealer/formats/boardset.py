@@ -80,6 +80,11 @@ class BoardSetError(UserError):
     """The document is not a board set at all (another file, another schema)."""
 
 
+
+def set_file_name(set_number: int) -> str:
+    """The name of set ``set_number``'s file in the event's folder (and the site's downloads)."""
+    return f"set-{set_number:02d}.json"
+
 def layout_of(event: Event) -> Layout:
     return Layout(event.decks, event.hand, event.kitty, event.kitty_mode == "in-hand")
 

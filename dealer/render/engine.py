@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dealer.files import OWNER_ONLY, write_atomic
 from dealer.render.strings import strings
 from dealer.resources import templates_dir
-from dealer.store.files import OWNER_ONLY, write_atomic
 
 #: Below this many pages in all, rendering stays in this process (a pool costs a second).
 PARALLEL_THRESHOLD = 24

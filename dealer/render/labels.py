@@ -148,7 +148,7 @@ def load_label_layout(name: str) -> LabelLayout:
     from dealer.resources import label_layouts
 
     if name.endswith(".toml"):
-        from dealer.store.files import read_bytes
+        from dealer.files import read_bytes
 
         path = Path(name)
         try:

@@ -1,6 +1,6 @@
 """The table of writers: one per KIND, each turning the event into documents to render.
 
-Writers read the dealt boards and, for labels, the key through :class:`~dealer.store.folder.EventFolder`
+Writers read the dealt boards and, for labels, the key through :class:`~dealer.app.EventSession`
 (each set file checked against the manifest, the key against the commitment); they never deal,
 and never change anything under ``boards/``.
 """
@@ -17,14 +17,13 @@ from dealer.deal import Board
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.explain import conversion_rows
+from dealer.files import check_writable_folder
 from dealer.formats.boardset import BoardSet
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
-from dealer.store.files import check_writable_folder
-from dealer.store.folder import EventFolder
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -67,11 +66,6 @@ class PrintOptions:
     #: For public output (the players' site): only sets the director released are read.
     public: bool = False
 
-    def folder(self, event: Event) -> EventFolder:
-        return EventFolder.of(event, self.boards_root)
-
-    def output_dir(self, event: Event) -> Path:
-        return self.out_dir if self.out_dir is not None else self.folder(event).output_path
 
 
 class Source:
@@ -101,6 +95,10 @@ class Source:
                                   field="copies", copies=self.options.copies, most=MAX_COPIES)
             return self.options.copies
         return self.event.copies_needed(set_number)
+
+    def output_dir(self) -> Path:
+        """Where the documents go: ``--out``, or the event's output folder."""
+        return self.options.out_dir if self.options.out_dir is not None else self.folder.output_path
 
     def boardset(self, set_number: int) -> BoardSet:
         if self.options.public:
@@ -158,7 +156,7 @@ class Source:
 
     def path(self, kind: str, set_number: int) -> Path:
         suffix = "pdf" if self.options.fmt == "pdf" else "html"
-        return self.options.output_dir(self.event) / f"{kind}-set-{set_number:02d}-{self.options.lang}.{suffix}"
+        return self.output_dir() / f"{kind}-set-{set_number:02d}-{self.options.lang}.{suffix}"
 
 
 Writer = Callable[[Source, int], Document]
@@ -184,13 +182,13 @@ def hand_records(source: Source, set_number: int) -> Document:
 def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[dict[str, Any]]]:
     """Board → per match playing the set, what tables A and B played (trump, defenders' points),
     from the results database (read only)."""
-    from dealer.store.schema import BOARDS
+    from dealer.app.kinds import BOARD_RESULTS
 
     store = source.session.store
     if store is None:
         raise UserError("render.no_results_yet", field="with_results")
     source.session.check_attribution()  # the rows are credited as the event file says
-    rows = store.current(BOARDS)
+    rows = store.current(BOARD_RESULTS.table)
     shown: dict[int, list[dict[str, Any]]] = {}
     for match in ctx.matches_of_set(source.event, set_number):
         for board in source.event.set_boards(set_number):
@@ -235,7 +233,7 @@ def alignment(source: Source, set_number: int | None = None) -> Document:
     page = ctx.alignment_page(layout, source.options.offset_x, source.options.offset_y)
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"alignment-{Path(layout.id).stem}-{source.options.lang}.{suffix}"
-    return Document(source.options.output_dir(source.event) / name, "alignment", "labels.html", common, [page],
+    return Document(source.output_dir() / name, "alignment", "labels.html", common, [page],
                     {"test sheets": 1})
 
 
@@ -312,7 +310,7 @@ def pairings(source: Source, round_number: int) -> Document:
     common = source.common("pairings", None)
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"pairings-round-{round_number:02d}-{source.options.lang}.{suffix}"
-    path = source.options.output_dir(source.event) / name
+    path = source.output_dir() / name
     page = ctx.pairings_page(source.event, round_number)
     return Document(path, "pairings", "pairings.html", common, [page],
                     {"matches": len(page["matches"]), "byes": len(page["byes"])})
@@ -325,7 +323,7 @@ def level_sheets(source: Source, round_number: int) -> Document:
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"level-sheets-round-{round_number:02d}-{source.options.lang}.{suffix}"
     pages = ctx.level_sheet_pages(source.event, round_number, t)
-    return Document(source.options.output_dir(source.event) / name, "level-sheets", "level-sheets.html",
+    return Document(source.output_dir() / name, "level-sheets", "level-sheets.html",
                     common, pages, {"score sheets": len(pages)})
 
 
@@ -379,11 +377,11 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
         source.folder.check_kind(event)  # the folder must hold this kind of event
     if event.levels:  # no deal to check: the pairings and the level-race score sheets
         assert options.round is not None
-        check_writable_folder(options.output_dir(event), field="out")
+        check_writable_folder(source.output_dir(), field="out")
         return [pairings(source, options.round) if kind == "pairings" else level_sheets(source, options.round)]
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
-        check_writable_folder(options.output_dir(event), field="out")
+        check_writable_folder(source.output_dir(), field="out")
         return [document]
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
@@ -393,7 +391,7 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
     kinds = expand_kinds(kind)
     if kinds == ["pairings"]:
         assert options.round is not None
-        check_writable_folder(options.output_dir(event), field="out")
+        check_writable_folder(source.output_dir(), field="out")
         return [pairings(source, options.round)]
     sets = source.set_numbers()
     source.copies(sets[0])  # a bad --copies is refused even for kinds that print one per match
@@ -410,5 +408,5 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)
-    check_writable_folder(options.output_dir(event), field="out")  # last: nothing made for a refusal
+    check_writable_folder(source.output_dir(), field="out")  # last: nothing made for a refusal
     return documents

@@ -20,11 +20,11 @@ from typing import IO, Any
 from dealer.app.standings import ReportData
 from dealer.errors import Phrase, UserError
 from dealer.explain import tie_break_name
+from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
 from dealer.scoring import BOARD_LINE, MatchScore, MatchSheet
 from dealer.standings import CrossCell, Standing
-from dealer.store.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.words import LANGS, section
 
 

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from dealer.app import EventFolder
 from dealer.errors import Phrase, UserError
 from dealer.event import Event
+from dealer.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
+from dealer.formats.boardset import set_file_name
 from dealer.render.strings import LANGS, strings
 from dealer.render.templates import environment
 from dealer.resources import package_folder, templates_dir
-from dealer.store.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
-from dealer.store.folder import EventFolder, set_file_name
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession

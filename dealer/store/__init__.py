@@ -1,2 +1,2 @@
 """Storage: the results database (:mod:`dealer.store.db`, its schema and hash chain), the event's
-folder of dealt boards (:mod:`dealer.store.folder`) and safe file writing (:mod:`dealer.store.files`)."""
+folder of dealt boards (:mod:`dealer.store.folder`) and safe file writing (:mod:`dealer.files`)."""

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError, quote
+from dealer.files import OWNER_ONLY, make_folder, os_problem
 from dealer.store.chain import (
     ENCODER,
     AuditMark,
@@ -52,7 +53,6 @@ from dealer.store.chain import (
     link,
     schema_findings,
 )
-from dealer.store.files import OWNER_ONLY, make_folder, os_problem
 from dealer.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from dealer.store.rows import Action, EntryBatch, Release, StoredRow
 from dealer.store.schema import (

@@ -23,6 +23,7 @@ from typing import Any
 from dealer.deal import ALGORITHM, commitment, plan_digest
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
+from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 from dealer.formats.boardset import (
     COMMITMENT_SCHEMA,
     HEX64,
@@ -33,8 +34,8 @@ from dealer.formats.boardset import (
     dealt_codes,
     layout_of,
     parse_boardset,
+    set_file_name,
 )
-from dealer.store.files import parse_json, read_bytes, read_json, read_key, sha256_hex
 
 DEFAULT_BOARDS_ROOT = Path("boards")
 DEFAULT_OUTPUT_ROOT = Path("output")
@@ -46,10 +47,6 @@ RESULTS_FILE = "results.sqlite"
 SET_FILE = re.compile(r"set-(\d{2,3})\.json")
 SET_FILE_LIMIT = 8 * 1024 * 1024
 
-
-
-def set_file_name(set_number: int) -> str:
-    return f"set-{set_number:02d}.json"
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,7 @@ def sample_round(cwd: Path, event_file: str, number: int, levels: bool = False, 
     return py(
         "import sys\n"
         "from pathlib import Path\n"
-        "from dealer.store.files import load_event\n"
+        "from dealer.files import load_event\n"
         "from dealer.store.folder import EventFolder\n"
         "from dealer.app.rounds import load_scheduled\n"
         f"from dealer.demo import {fn} as f\n"
