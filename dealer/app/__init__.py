@@ -6,7 +6,9 @@ session per command (later per request), calls use cases on it and words what th
 """
 
 from dealer.app.session import EventSession
+from dealer.store.chain import AuditMark
 from dealer.store.folder import EventFolder
 
-#: The faces' one door to an event: its session, and its folder (where its files and outputs go).
-__all__ = ["EventFolder", "EventSession"]
+#: The faces' one door to an event: its session, its folder (where its files and outputs go), and
+#: the mark of how far a build's audit of its results chain went (kept by the site between builds).
+__all__ = ["AuditMark", "EventFolder", "EventSession"]

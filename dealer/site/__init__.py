@@ -665,11 +665,11 @@ def default_site_folder(folder: EventFolder) -> Path:
 def build_site(session: EventSession, out: Path | None = None, *, key_file: str | Path | None = None,
                jobs: int | None = None, pdf: bool = True, lang: str = "zh") -> SiteSummary:
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
+    from dealer.app import AuditMark
     from dealer.app.played import folder_seed
     from dealer.app.standings import public_report
     from dealer.render.engine import default_jobs
     from dealer.site.pages import SCHEMA, SiteData, plan_pages
-    from dealer.store.chain import AuditMark
 
     folder = session.folder
     started = time.perf_counter()
