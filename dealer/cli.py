@@ -705,11 +705,10 @@ def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomp
     """Compute and store round N's pairings (teams, home/away, tables, set)."""
     from dealer.app.rounds import pair_round
 
-    event, folder = _event_folder(event_file, boards_dir)
-    key = None
-    if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
-        key = folder.read_key(event, key_file)
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        event, key = session.declared, None
+        if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
+            key = session.folder.read_key(event, key_file)
         view, stored = pair_round(session, round_, accept_warnings=accept_warnings,
                                   allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
     _echo_round(view, event)

@@ -123,7 +123,6 @@ class ImportOutcome:
         return str(self.phrase())
 
 
-Outcome = Added | Unchanged | Corrected
 
 
 def _rejected(field: str | None, value: str | None, message: str, hint: str | None = None,
@@ -185,9 +184,8 @@ def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVE
     """A result file read (:func:`dealer.formats.travellers.parse_file`): its kind from its suffix
     before anything is read, then its bytes (a regular file, at most ``FILE_LIMIT``)."""
     source = str(path)
-    if sheet is not None and file_kind(source) != "xlsx":
+    if file_kind(source) != "xlsx" and sheet is not None:  # an unknown kind is refused here too
         raise FileProblem("import.csv_has_no_sheets", field="sheet", source=source)
-    file_kind(source)  # an unknown kind is refused before reading
     data = read_bytes(Path(path), Phrase("files.what_traveller_file"), FILE_LIMIT)
     return parse_file(data, source, sheet, layout)
 
