@@ -16,7 +16,7 @@ from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import UserError, quote
-from dealer.profiles import Profile, ProfileError
+from dealer.profiles import Profile, ProfileError, with_rules
 
 KITTY_MODES = ("in-hand", "separate")
 DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
@@ -32,7 +32,7 @@ RESULT_KINDS = ("boards", "levels")
 _BOARD_ONLY_KEYS = ("boards_per_set", "sets", "public_value_source")
 #: Most tables a level-race match may have (seed 001: 5 pairs a side).
 MAX_TABLES = 16
-_TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes"}
+_TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules"}
 _TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
 #: The keys each format kind takes (besides ``kind``); anything else is refused.
@@ -372,6 +372,11 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         profile = find_profile(profile_id)
     except (KeyError, ProfileError) as error:
         raise EventError("event.bad_profile", error=error) from None
+    if "rules" in data:  # the event's own rules (补充规定) over its profile's
+        try:
+            profile = with_rules(profile, data["rules"])
+        except ProfileError as error:
+            raise EventError("event.bad_rules", error=error) from None
     decks = _int(head.get("decks", 2), "event.decks", 1, 4)
     if decks not in profile.supported_decks:
         raise EventError(

@@ -26,7 +26,9 @@ from typing import Any, BinaryIO
 from dealer.deal import KeyFormatError, parse_key
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError
 from dealer.event import Event, EventError, parse_event
-from dealer.resources import load_profile
+from dealer.profiles import Profile, ProfileError, profile_from_mapping
+from dealer.resources import load_profile, profile_ids
+from dealer.standings import TIE_BREAKS
 
 #: Largest event file read (an event of 2,000 teams and 30 rounds is about 3 MB).
 EVENT_FILE_LIMIT = 16 * 1024 * 1024
@@ -96,11 +98,11 @@ def read_text(path: str | Path, what: object, encoding: str = "utf-8", limit: in
     return decode_text(read_bytes(path, what, limit), path, what, encoding)
 
 
-def load_event_text(text: str, source: str) -> Event:
-    """The event of an event file's text; any problem is an error naming ``source``."""
+def _toml(text: str, source: str) -> dict[str, Any]:
+    """The parsed TOML of a user's file; any problem is an error naming ``source``."""
     text = text.removeprefix("\ufeff")
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise FileProblem("files.not_toml", source=source, error=error) from None
     except ValueError as error:  # e.g. an integer of thousands of digits
@@ -109,8 +111,52 @@ def load_event_text(text: str, source: str) -> Event:
     except RecursionError:
         raise FileProblem("files.nested_too_deeply", source=source) \
             from None
+
+
+#: Largest profile file of an event's own read.
+PROFILE_FILE_LIMIT = 1024 * 1024
+
+
+def _profile_finder(folder: Path) -> Callable[[str], Profile]:
+    """An event file's ``profile``: a built-in profile's id, or (ending in ``.toml``) a profile
+    file of the event's own, its path relative to the event file's folder, checked as the
+    built-in ones are (and with an id of its own, so a report never shows a built-in's name
+    and version over other rules)."""
+    def find(value: str) -> Profile:
+        if not value.endswith(".toml"):
+            return load_profile(value)
+        path = folder / value
+        try:
+            data = _toml(read_text(path, Phrase("files.what_profile_file"), limit=PROFILE_FILE_LIMIT), str(path))
+            profile = profile_from_mapping(data)
+        except (FileProblem, ProfileError) as error:
+            if isinstance(error, EnvironmentProblem):
+                raise
+            raise ProfileError("files.at_path", path=path, error=error) from None
+        if profile.id in profile_ids():
+            raise ProfileError("profiles.own_file_reuses_id", path=path, profile_id=profile.id)
+        return profile
+    return find
+
+
+def _checked_chain(event: Event) -> Event:
+    """The event, its tie-break chain every key the standings know (checked here, with the
+    registry of :mod:`dealer.standings`, as the profile itself cannot see it)."""
+    profile = event.profile
+    for key in profile.tie_breaks:
+        if key not in TIE_BREAKS:
+            where = "rules.tie_breaks" if "tie_breaks" in profile.supplement else \
+                f"event.profile: profile {profile.id}, tie_breaks"
+            raise EventError("event.unknown_tie_break", where=where, name=key, known=", ".join(TIE_BREAKS))
+    return event
+
+
+def load_event_text(text: str, source: str) -> Event:
+    """The event of an event file's text; any problem is an error naming ``source`` (a profile
+    file it names is read relative to ``source``'s folder)."""
+    data = _toml(text, source)
     try:
-        return parse_event(data, load_profile)
+        return _checked_chain(parse_event(data, _profile_finder(Path(source).parent)))
     except EventError as error:
         raise FileProblem("files.at_source", source=source, error=error) from None
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from dealer.cards import LEVELS, normalize_level
@@ -186,6 +186,10 @@ class Profile:
     place_points: tuple[int, ...] = ()
     level_race: LevelRaceRule = LevelRaceRule()
     extras: Mapping[str, Any] = field(default_factory=dict)
+    #: The profile's keys an event's ``[rules]`` changed (its 补充规定), in the order given.
+    supplement: tuple[str, ...] = ()
+    #: The data the profile was built from (with the event's rules merged in, if any).
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def supported_decks(self) -> tuple[int, ...]:
@@ -245,15 +249,20 @@ def _band(data: Mapping[str, Any], where: str) -> LevelBand:
     unknown = set(data) - {"side", "base", "min", "max", "per", "anchor", "count", "cap"}
     if unknown:
         raise ProfileError("event.unknown_override_keys", where=where, unknown=', '.join(sorted(unknown)))
+
+    def bound(key: str, low: int, high: int) -> int | None:
+        value = data.get(key)
+        return None if value is None else _whole(value, f"{where}.{key}", low, high)
+
     return LevelBand(
         side=side,
-        base=int(data.get("base", 0)),
-        min=data.get("min"),
-        max=data.get("max"),
-        per=data.get("per"),
-        anchor=int(data.get("anchor", 0)),
+        base=_whole(data.get("base", 0), f"{where}.base", 0, 100),
+        min=bound("min", -10_000, 10_000),
+        max=bound("max", -10_000, 10_000),
+        per=bound("per", 1, 10_000),
+        anchor=_whole(data.get("anchor", 0), f"{where}.anchor", -10_000, 10_000),
         count=count,
-        cap=data.get("cap"),
+        cap=bound("cap", 0, 100),
     )
 
 
@@ -268,16 +277,41 @@ def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
             )
 
 
-def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
-    """Build a profile from its parsed data file; raises :class:`ProfileError`."""
+#: Every key a profile's data file may have (any other is kept in :attr:`Profile.extras`).
+PROFILE_KEYS = frozenset({
+    "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
+    "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
+    "knockout_tie_breaks", "final_place_points", "level_race",
+})
+#: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
+#: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
+#: other deck rules names a profile file of its own.
+FIXED_KEYS = frozenset({"id", "version", "name_zh", "name_en", "note_zh", "note_en", "source",
+                        "interpretation", "decks"})
+
+
+def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> Profile:
+    """Build a profile from its parsed data file; raises :class:`ProfileError` naming the key,
+    after ``label`` (default ``profile <id>, ``; an event's rules: ``rules.``)."""
+    if not isinstance(data, Mapping):
+        raise ProfileError("profiles.not_a_table", where=(label or "profile ").rstrip(", ."))
     name = str(data.get("id", "?"))
+    label = f"profile {name}, " if label is None else label
     deck_rules: dict[int, DeckRules] = {}
-    for key, rules in dict(data.get("decks", {})).items():
+    for key, rules in _keys(data.get("decks", {}), f"{label}decks", None).items():
+        where = f"{label}decks.{key}"
+        if not str(key).isdigit():
+            raise ProfileError("profiles.bad_deck_count", where=where)
         decks = int(key)
-        where = f"profile {name}, decks.{key}"
-        bands = tuple(_band(band, f"{where}.bands[{i}]") for i, band in enumerate(rules["bands"]))
+        raw = _keys(rules, where, {"hand", "kitty", "bands", "alternative_kitty", "kitty_multipliers"})
+        band_list = raw.get("bands")
+        if not isinstance(band_list, list) or not band_list:
+            raise ProfileError("profiles.bands_not_a_list", where=f"{where}.bands")
+        bands = tuple(_band(_keys(band, f"{where}.bands[{i}]", None), f"{where}.bands[{i}]")
+                      for i, band in enumerate(band_list))
         _check_bands(bands, where)
-        hand, kitty = int(rules["hand"]), int(rules["kitty"])
+        hand = _whole(raw.get("hand"), f"{where}.hand", 1, 1000)
+        kitty = _whole(raw.get("kitty"), f"{where}.kitty", 0, 1000)
         if 4 * hand + kitty != 54 * decks:
             raise ProfileError("profiles.cards_do_not_add_up", where=where, hand=hand, kitty=kitty, decks=54 * decks)
         deck_rules[decks] = DeckRules(
@@ -285,22 +319,16 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
             hand=hand,
             kitty=kitty,
             bands=bands,
-            alternative_kitty=tuple(int(k) for k in rules.get("alternative_kitty", [])),
-            kitty_multipliers=dict(rules.get("kitty_multipliers", {})),
+            alternative_kitty=_numbers(raw.get("alternative_kitty", []), f"{where}.alternative_kitty", 0, 1000),
+            kitty_multipliers={k: _whole(v, f"{where}.kitty_multipliers.{k}", 0, 100) for k, v in
+                               _keys(raw.get("kitty_multipliers", {}), f"{where}.kitty_multipliers", None).items()},
         )
     if not deck_rules:
-        raise ProfileError("profiles.no_deck_rules", name=name)
-    match_points = {k: int(v) for k, v in dict(data["match_points"]).items()}
-    if set(match_points) != {"win", "draw", "loss"}:
-        raise ProfileError("profiles.match_points_incomplete", name=name)
-    known = {
-        "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
-        "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
-        "knockout_tie_breaks", "final_place_points", "level_race",
-    }
+        raise ProfileError("profiles.no_deck_rules", where=f"{label}decks")
+    match_points = _match_points(data.get("match_points"), label)
     return Profile(
         id=name,
-        version=int(data.get("version", 1)),
+        version=_whole(data.get("version", 1), f"{label}version", 1, 1_000_000),
         name_zh=str(data.get("name_zh", name)),
         name_en=str(data.get("name_en", name)),
         note_zh=str(data.get("note_zh", "")),
@@ -309,16 +337,74 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         interpretation=bool(data.get("interpretation", True)),
         deck_rules=deck_rules,
         match_points=match_points,
-        tie_breaks=tuple(str(t) for t in data.get("tie_breaks", [])),
-        tai_counts_as_level=bool(data.get("tai_counts_as_level", False)),
-        bye=_bye(data.get("bye", {}), name, match_points),
-        forfeit=_forfeit(data.get("forfeit", {}), name),
-        lateness=_lateness(data.get("lateness", []), name),
-        knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), name),
-        place_points=_place_points(data.get("final_place_points", []), name),
-        level_race=_level_race(data.get("level_race", {}), name),
-        extras={k: v for k, v in data.items() if k not in known},
+        tie_breaks=_tie_breaks(data.get("tie_breaks", []), label),
+        tai_counts_as_level=_flag(data.get("tai_counts_as_level", False), f"{label}tai_counts_as_level"),
+        bye=_bye(data.get("bye", {}), label, match_points),
+        forfeit=_forfeit(data.get("forfeit", {}), label),
+        lateness=_lateness(data.get("lateness", []), label),
+        knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), label),
+        place_points=_place_points(data.get("final_place_points", []), label),
+        level_race=_level_race(data.get("level_race", {}), label),
+        extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
+        data=data,
     )
+
+
+def with_rules(profile: Profile, rules: Any, label: str = "rules.") -> Profile:
+    """``profile`` with an event's rules (补充规定, the event file's ``[rules]``) merged in: any of
+    the profile's keys but :data:`FIXED_KEYS`, a table merged key by key into the profile's (so
+    ``match_points = { win = 3 }`` keeps the profile's draw and loss), anything else replaced;
+    the result is checked as a profile file is, every error naming ``rules.<key>``. The keys
+    whose value changed are the profile's :attr:`~Profile.supplement`."""
+    where = label.rstrip(".")
+    if not isinstance(rules, Mapping):
+        raise ProfileError("profiles.not_a_table", where=where)
+    allowed = (PROFILE_KEYS | set(profile.data)) - FIXED_KEYS
+    fixed = sorted(set(rules) & FIXED_KEYS)
+    if fixed:
+        raise ProfileError("profiles.rules_fixed_key", where=f"{label}{fixed[0]}", profile=profile.id)
+    _keys(rules, where, allowed)
+    merged = _merged(profile.data, rules)
+    changed = tuple(k for k in rules if merged.get(k) != profile.data.get(k))
+    found = profile_from_mapping(merged, label)
+    return replace(found, supplement=(*profile.supplement, *(k for k in changed if k not in profile.supplement)))
+
+
+def _merged(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes``: a table over a table merged key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in changes.items():
+        old = base.get(key)
+        out[key] = _merged(old, value) if isinstance(old, Mapping) and isinstance(value, Mapping) else value
+    return out
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ProfileError("profiles.not_a_flag", where=where, value=value)
+    return value
+
+
+def _match_points(data: Any, label: str) -> dict[str, int]:
+    """``match_points = { win = 2, draw = 1, loss = 0 }``: all three, a win worth the most."""
+    where = f"{label}match_points"
+    raw = _keys(data, where, {"win", "draw", "loss"})
+    if set(raw) != {"win", "draw", "loss"}:
+        raise ProfileError("profiles.match_points_incomplete", where=where)
+    points = {k: _whole(raw[k], f"{where}.{k}", 0, 100) for k in ("win", "draw", "loss")}
+    if not points["win"] > points["loss"] or not points["win"] >= points["draw"] >= points["loss"]:
+        raise ProfileError("profiles.match_points_order", where=where, win=points["win"], draw=points["draw"],
+                           loss=points["loss"])
+    return points
+
+
+def _tie_breaks(data: Any, label: str) -> tuple[str, ...]:
+    """The chain's keys (whether the standings know each is checked where they are: the event's
+    loading, :mod:`dealer.files`)."""
+    where = f"{label}tie_breaks"
+    if not isinstance(data, list) or not all(isinstance(k, str) and k for k in data) or len(set(data)) < len(data):
+        raise ProfileError("profiles.bad_tie_breaks", where=where, data=data)
+    return tuple(data)
 
 
 def _whole(value: Any, where: str, low: int = -1000, high: int = 1000) -> int:
@@ -327,9 +413,12 @@ def _whole(value: Any, where: str, low: int = -1000, high: int = 1000) -> int:
     return value
 
 
-def _keys(data: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
+def _keys(data: Any, where: str, allowed: set[str] | frozenset[str] | None) -> Mapping[str, Any]:
+    """A table (``allowed``: its only keys; ``None``: any)."""
     if not isinstance(data, Mapping):
         raise ProfileError("profiles.not_a_table", where=where)
+    if allowed is None:
+        return data
     unknown = set(data) - allowed
     if unknown:
         raise ProfileError("event.unknown_keys", where=where, unknown=', '.join(sorted(unknown)),
@@ -337,9 +426,9 @@ def _keys(data: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
     return data
 
 
-def _bye(data: Any, name: str, match_points: Mapping[str, int]) -> ByeRule:
+def _bye(data: Any, label: str, match_points: Mapping[str, int]) -> ByeRule:
     """``bye = { match_points = "win", level_points = 0 }``: a result name or a number."""
-    where = f"profile {name}, bye"
+    where = f"{label}bye"
     raw = _keys(data, where, {"match_points", "level_points"})
     points = raw.get("match_points", "win")
     value = match_points[points] if isinstance(points, str) and points in match_points else \
@@ -347,8 +436,8 @@ def _bye(data: Any, name: str, match_points: Mapping[str, int]) -> ByeRule:
     return ByeRule(value, _whole(raw.get("level_points", 0), f"{where}.level_points", 0, 100))
 
 
-def _forfeit(data: Any, name: str) -> ForfeitRule:
-    where = f"profile {name}, forfeit"
+def _forfeit(data: Any, label: str) -> ForfeitRule:
+    where = f"{label}forfeit"
     raw = _keys(data, where, {"winner_levels_per_table", "forfeiter_match_points"})
     forfeiter = raw.get("forfeiter_match_points")
     return ForfeitRule(
@@ -356,12 +445,12 @@ def _forfeit(data: Any, name: str) -> ForfeitRule:
         None if forfeiter is None else _whole(forfeiter, f"{where}.forfeiter_match_points", 0, 100))
 
 
-def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
+def _lateness(data: Any, label: str) -> tuple[LatenessRule, ...]:
     if not isinstance(data, list):
-        raise ProfileError("profiles.lateness_not_a_list", name=name)
+        raise ProfileError("profiles.lateness_not_a_list", where=f"{label}lateness")
     rules: list[LatenessRule] = []
     for i, item in enumerate(data):
-        where = f"profile {name}, lateness[{i}]"
+        where = f"{label}lateness[{i}]"
         raw = _keys(item, where, {"min_minutes", "max_minutes", "net_level_points", "forfeit"})
         low = _whole(raw.get("min_minutes"), f"{where}.min_minutes", 0, 1000)
         high = raw.get("max_minutes")
@@ -375,8 +464,8 @@ def _lateness(data: Any, name: str) -> tuple[LatenessRule, ...]:
     return tuple(rules)
 
 
-def _knockout_tie_breaks(data: Any, name: str) -> tuple[str, ...]:
-    where = f"profile {name}, knockout_tie_breaks"
+def _knockout_tie_breaks(data: Any, label: str) -> tuple[str, ...]:
+    where = f"{label}knockout_tie_breaks"
     if not isinstance(data, list) or not data or any(k not in KNOCKOUT_TIE_BREAKS for k in data):
         raise ProfileError("profiles.bad_knockout_tie_breaks", where=where, known=', '.join(KNOCKOUT_TIE_BREAKS),
                            data=data)
@@ -385,19 +474,23 @@ def _knockout_tie_breaks(data: Any, name: str) -> tuple[str, ...]:
     return tuple(data)
 
 
-def _place_points(data: Any, name: str) -> tuple[int, ...]:
-    """``final_place_points = [10, 7, 5, 3]``: whole numbers, not rising."""
-    where = f"profile {name}, final_place_points"
+def _numbers(data: Any, where: str, low: int, high: int) -> tuple[int, ...]:
     if not isinstance(data, list):
         raise ProfileError("profiles.not_a_list_of_numbers", where=where, data=data)
-    points = tuple(_whole(v, f"{where}[{i}]", 0, 10_000) for i, v in enumerate(data))
+    return tuple(_whole(v, f"{where}[{i}]", low, high) for i, v in enumerate(data))
+
+
+def _place_points(data: Any, label: str) -> tuple[int, ...]:
+    """``final_place_points = [10, 7, 5, 3]``: whole numbers, not rising."""
+    where = f"{label}final_place_points"
+    points = _numbers(data, where, 0, 10_000)
     if any(lower > upper for upper, lower in itertools.pairwise(points)):
         raise ProfileError("profiles.place_points_not_descending", where=where, points=list(points))
     return points
 
 
-def _level_race(data: Any, name: str) -> LevelRaceRule:
-    where = f"profile {name}, level_race"
+def _level_race(data: Any, label: str) -> LevelRaceRule:
+    where = f"{label}level_race"
     raw = _keys(data, where, {"start", "match_winner"})
     start = str(raw.get("start", "2"))
     try:
