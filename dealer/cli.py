@@ -205,14 +205,22 @@ def rules_list() -> None:
 
 
 @rules.command("explain")
-@click.argument("profile_id", metavar="PROFILE")
-@click.option("--decks", type=click.IntRange(1, 4), default=None, help="Only this deck count.")
+@click.argument("profile_id", metavar="PROFILE|EVENT.toml")
+@click.option("--decks", type=click.IntRange(1, 4), default=None,
+              help="Only this deck count (an event file: its own, unless given).")
 @LANG_OPTION
 def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
-    """Print a profile's whole table: bands, hands, kitty, match points, tie-breaks."""
-    from dealer.explain import explain_profile
+    """Print a profile's whole table: bands, hands, kitty, match points, tie-breaks; given an
+    event file, the rules the event is played by, its own (补充规定) first."""
+    from dealer.explain import explain_event, explain_profile
     from dealer.resources import load_profile
 
+    if profile_id.endswith(".toml"):
+        from dealer.files import load_event
+
+        event = load_event(profile_id)
+        echo(explain_event(event.name, event.id, event.profile, decks or event.decks, lang))
+        return
     echo(explain_profile(load_profile(profile_id), decks, lang))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,26 +135,86 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
             pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
             lines.append(f"  {t['kitty_mult']}: {pairs}")
     lines.append("")
-    lines.append(t["match_points"].format(**profile.match_points))
-    chain = " → ".join(tie_break_name(k, lang) for k in profile.tie_breaks)
-    lines.append(f"{t['tie_breaks']}: {chain}")
-    lines.append(f"{t['tai_option']}: {t['on'] if profile.tai_counts_as_level else t['off']}")
-    lines.append(t["bye"].format(mp=profile.bye.match_points, lp=profile.bye.level_points))
-    forfeiter = profile.forfeit.forfeiter_match_points
-    lines.append(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
-                                     mp=profile.match_points["loss"] if forfeiter is None else forfeiter))
+    for key in _RULE_LINES:
+        lines.extend(rule_lines(profile, key, lang))
+    for key, value in profile.extras.items():
+        if key in t and value is not False and _NOTE_ABOUT.get(key) not in profile.supplement:
+            lines.extend(rule_lines(profile, key, lang))
+    return "\n".join(lines)
+
+
+#: A profile's note about one of its rules: gone when the event's rules change that rule.
+_NOTE_ABOUT = {"tie_breaks_decided": "tie_breaks", "draw_points_assumed": "match_points"}
+
+
+def _lateness_lines(profile: Profile, t: dict[str, Any]) -> list[str]:
+    lines = []
     for rule in profile.lateness:
         span = f"{rule.min_minutes}–{rule.max_minutes}" if rule.max_minutes is not None else f"≥ {rule.min_minutes}"
         lines.append(t["late_forfeit"].format(span=span) if rule.forfeit
                      else t["late_deduct"].format(span=span, n=f"{rule.net_level_points:+d}"))
-    ties = " → ".join(t["knockout_tie"][k] for k in profile.knockout_tie_breaks)
-    lines.append(f"{t['knockout_ties']}: {ties}")
-    race = profile.level_race
-    lines.append(t["level_race"].format(start=race.start, rule=t[race.match_winner]))
-    if profile.place_points:
-        lines.append(t["final_place_points"].format(value=", ".join(map(str, profile.place_points))))
-    for key, value in profile.extras.items():
-        if key in t and value is not False:
-            shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-            lines.append(t[key].format(value=shown))
-    return "\n".join(lines)
+    return lines
+
+
+def _forfeit_line(profile: Profile, t: dict[str, Any]) -> str:
+    forfeiter = profile.forfeit.forfeiter_match_points
+    return str(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
+                                   mp=profile.match_points["loss"] if forfeiter is None else forfeiter))
+
+
+#: The explanation of each of a profile's rules, by its key in the profile file, in the order
+#: they are printed; a key not here (a profile's extra) is printed with its word, or as it is.
+_RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
+    "match_points": lambda p, t, _lang: [t["match_points"].format(**p.match_points)],
+    "tie_breaks": lambda p, t, lang: [f"{t['tie_breaks']}: "
+                                      + (" → ".join(tie_break_name(k, lang) for k in p.tie_breaks) or "–")],
+    "tai_counts_as_level": lambda p, t, _lang: [f"{t['tai_option']}: {t['on'] if p.tai_counts_as_level else t['off']}"],
+    "bye": lambda p, t, _lang: [t["bye"].format(mp=p.bye.match_points, lp=p.bye.level_points)],
+    "forfeit": lambda p, t, _lang: [_forfeit_line(p, t)],
+    "lateness": lambda p, t, _lang: _lateness_lines(p, t),
+    "knockout_tie_breaks": lambda p, t, _lang: [
+        f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
+    "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,
+                                                               rule=t[p.level_race.match_winner])],
+    "final_place_points": lambda p, t, _lang: [
+        t["final_place_points"].format(value=", ".join(map(str, p.place_points)))] if p.place_points else [],
+}
+
+
+def rule_lines(profile: Profile, key: str, lang: str) -> list[str]:
+    """The lines that explain the rule ``key`` of ``profile`` (a key of its profile file)."""
+    t = _words(lang)
+    if key in _RULE_LINES:
+        return _RULE_LINES[key](profile, t, lang)
+    value = profile.data.get(key, profile.extras.get(key))
+    shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+    if key in t and isinstance(t[key], str):
+        return [t[key].format(value=shown)]
+    return [f"{key} = {shown}"]
+
+
+def supplement_lines(profile: Profile, lang: str) -> list[str]:
+    """What an event's rules (补充规定) changed, one line or more per changed key (a rule the
+    event removed, as an empty lateness list, says so)."""
+    lines = []
+    for key in profile.supplement:
+        lines.extend(rule_lines(profile, key, lang) or [_words(lang)["rule_none"].format(key=key)])
+    return lines
+
+
+def supplement_text(profile: Profile, lang: str) -> str:
+    """The 补充规定 on one line (report headers, the site's footer): ``""`` without any."""
+    return "; ".join(supplement_lines(profile, lang))
+
+
+def explain_event(name: str, event_id: str, profile: Profile, decks: int | None, lang: str) -> str:
+    """``dealer rules explain EVENT.toml``: the event's rules, its profile's with its own
+    (补充规定) listed first."""
+    t = _words(lang)
+    head = [t["event_rules"].format(name=name, event=event_id)]
+    if profile.supplement:
+        head.append(f"{t['supplement']}:")
+        head.extend(f"  {line}" for line in supplement_lines(profile, lang))
+    else:
+        head.append(t["no_supplement"])
+    return "\n".join([*head, "", explain_profile(profile, decks, lang)])

@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from dealer.app.standings import ReportData
 from dealer.errors import Phrase, UserError
-from dealer.explain import tie_break_name
+from dealer.explain import supplement_lines, supplement_text, tie_break_name
 from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.levels import ScoredLevelEvent
 from dealer.report.xlsx import Workbook
@@ -44,6 +44,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
     found = {
         "event": data.event.id,
         "profile": data.event.profile.id,
+        "profile_version": data.event.profile.version,
+        # The event's own rules (补充规定): each profile key it changed, with the value in force.
+        "supplement": {k: data.event.profile.data.get(k) for k in data.event.profile.supplement},
         "tie_breaks": list(data.event.profile.tie_breaks),
         "sample_data": data.sample,
         "no_results_yet": data.no_results,
@@ -268,7 +271,8 @@ def table_names(data: ReportData) -> list[str]:
     return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
             *(f"group-{chr(65 + g)}" for g, _t in data.groups),
             *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions else []),
-            *(["prizes"] if data.event.prizes else [])]
+            *(["prizes"] if data.event.prizes else []),
+            *(["rules"] if data.event.profile.supplement else [])]
 
 
 def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list[str]]]]:
@@ -291,6 +295,10 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
     if data.event.prizes:
         found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
                            [[name, team] for name, teams in data.prizes() for team in teams])
+    if data.event.profile.supplement:  # the event's own rules (补充规定) over its profile's
+        profile = data.event.profile
+        found["rules"] = ([labels(lang)["profile"], labels(lang)["supplement"]],
+                          [[f"{profile.id} v{profile.version}", line] for line in supplement_lines(profile, lang)])
     return found
 
 
@@ -529,7 +537,8 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
         inline=inline,
         sheets=(markupsafe.Markup(text) for text in sheets_html(data, lang)) if inline else (),
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
-        profile=data.event.profile, footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
+        profile=data.event.profile, supplement=supplement_text(data.event.profile, lang),
+        footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
         places=data.places, bracket=_bracket(data), groups=groups,
     )
 

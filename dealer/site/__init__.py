@@ -32,6 +32,7 @@ import orjson
 from dealer.app import EventFolder
 from dealer.errors import Phrase, UserError
 from dealer.event import Event
+from dealer.explain import supplement_text
 from dealer.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
 from dealer.formats.boardset import set_file_name
 from dealer.render.strings import LANGS, strings
@@ -477,6 +478,9 @@ class _PageRender:
     event_head: dict[str, Any]
     nav: dict[str, Any]
     tie_break_names: dict[str, dict[str, str]]
+    #: The rules in force, per language: the profile's id, version and name, and the event's own
+    #: rules (补充规定) when it has any (every page's footer).
+    rules_line: dict[str, str] = field(default_factory=dict)
     #: Table cells the same on many rows (:mod:`dealer.render.rows`), made once per process.
     cells: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
@@ -494,7 +498,7 @@ class _PageRender:
         html = environment().get_template(SITE_TEMPLATES + page.template).render(
             c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
             other_href=f"{root}{self.dirs[other]}{page.name}.html", nav=self.nav, tb=self.tie_break_names[lang],
-            cells=self.cells)
+            cells=self.cells, rules_line=self.rules_line.get(lang, ""))
         data = self.site.twin_json(context)
         return prefix + page.name, html.encode("utf-8"), data
 
@@ -733,11 +737,14 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
                 key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
                 strings={code: strings(code) for code in LANGS},
                 event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
-                            "profile": scheduled.profile.id, "format": scheduled.format.kind,
+                            "profile": scheduled.profile.id, "profile_version": scheduled.profile.version,
+                            "supplement": {k: scheduled.profile.data.get(k) for k in scheduled.profile.supplement},
+                            "format": scheduled.format.kind,
                             "result": scheduled.result, "teams": len(scheduled.teams)},
                 nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
                      "rounds": [r.number for r in scheduled.rounds]},
-                tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS})
+                tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS},
+                rules_line={code: _rules_line(scheduled, code) for code in LANGS})
             _render_pages(writer, render, jobs)
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
@@ -850,6 +857,15 @@ def _locked(parent: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _rules_line(event: Event, lang: str) -> str:
+    """The rules in force, as every page's footer says them (:attr:`_PageRender.rules_line`)."""
+    profile = event.profile
+    line = f"{profile.id} v{profile.version} ({profile.name_zh if lang == 'zh' else profile.name_en})"
+    if profile.supplement:
+        line += f" · {strings(lang)['site']['supplement']}: {supplement_text(profile, lang)}"
+    return line
 
 
 def _tie_break_names(event: Event, lang: str) -> dict[str, str]:

@@ -205,7 +205,7 @@ class SiteData:
     def global_key(self) -> bytes:
         """What every page shows around its own data (the header and the links)."""
         e = self.event
-        return _digest(SCHEMA, e.id, e.name, e.date, e.profile.id, e.format.kind, e.result, e.sets,
+        return _digest(SCHEMA, e.id, e.name, e.date, e.profile, e.format.kind, e.result, e.sets,
                        tuple((t.id, t.name) for t in e.teams), sorted(self.released),
                        tuple((r.number, len(r.matches)) for r in e.rounds), self.data.sample,
                        sorted((k, c.declarer, c.level) for k, c in e.schedule.items()))
