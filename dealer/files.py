@@ -129,10 +129,10 @@ def _profile_finder(folder: Path) -> Callable[[str], Profile]:
         try:
             data = _toml(read_text(path, Phrase("files.what_profile_file"), limit=PROFILE_FILE_LIMIT), str(path))
             profile = profile_from_mapping(data)
-        except (FileProblem, ProfileError) as error:
-            if isinstance(error, EnvironmentProblem):
-                raise
+        except ProfileError as error:
             raise ProfileError("files.at_path", path=path, error=error) from None
+        except FileProblem as error:  # it names the file (a machine's refusal passes as it is)
+            raise ProfileError("profiles.file_problem", error=error) from None
         if profile.id in profile_ids():
             raise ProfileError("profiles.own_file_reuses_id", path=path, profile_id=profile.id)
         return profile
