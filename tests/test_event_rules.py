@@ -94,7 +94,7 @@ def _setup(tmp_path: Path, text: str) -> tuple[Path, Path]:
     results.write_text("round,match,table,home_level,away_level\n"
                        + "".join(",".join(row) + "\n" for row in ROWS), encoding="utf-8")
     boards = tmp_path / "boards"
-    code, out, err = run_dealer("results", "import", event, results, "--boards-dir", boards)
+    code, _out, err = run_dealer("results", "import", event, results, "--boards-dir", boards)
     assert code == 0, err
     return event, boards
 
@@ -180,13 +180,12 @@ def test_a_table_of_rules_merges_key_by_key_and_a_bye_follows_the_win(tmp_path: 
     """``[rules.match_points] win = 3`` keeps the profile's draw and loss; only what changed is
     listed; a lateness rule replaced as a whole."""
     event, boards = _setup(tmp_path, EVENT + """
-[rules.match_points]
-win = 3
 [rules]
+match_points = { win = 3 }
 lateness = [{ min_minutes = 10, net_level_points = -1 }]
 forfeit = { winner_levels_per_table = 5 }
-""".replace("[rules.match_points]\nwin = 3\n[rules]\n", "[rules]\nmatch_points = { win = 3 }\n"))
-    data, _ranked_ = _ranked(event, boards)
+""")
+    data, _ = _ranked(event, boards)
     # forfeit is the profile's own value: not a change, not listed.
     assert data["supplement"] == {"match_points": {"win": 3, "draw": 1, "loss": 0},
                                   "lateness": [{"min_minutes": 10, "net_level_points": -1}]}
@@ -194,6 +193,7 @@ forfeit = { winner_levels_per_table = 5 }
     assert code == 0, err
     assert "  ≥ 10 minutes late: the team's net level points -1\n" in out.split("\n\n")[0] + "\n"
     assert "5–15 minutes late" not in out
+    assert "bye: 3 match points, 0 level points" in out  # the profile's bye is "a win"
 
 
 @pytest.mark.parametrize(("rules", "said"), [
@@ -235,7 +235,8 @@ def test_an_event_with_a_profile_file_of_its_own(tmp_path: Path) -> None:
     elsewhere), checked as a built-in profile, its own name and version on the report."""
     text = _own_profile(**{'id = "renmin-shuangsheng"': 'id = "club-cup-rules"', "version = 1": "version = 3",
                            'name_en = "Renmin University Shuangsheng contest rules"': 'name_en = "Club cup rules"',
-                           "match_points = { win = 2, draw = 1, loss = 0 }": "match_points = { win = 3, draw = 1, loss = 0 }",
+                           "match_points = { win = 2, draw = 1, loss = 0 }":
+                           "match_points = { win = 3, draw = 1, loss = 0 }",
                            'tie_breaks = ["net_level_points", "opponents_match_points", "mixed_club"]':
                            'tie_breaks = ["lots"]'})
     (tmp_path / "event" / "rules").mkdir(parents=True)
@@ -250,7 +251,7 @@ def test_an_event_with_a_profile_file_of_its_own(tmp_path: Path) -> None:
     # The event's rules over its own profile file: listed as changes of that profile.
     event.write_text(event.read_text(encoding="utf-8") + '\n[rules]\ntie_breaks = ["net_level_points", "lots"]\n',
                      encoding="utf-8")
-    data, _ranked_ = _ranked(event, boards)
+    data, _ = _ranked(event, boards)
     assert data["profile"] == "club-cup-rules" and data["supplement"] == {"tie_breaks": ["net_level_points", "lots"]}
 
 
@@ -278,6 +279,33 @@ def test_a_bad_profile_file_is_refused_naming_it(tmp_path: Path, file_text: str 
         path.write_text(file_text, encoding="utf-8")
     event = tmp_path / "club-cup.toml"
     event.write_text(EVENT.replace('profile = "renmin-shuangsheng"', 'profile = "mine.toml"'), encoding="utf-8")
-    code, out, err = run_dealer("rules", "explain", event)
+    code, _out, err = run_dealer("rules", "explain", event)
     assert code == 2, err
     assert err.startswith(f"error: {event}: " + said.format(path=path)), err
+
+
+def test_a_dealt_boards_event_takes_its_rules_after_the_commitment(dealt: tuple[object, Path], tmp_path: Path) -> None:
+    """The rules change no board: the demo, dealt and committed, given ``[rules]`` afterwards,
+    still passes the deal's checks, and its matches score 3 / 1 / 0 (the same boards and level
+    points as under the profile's 2 / 1 / 0)."""
+    from dealer.resources import _DATA, demo_event_text
+
+    _event, root = dealt
+    plain, ruled = tmp_path / "plain.toml", tmp_path / "ruled.toml"
+    plain.write_text(demo_event_text(), encoding="utf-8")
+    ruled.write_text(demo_event_text() + RULES, encoding="utf-8")
+    code, out, err = run_dealer("results", "import", ruled, _DATA / "sample-travellers.csv", "--boards-dir", root)
+    assert code == 0, err
+    reports = {}
+    for path in (plain, ruled):
+        code, out, err = run_dealer("report", path, "--json", "--boards-dir", root)
+        assert code == 0, err
+        reports[path] = json.loads(out)
+    for before, after in zip(reports[plain]["matches"], reports[ruled]["matches"], strict=True):
+        assert (after["home_level_points"], after["away_level_points"]) == \
+            (before["home_level_points"], before["away_level_points"])
+        three = {2: 3, 1: 1, 0: 0}  # a win, a draw, a loss
+        assert (after["home_match_points"], after["away_match_points"]) == \
+            (three[before["home_match_points"]], three[before["away_match_points"]])
+    assert any(m["home_match_points"] == 3 or m["away_match_points"] == 3 for m in reports[ruled]["matches"])
+    assert reports[ruled]["supplement"]["tie_breaks"] == ["lots"]
