@@ -695,6 +695,10 @@ def _echo_round(view: Any, event: Event) -> None:
              away=m.away, away_name=names.get(m.away, ""), extra=extra)
     for team in view.byes:
         show("said_round.bye", team=team, name=names.get(team, ""))
+    if view.sort_keys:
+        show("said_round.sort_keys")
+    for place, (team, key) in enumerate(view.sort_keys, start=1):
+        show("said_round.sort_key", place=place, sort_key=key, team=team, name=names.get(team, ""))
     for warning in view.warning_phrases():
         say("cli.warning", warning=warning)
 

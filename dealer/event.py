@@ -141,6 +141,8 @@ class Round:
     number: int
     matches: tuple[Match, ...]
     byes: tuple[str, ...] = ()  # teams without a match this round
+    #: A round drawn in an order of sort keys (a Swiss round 1 by pinyin): (team, key), in order.
+    sort_keys: tuple[tuple[str, str], ...] = ()
 
     def match(self, match_id: str) -> Match | None:
         return self._by_id.get(match_id)

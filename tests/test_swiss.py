@@ -65,6 +65,36 @@ def test_round_one_by_pinyin_reads_polyphones_as_words() -> None:
     assert odd.byes == ("T5",)
 
 
+def test_pinyin_key_letters_first_polyphones_by_words_tones_only_to_break_ties() -> None:
+    key = swiss.pinyin_key
+    # Polyphones read as the word they are in (pypinyin's phrase dictionary).
+    assert key("重庆队").text() == "chongqingdui (chong2 qing4 dui4)" and key("重要队").letters[:5] == "zhong"
+    assert key("长安队").letters == "changandui" and key("校长队").letters == "xiaozhangdui"
+    assert key("长沙理工").letters == "changshaligong" and key("银行联队").letters == "yinhangliandui"
+    # The toneless letters of the whole name first (one string: 梁 liangdui before 李白 libaidui),
+    # the tones only then (妈 mā before 马 mǎ), the name last.
+    assert key("梁队") < key("李白队") < key("黎明队") < key("历史学院队") < key("离退休联队")
+    assert key("妈妈队") < key("马马队") and key("长城") < key("重庆")
+    # Letters and digits are syllables of their own, lower-cased, without a tone.
+    assert key("北京 A 队").text() == "beijingadui (bei3 jing1 a dui4)"
+    assert key("红星2队") < key("红星A队")
+
+
+def test_round_one_by_lots_keeps_clubs_apart_when_a_swap_can() -> None:
+    ids = [f"T{i}" for i in range(12)]
+    for seed in range(40):
+        material = swiss.lots_material(bytes([seed]) * 32, "event", 1)
+        clubs = {t: (f"C{i % 4}" if i < 9 else None) for i, t in enumerate(ids)}
+        plain = swiss.first_round_lots(ids, material)
+        kept = swiss.first_round_lots(ids, material, clubs)
+        same = [p for p in kept.pairings if clubs[p.home] is not None and clubs[p.home] == clubs[p.away]]
+        assert not same and not any(w.code == "same-club" for w in kept.warnings)
+        before = sum(clubs[p.home] is not None and clubs[p.home] == clubs[p.away] for p in plain.pairings)
+        swaps = sum(w.code == "club-swap" for w in kept.warnings)
+        assert (swaps == 0) == (before == 0) and swaps <= before  # one swap can part two pairs
+        assert sorted(t for p in kept.pairings for t in (p.home, p.away)) == sorted(ids)
+
+
 def test_round_one_split_and_lots() -> None:
     seeded = [f"S{i}" for i in range(1, 8)]
     split = swiss.first_round_split(seeded)

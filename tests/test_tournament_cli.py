@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Outcome, run_dealer
+from print_support import page_texts
 
 from dealer.resources import demo_event_text
 from dealer.tournament.round_robin import berger_table
@@ -565,6 +566,10 @@ def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
     zh = _ok("--lang", "zh", "round", "pair", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
     assert zh == ["第 1 轮", "  第   1 桌  第  1 套  T1 安徽  对  T2 北京",
                   "  第   2 桌  第  1 套  T3 重庆  对  T4 大连", "  第   3 桌  第  1 套  T5 鄂尔多斯  对  T6 福州",
+                  "  拼音顺序（排序键：先比不带声调的拼音字母，再比声调）：",
+                  "     1. anhui (an1 hui1)  T1 安徽", "     2. beijing (bei3 jing1)  T2 北京",
+                  "     3. chongqing (chong2 qing4)  T3 重庆", "     4. dalian (da4 lian2)  T4 大连",
+                  "     5. eerduosi (e4 er3 duo1 si1)  T5 鄂尔多斯", "     6. fuzhou (fu2 zhou1)  T6 福州",
                   "已保存第 1 轮：3 场，0 个轮空"]
     missing = _ok("--lang", "zh", "results", "missing", event, "--boards-dir", boards).stdout.splitlines()
     assert missing[0] == "第 1 轮第 1 场（T1 对 T2）：缺 2 项：两桌的全部牌"
@@ -577,3 +582,75 @@ def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
     undone = _ok("--lang", "en", "round", "undo", event, "--round", 1, "--reason", "wrong file",
                  "--boards-dir", boards)
     assert undone.stdout == "undid round 1 (3 match(es)); reason: wrong file\n"
+
+
+def _swiss_of(teams: list[tuple[str, str, str | None]], first_round: str = "pinyin", avoid: bool = False) -> str:
+    lines = ['[event]', 'id = "r1"', 'name = "Round one"', 'profile = "renmin-shuangsheng"', 'decks = 2',
+             'boards_per_set = 1', '', '[format]', 'kind = "swiss"', 'rounds = 3',
+             f'first_round = "{first_round}"', f'avoid_same_club = {"true" if avoid else "false"}']
+    for team_id, name, club in teams:
+        lines += ['', '[[teams]]', f'id = "{team_id}"', f'name = "{name}"', *([f'club = "{club}"'] if club else [])]
+    return "\n".join(lines) + "\n"
+
+
+def test_round_one_pairs_in_pinyin_letter_order_and_prints_the_keys(tmp_path: Path) -> None:
+    """Seed 002 sorts by pinyin letters: 李白 libai < 黎明 liming < 历史 lishi < 离退休 lituixiu,
+    though the first syllables' tones (lí 黎离, lǐ 李, lì 历) would sort them otherwise."""
+    teams = [("T1", "黎明队", None), ("T2", "离退休联队", None), ("T3", "李白队", None), ("T4", "历史学院队", None)]
+    event, boards = _event(tmp_path, _swiss_of(teams))
+    paired = _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    assert [(m["home"], m["away"]) for m in first["matches"]] == [("T3", "T1"), ("T4", "T2")]
+    keys = ["libaidui (li3 bai2 dui4)", "limingdui (li2 ming2 dui4)",
+            "lishixueyuandui (li4 shi3 xue2 yuan4 dui4)", "lituixiuliandui (li2 tui4 xiu1 lian2 dui4)"]
+    assert first["sort_keys"] == [{"team": t, "key": k} for t, k in zip(["T3", "T1", "T4", "T2"], keys, strict=True)]
+    assert "1. libaidui (li3 bai2 dui4)  T3 李白队" in paired.stdout
+    assert "4. lituixiuliandui (li2 tui4 xiu1 lian2 dui4)  T2 离退休联队" in _ok(
+        "round", "show", event, "--round", 1, "--boards-dir", boards).stdout
+    out = tmp_path / "out"
+    _ok("print", "pairings", event, "--round", 1, "--out", out, "--boards-dir", boards)
+    text = page_texts(out / "pairings-round-01-zh.pdf")[0]
+    assert "拼音顺序" in text
+    for place, (key, team) in enumerate(zip(keys, ["T3 李白队", "T1 黎明队", "T4 历史学院队", "T2 离退休联队"],
+                                            strict=True), start=1):
+        assert f"{place} {key} {team}" in text
+    # Round 2 is paired on the standings: no sort keys.
+    _draws(tmp_path, event, boards, 1)
+    _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    assert "sort_keys" not in _round(event, boards, 2)
+
+
+CLUBS = [("E1", "经济学院一队", "经济学院"), ("E2", "经济学院二队", "经济学院"), ("S1", "商学院一队", "商学院"),
+         ("S2", "商学院二队", "商学院"), ("F", "法学院队", None), ("L", "理学院队", None)]
+
+
+def test_round_one_keeps_a_clubs_teams_apart(tmp_path: Path) -> None:
+    """Pinyin order 法 F, 经济二 E2, 经济一 E1, 理 L, 商二 S2, 商一 S1 pairs 商学院 with itself; the
+    nearest swap (S2 with L, one place) separates them, and the round says so."""
+    event, boards = _event(tmp_path, _swiss_of(CLUBS, avoid=True))
+    paired = _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    assert [(m["home"], m["away"]) for m in first["matches"]] == [("F", "E2"), ("E1", "S2"), ("L", "S1")]
+    assert first["warnings"] == ["S2 and L swapped places in the order: two teams of club 商学院 would have met"]
+    assert "S2 and L swapped places" in paired.stderr
+    # Without avoid_same_club the order stands.
+    (tmp_path / "plain").mkdir()
+    plain, plain_boards = _event(tmp_path / "plain", _swiss_of(CLUBS))
+    _ok("round", "pair", plain, "--round", 1, "--boards-dir", plain_boards)
+    assert [(m["home"], m["away"]) for m in _round(plain, plain_boards, 1)["matches"]] == [
+        ("F", "E2"), ("E1", "L"), ("S2", "S1")]
+
+
+def test_round_one_warns_when_no_swap_keeps_a_club_apart(tmp_path: Path) -> None:
+    """Three of four teams from one club: one pair of them must meet; the round is stored with a
+    warning (nothing for the director to accept: no other draw exists)."""
+    teams = [("E1", "经济学院一队", "经济学院"), ("E2", "经济学院二队", "经济学院"), ("E3", "经济学院三队", "经济学院"),
+             ("F", "法学院队", None)]
+    event, boards = _event(tmp_path, _swiss_of(teams, first_round="split", avoid=True))
+    paired = _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    first = _round(event, boards, 1)
+    # Seeds E1 E2 | E3 F: E1 v E3, E2 v F (the lower seed home at even tables); any swap that
+    # parts E1 and E3 puts E2 with one of them.
+    assert [(m["home"], m["away"]) for m in first["matches"]] == [("E1", "E3"), ("F", "E2")]
+    assert first["warnings"] == ["E1 and E3 of club 经济学院 meet: no swap in the order separates them"]
+    assert "warning: E1 and E3 of club 经济学院 meet" in paired.stderr

@@ -31,7 +31,8 @@ def _round_from_action(action: Action) -> Round:
     return Round(action.round, tuple(
         Match(action.round, str(m["match"]), m["home"], m["away"], int(m["set"]), int(m["table"]),
               m.get("slot"), m.get("group"))
-        for m in data["matches"]), tuple(data["byes"]))
+        for m in data["matches"]), tuple(data["byes"]),
+        tuple((str(k["team"]), str(k["key"])) for k in data.get("sort_keys", ())))
 
 
 def _current_pairings(store: ResultsStore) -> dict[int, Action]:

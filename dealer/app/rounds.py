@@ -57,6 +57,8 @@ class RoundView:
     warnings: tuple[str, ...]
     #: The warnings as phrases, when the round was just paired (a stored round keeps their English text).
     phrases: tuple[Phrase | str, ...] = dataclasses.field(default=(), compare=False)
+    #: A round drawn in an order of sort keys (Swiss round 1 by pinyin): (team, key) in that order.
+    sort_keys: tuple[tuple[str, str], ...] = ()
 
     def warning_phrases(self) -> tuple[Phrase | str, ...]:
         """The warnings for a face to word: phrases when known, else the stored text."""
@@ -71,6 +73,8 @@ class RoundView:
                         for m in self.matches],
             "byes": list(self.byes),
             "warnings": list(self.warnings),
+            **({"sort_keys": [{"team": team, "key": key} for team, key in self.sort_keys]}
+               if self.sort_keys else {}),
         }
 
 
@@ -80,7 +84,8 @@ def _scored(event: Event, store: ResultsStore) -> ScoredEvent:
 
 def _view(action: Action) -> RoundView:
     rnd = _round_from_action(action)
-    return RoundView(rnd.number, rnd.matches, rnd.byes, tuple(action.data.get("warnings", [])))
+    return RoundView(rnd.number, rnd.matches, rnd.byes, tuple(action.data.get("warnings", [])),
+                     sort_keys=rnd.sort_keys)
 
 
 def show_round(session: EventSession, number: int) -> RoundView:
@@ -262,7 +267,7 @@ def _round_view(event: Event, number: int, paired: PairedRound, warnings: Sequen
     matches = tuple(Match(number, str(table), p.home, p.away, number, table, p.slot, p.group)
                     for table, p in enumerate(paired.pairings, start=1))
     return RoundView(number, matches, paired.byes, tuple(w.text for w in warnings),
-                     tuple(_warning_phrase(w) for w in warnings))
+                     tuple(_warning_phrase(w) for w in warnings), paired.sort_keys)
 
 
 #: A pairing warning's code → its message (its values from the warning's params).
@@ -270,6 +275,8 @@ WARNING_PHRASES = {
     "rematch": Phrase("said_round.rematch"),
     "second-bye": Phrase("said_round.second_bye"),
     "incomplete-previous-round": Phrase("said_round.incomplete_previous"),
+    "club-swap": Phrase("said_round.club_swap"),
+    "same-club": Phrase("said_round.same_club"),
 }
 
 

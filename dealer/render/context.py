@@ -491,7 +491,9 @@ def pairings_page(event: Event, round_number: int) -> dict[str, Any]:
     sets = sorted({m.set for m in rnd.matches})
     return {"round": round_number, "matches": matches, "byes": [_team_line(event, t) for t in rnd.byes],
             "set": ", ".join(map(str, sets)), "slots": any(m.slot for m in rnd.matches),
-            "level_tables": event.tables if event.levels else None}
+            "level_tables": event.tables if event.levels else None,
+            "sort_keys": [{"place": place, "team": _team_line(event, team), "key": key}
+                          for place, (team, key) in enumerate(rnd.sort_keys, start=1)]}
 
 
 def level_sheet_pages(event: Event, round_number: int, t: Strings) -> list[dict[str, Any]]:

@@ -38,3 +38,6 @@ class PairedRound:
     pairings: tuple[Pairing, ...]
     byes: tuple[str, ...] = ()
     warnings: tuple[PairingWarning, ...] = ()
+    #: A round drawn in an order of sort keys (a Swiss round 1 by pinyin): (team, key) in that
+    #: order, printed with the pairings so that anyone can check the draw.
+    sort_keys: tuple[tuple[str, str], ...] = ()

@@ -79,15 +79,16 @@ def next_round(
     if kind == "swiss":
         if number == 1:
             first = event.format.first_round
+            clubs = {t.id: t.club for t in event.teams} if event.format.avoid_same_club else None
             if first == "pinyin":
-                return swiss.first_round_pinyin([(t.id, t.name) for t in event.teams])
+                return swiss.first_round_pinyin([(t.id, t.name) for t in event.teams], clubs)
             if first == "split":
-                return swiss.first_round_split([t.id for t in event.seeded_teams()])
+                return swiss.first_round_split([t.id for t in event.seeded_teams()], clubs)
             if lots_key is None:
                 raise PairingError("pairing.key_needed",
                                    field="key_file")
             return swiss.first_round_lots([t.id for t in event.teams],
-                                          swiss.lots_material(lots_key, event.id, number))
+                                          swiss.lots_material(lots_key, event.id, number), clubs)
         return swiss.pair_round(swiss_teams(event, standings), event.format.avoid_same_club)
     if kind == "knockout":
         from dealer.tournament.knockout_round import knockout_round

@@ -18,8 +18,9 @@ priority can never outweigh one unit of a higher one).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dealer.deal import shuffle_positions
@@ -87,37 +88,81 @@ class _Edge:
 # --- round 1 ------------------------------------------------------------------------------
 
 
-def pinyin_key(name: str) -> tuple[str, str]:
-    """Sort key of a team name in pinyin order (seed 002: 按照队伍名称拼音首字母排序).
+@dataclass(frozen=True, order=True)
+class PinyinKey:
+    """A team name's place in pinyin order (seed 002: 按照队伍名称拼音首字母排序), compared field
+    by field: the toneless pinyin letters of the whole name as one string (``libaidui``), then
+    the tones syllable by syllable, then the name itself."""
 
-    Each Chinese character becomes its pinyin with the tone number (so 马 mǎ and 妈 mā keep a
-    fixed order); other characters stay as they are, lower-cased. The name itself breaks ties.
+    letters: str
+    tones: tuple[int, ...]
+    name: str
+    #: The syllables with their tone numbers (``li3``), as printed; not compared.
+    syllables: tuple[str, ...] = field(compare=False, default=())
+
+    def text(self) -> str:
+        """The key as the round-1 pairings print it: ``libaidui (li3 bai2 dui4)``."""
+        return f"{self.letters} ({' '.join(self.syllables)})"
+
+
+def pinyin_key(name: str) -> PinyinKey:
+    """The :class:`PinyinKey` of a team name.
+
+    pypinyin reads the name by words from its phrase dictionary, so a polyphone takes the
+    reading of the word it is in (重庆 chóngqìng, 长安 cháng'ān, 银行 yínháng); each Chinese
+    character gives one syllable with its tone (1–4, 5 = neutral). A run of other characters
+    (letters, digits) is a syllable of its own, lower-cased, without a tone (0); spaces are
+    dropped.
     """
     from pypinyin import Style, lazy_pinyin  # only when round 1 is paired by pinyin
 
-    syllables = lazy_pinyin(name, style=Style.TONE3, neutral_tone_with_five=True)
-    return (" ".join(s.lower() for s in syllables), name)
+    letters, tones, syllables = [], [], []
+    for item in lazy_pinyin(name, style=Style.TONE3, neutral_tone_with_five=True,
+                            errors=lambda run: "\0" + run):
+        if item.startswith("\0"):  # not a Chinese character
+            for word in item[1:].split():
+                letters.append(word.casefold())
+                tones.append(0)
+                syllables.append(word.casefold())
+            continue
+        toneless = item.rstrip("012345")
+        letters.append(toneless)
+        tones.append(int(item[len(toneless):] or 0))
+        syllables.append(item)
+    return PinyinKey("".join(letters), tuple(tones), name, tuple(syllables))
 
 
-def first_round_pinyin(teams: Sequence[tuple[str, str]]) -> PairedRound:
+def pinyin_order(teams: Sequence[tuple[str, str]]) -> list[str]:
+    """Team ids from ``(id, name)`` pairs in pinyin order (:func:`pinyin_key`, then the id)."""
+    return [team_id for team_id, _name in sorted(teams, key=lambda t: (pinyin_key(t[1]), t[0]))]
+
+
+def first_round_pinyin(teams: Sequence[tuple[str, str]],
+                       clubs: Mapping[str, str | None] | None = None) -> PairedRound:
     """Round 1 from ``(id, name)`` pairs: names in pinyin order, 1 v 2, 3 v 4 …; the first of
-    each pair is home; an odd field gives the last team the bye."""
-    ordered = [team_id for team_id, _name in sorted(teams, key=lambda t: (pinyin_key(t[1]), t[0]))]
-    return _pair_in_order(ordered)
+    each pair is home; an odd field gives the last team the bye. With ``clubs`` (team → club,
+    ``avoid_same_club``) two teams of one club are separated (:func:`separate_clubs`). The round
+    carries each team's key (``sort_keys``), in pinyin order, for the pairings to print."""
+    names = dict(teams)
+    order = pinyin_order(teams)
+    paired = _pair_in_order(order, clubs)
+    return dataclasses.replace(paired, sort_keys=tuple((t, pinyin_key(names[t]).text()) for t in order))
 
 
-def first_round_split(seeded: Sequence[str]) -> PairedRound:
+def first_round_split(seeded: Sequence[str], clubs: Mapping[str, str | None] | None = None) -> PairedRound:
     """Round 1 by seed: the top half meets the bottom half (1 v n/2+1, 2 v n/2+2 …), the
-    better seed home at odd tables and away at even ones; an odd field gives the last seed the bye."""
+    better seed home at odd tables and away at even ones; an odd field gives the last seed the
+    bye. With ``clubs``, two teams of one club are separated (:func:`separate_clubs`)."""
     ids = list(seeded)
     byes: tuple[str, ...] = ()
     if len(ids) % 2:
         byes = (ids.pop(),)
     half = len(ids) // 2
+    ids, warnings = separate_clubs(ids, [(k, half + k) for k in range(half)], clubs)
     pairings = []
     for table, (top, bottom) in enumerate(zip(ids[:half], ids[half:], strict=True), start=1):
         pairings.append(Pairing(top, bottom) if table % 2 else Pairing(bottom, top))
-    return PairedRound(tuple(pairings), byes)
+    return PairedRound(tuple(pairings), byes, warnings)
 
 
 def lots_material(key: bytes, event_id: str, round_number: int) -> bytes:
@@ -127,19 +172,79 @@ def lots_material(key: bytes, event_id: str, round_number: int) -> bytes:
     return LOTS_TAG + key + len(event).to_bytes(4, "big") + event + round_number.to_bytes(4, "big")
 
 
-def first_round_lots(team_ids: Sequence[str], material: bytes) -> PairedRound:
+def first_round_lots(team_ids: Sequence[str], material: bytes,
+                     clubs: Mapping[str, str | None] | None = None) -> PairedRound:
     """Round 1 by lots: the teams (in event-file order) shuffled by the keyed stream of
-    ``material`` (:func:`lots_material`), then paired 1 v 2, 3 v 4 …"""
+    ``material`` (:func:`lots_material`), then paired 1 v 2, 3 v 4 … (clubs separated as
+    :func:`first_round_pinyin` does)."""
     order = shuffle_positions(material, len(team_ids)) if len(team_ids) > 1 else list(range(len(team_ids)))
-    return _pair_in_order([team_ids[i] for i in order])
+    return _pair_in_order([team_ids[i] for i in order], clubs)
 
 
-def _pair_in_order(ordered: Sequence[str]) -> PairedRound:
+def _pair_in_order(ordered: Sequence[str], clubs: Mapping[str, str | None] | None) -> PairedRound:
     ids = list(ordered)
     byes: tuple[str, ...] = ()
     if len(ids) % 2:
         byes = (ids.pop(),)
-    return PairedRound(tuple(Pairing(ids[i], ids[i + 1]) for i in range(0, len(ids), 2)), byes)
+    ids, warnings = separate_clubs(ids, [(i, i + 1) for i in range(0, len(ids), 2)], clubs)
+    return PairedRound(tuple(Pairing(ids[i], ids[i + 1]) for i in range(0, len(ids), 2)), byes, warnings)
+
+
+def separate_clubs(order: Sequence[str], pairs: Sequence[tuple[int, int]],
+                   clubs: Mapping[str, str | None] | None) -> tuple[list[str], tuple[PairingWarning, ...]]:
+    """``order`` with two teams of one club never in one of ``pairs`` (positions in ``order``,
+    in table order), where a swap can do it; and what was done, as warnings.
+
+    Pair by pair from the top, a pair of one club swaps one of its teams with the nearest
+    position in the order whose team belongs to neither club of the two pairs the swap touches
+    whose swap leaves both pairs it touches without two teams of one club (nearest = fewest
+    places moved; at equal distance downwards before upwards, then the lower team of the pair
+    before the upper): a ``club-swap`` note. A pair no swap separates (a club with
+    more than half the field) stays, with a ``same-club`` warning. The bye (the last team of an
+    odd field) is never swapped: it is not in ``pairs``.
+    """
+    ids = list(order)
+    if not clubs:
+        return ids, ()
+    partner = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+
+    def club(position: int) -> str | None:
+        return clubs.get(ids[position])
+
+    def clash(x: int, y: int) -> bool:
+        return club(x) is not None and club(x) == club(y)
+
+    warnings: list[PairingWarning] = []
+    for a, b in pairs:
+        if not clash(a, b):
+            continue
+        best: tuple[tuple[int, int, int], int, int] | None = None
+        for rank, moved in enumerate((b, a)):
+            stays = a if moved == b else b
+            for other in partner:
+                if other in (a, b):
+                    continue
+                ids[moved], ids[other] = ids[other], ids[moved]
+                fine = not clash(stays, moved) and not clash(other, partner[other])
+                ids[moved], ids[other] = ids[other], ids[moved]
+                if fine:
+                    choice = (abs(other - moved), int(other < moved), rank)
+                    if best is None or choice < best[0]:
+                        best = (choice, moved, other)
+        if best is None:
+            home, away = ids[a], ids[b]
+            warnings.append(PairingWarning(
+                "same-club", f"{home} and {away} of club {club(a)} meet: no swap in the order separates them",
+                {"home": home, "away": away, "club": club(a)}))
+            continue
+        _choice, moved, other = best
+        team_club = club(moved)
+        warnings.append(PairingWarning(
+            "club-swap", f"{ids[moved]} and {ids[other]} swapped places in the order: "
+                         f"two teams of club {team_club} would have met",
+            {"moved": ids[moved], "other": ids[other], "club": team_club}))
+        ids[moved], ids[other] = ids[other], ids[moved]
+    return ids, tuple(warnings)
 
 
 # --- later rounds ---------------------------------------------------------------------------
