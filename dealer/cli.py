@@ -705,18 +705,35 @@ def _echo_round(view: Any, event: Event) -> None:
 
 @round_group.command("pair")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round to pair.")
+@click.option("--round", "round_", type=click.IntRange(1, 999), help="The round to pair.")
+@click.option("--all", "pair_all", is_flag=True,
+              help="A round robin: pair every round not paired yet, before any result (the whole schedule).")
 @click.option("--accept-warnings", is_flag=True, help="Store the round even with a forced rematch or a second bye.")
 @click.option("--allow-incomplete", is_flag=True, help="Pair although the previous round has missing results.")
 @click.option("--key-file", type=click.Path(dir_okay=False),
               help="Swiss round 1 by lots: the event key (default: boards/<event>/deal.key).")
 @click.option("--by", "entered_by", help="Who pairs (the director).")
 @BOARDS_DIR_OPTION
-def round_pair(event_file: str, round_: int, accept_warnings: bool, allow_incomplete: bool,
+def round_pair(event_file: str, round_: int | None, pair_all: bool, accept_warnings: bool, allow_incomplete: bool,
                key_file: str | None, entered_by: str | None, boards_dir: str) -> None:
-    """Compute and store round N's pairings (teams, home/away, tables, set)."""
-    from dealer.app.rounds import pair_round
+    """Compute and store round N's pairings (teams, home/away, tables, set); a round robin's
+    whole schedule with --all."""
+    from dealer.app.rounds import pair_round, pair_schedule
 
+    if pair_all == (round_ is not None):
+        raise UserError("cli.round_or_all", field="round")
+    if round_ is None:
+        with _session(event_file, boards_dir, write=True, as_played=False) as session:
+            event = session.declared
+            views = pair_schedule(session, entered_by)
+        for view in views:
+            _echo_round(view, event)
+        if not views:
+            show("said_round.all_paired", rounds=event.format.rounds_needed(len(event.teams)))
+            return
+        show("said_round.stored_all", first=views[0].number, last=views[-1].number,
+             matches=sum(len(v.matches) for v in views))
+        return
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
         event, key = session.declared, None
         if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
@@ -904,7 +921,7 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "alignment", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -939,8 +956,8 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
                   with_results: bool, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
-    travellers, table score sheets and table cards (PDF or HTML), a round's pairings; `alignment`
-    prints a label test sheet."""
+    travellers, table score sheets and table cards (PDF or HTML), a round's pairings, the whole
+    schedule of a round robin or fixed event (轮次表); `alignment` prints a label test sheet."""
     from dealer.render import PrintOptions, build_documents, render_documents
 
     options = PrintOptions(

@@ -654,3 +654,46 @@ def test_round_one_warns_when_no_swap_keeps_a_club_apart(tmp_path: Path) -> None
     assert [(m["home"], m["away"]) for m in first["matches"]] == [("E1", "E3"), ("F", "E2")]
     assert first["warnings"] == ["E1 and E3 of club 经济学院 meet: no swap in the order separates them"]
     assert "warning: E1 and E3 of club 经济学院 meet" in paired.stderr
+
+
+ROBIN8 = ROBIN.replace('id = "robin"', 'id = "rr8"').replace("cycles = 2\n", "").split("[[teams]]")[0] \
+    + "".join(f'[[teams]]\nid = "R{i}"\nname = "第{i}队"\n' for i in range(1, 9))
+
+
+def test_a_round_robin_is_paired_in_full_before_play_and_its_schedule_printed(tmp_path: Path) -> None:
+    """Seed 000 §26 publishes the whole 轮次表 before play: a Berger table does not depend on
+    results, so no round waits for the one before, and nothing is stored as a warning."""
+    event, boards = _event(tmp_path, ROBIN8)
+    out = tmp_path / "out"
+    early = _run("print", "schedule", event, "--out", out, "--boards-dir", boards)
+    assert early.exit_code == 2 and "0 of the 7 rounds are paired" in early.stderr and "--all" in early.stderr
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    second = _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)  # round 1 has no result
+    assert "warning" not in second.stderr
+    skipped = _run("round", "pair", event, "--round", 4, "--boards-dir", boards)
+    assert skipped.exit_code == 2 and "round pair EVENT.toml --all" in skipped.stderr
+    paired = _ok("round", "pair", event, "--all", "--boards-dir", boards)
+    assert "stored rounds 3 to 7 (20 match(es))" in paired.stdout and "warning" not in paired.stderr
+    assert "every round (7) is paired already" in _ok("round", "pair", event, "--all", "--boards-dir", boards).stdout
+    table = berger_table(8)
+    for number in range(1, 8):
+        data = _round(event, boards, number)
+        assert data["warnings"] == []
+        assert [(m["home"], m["away"], m["set"]) for m in data["matches"]] == [
+            (f"R{h}", f"R{a}", number) for h, a in table[number - 1]]
+    _ok("print", "schedule", event, "--out", out, "--boards-dir", boards)
+    text = " ".join(page_texts(out / "schedule-zh.pdf"))
+    assert "轮次表" in text and page_texts(out / "schedule-zh.pdf")[1:] == []  # one sheet
+    for number in range(1, 8):
+        h, a = table[number - 1][0]
+        assert f"第 {number} 轮 场次 主队 客队 套牌 1 R{h} 第{h}队 R{a} 第{a}队 {number}" in " ".join(text.split())
+    _ok("print", "schedule", event, "--lang", "en", "--out", out, "--boards-dir", boards)
+    english = " ".join(" ".join(page_texts(out / "schedule-en.pdf")).split())
+    assert "Schedule" in english and "Round 7 Match Home Away Set 1 R4 第4队 R8 第8队 7" in english
+    # --all is for a fixed schedule; a Swiss has none to print ahead.
+    (tmp_path / "swiss").mkdir()
+    swiss, swiss_boards = _event(tmp_path / "swiss")
+    refused = _run("round", "pair", swiss, "--all", "--boards-dir", swiss_boards)
+    assert refused.exit_code == 2 and "--all pairs a round robin's whole schedule" in refused.stderr
+    refused = _run("print", "schedule", swiss, "--out", out, "--boards-dir", swiss_boards)
+    assert refused.exit_code == 2 and "no schedule ahead" in refused.stderr

@@ -186,10 +186,42 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
     """Compute and store round ``number``; (the round, whether it was stored).
 
     Refuses a fixed schedule, a round out of order or already paired, and (unless
-    ``allow_incomplete``) a previous round with missing results. A round with warnings (a forced
-    rematch, a second bye) is returned unstored unless ``accept_warnings``.
+    ``allow_incomplete``) a previous round with missing results, except in a round robin, whose
+    rounds do not depend on results. A round with warnings (a forced rematch, a second bye) is
+    returned unstored unless ``accept_warnings``.
     """
     event = session.declared
+    _check_pairable(event, number)
+    store = session.writable_store()
+    # A pairing follows from every stored pairing, result and forfeit: only links of the chain
+    # count (the whole chain walked, outside the write lock: it takes long on a league).
+    store.require_intact(Phrase.of("round.refused_pairing", number=number))
+    with store.transaction():
+        return _pair_in(session, store, number, accept_warnings=accept_warnings,
+                        allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
+
+
+def pair_schedule(session: EventSession, entered_by: str | None = None) -> list[RoundView]:
+    """Pair every round of a round robin not paired yet, in one go (``round pair --all``): its
+    Berger table does not depend on results, so the whole 轮次表 can be published before play.
+    The rounds paired, in order (none when every round already is); all or none is stored."""
+    event = session.declared
+    if event.format.kind != "round-robin":
+        raise RoundError("round.all_needs_fixed_schedule", field="all", kind=event.format.kind)
+    limit = event.format.rounds_needed(len(event.teams))
+    store = session.writable_store()
+    store.require_intact(Phrase.of("round.refused_pairing", number=1))
+    views = []
+    with store.transaction():
+        current = _current_pairings(store)
+        for number in range(1, limit + 1):
+            if number not in current:
+                view, _stored = _pair_in(session, store, number, entered_by=entered_by)
+                views.append(view)
+    return views
+
+
+def _check_pairable(event: Event, number: int) -> None:
     if not event.format.paired:
         raise RoundError("round.fixed_nothing_to_pair",
                          field="round")
@@ -197,67 +229,72 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
     if not 1 <= number <= limit:
         raise RoundError("round.beyond_format", field="round", number=number, kind=event.format.kind,
                          limit=limit)
-    store = session.writable_store()
-    # A pairing follows from every stored pairing, result and forfeit: only links of the chain
-    # count (the whole chain walked, outside the write lock: it takes long on a league).
-    store.require_intact(Phrase.of("round.refused_pairing", number=number))
-    with store.transaction():
-        current = _current_pairings(store)
-        end = declared_end(store)
-        if end is not None:
-            raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
-        if number in current:
-            raise RoundError("round.already_paired", field="round", hint="round_undo",
-                             number=number)
-        unused = unused_sets(store)
-        if number in unused:  # round N plays set N
-            raise RoundError("round.would_play_unused_set", field="round", number=number,
-                             unused=unused[number])
-        if number > 1 and number - 1 not in current:
-            raise RoundError("round.pair_in_order",
-                             field="round", hint="round_pair", number=number - 1)
-        field = [t.id for t in event.seeded_teams()]
-        first = current.get(1)
-        if (first is not None and event.format.kind in ("round-robin", "knockout")
-                and first.data.get("teams", field) != field):
-            raise RoundError("round.teams_changed",
-                             field="teams", kind=event.format.kind, data=', '.join(first.data['teams']))
-        before = scheduled(event, store)  # every stored round is before this one (checked above)
-        scored = _scored(before, store)
-        warnings: list[PairingWarning] = []
-        if number > 1:
-            missing = _missing_in(scored, number - 1)
-            if missing and event.format.kind == "knockout":
-                raise RoundError("round.knockout_results_missing", field="round", hint="missing",
-                                 number=number - 1, missing='; '.join(missing[:5]))
-            if missing and not allow_incomplete:
-                raise RoundError("round.previous_round_incomplete", field="round", hint="allow_incomplete",
-                                 number=number - 1, missing='; '.join(missing[:5]),
-                                 more='; …' if len(missing) > 5 else '')
-            if missing:
-                warnings.append(PairingWarning("incomplete-previous-round",
-                                               f"paired with {len(missing)} match(es) of round {number - 1} "
-                                               "incomplete", {"matches": len(missing), "round": number - 1}))
-        if event.format.kind == "knockout":
-            from dealer.tournament.knockout_round import bracket_conflicts
 
-            conflicts = bracket_conflicts(scored, load_bracket_order(event.format.bracket))
-            if conflicts:
-                raise RoundError("round.correction_changed_bracket", field="round",
-                                 conflicts="; ".join(conflicts))
-        paired = next_round(before, number, standings(scored, folder_seed(session.folder)), lots_key=key,
-                            winners=winners(scored) if event.format.kind == "knockout" else None,
-                            bracket_order=load_bracket_order(event.format.bracket)
-                            if event.format.kind == "knockout" else None)
-        if not paired.pairings and not paired.byes:
-            raise RoundError("round.knockout_decided", field="round", number=number)
-        warnings.extend(paired.warnings)
-        view = _round_view(event, number, paired, warnings)
-        needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
-        if needs_accepting and not accept_warnings:
-            return view, False
-        store.insert_action("pair", number, {**view.as_dict(), "teams": field, "format": event.format.kind},
-                            entered_by=entered_by)
+
+def _pair_in(session: EventSession, store: ResultsStore, number: int, *, accept_warnings: bool = False,
+             allow_incomplete: bool = False, key: bytes | None = None,
+             entered_by: str | None = None) -> tuple[RoundView, bool]:
+    """:func:`pair_round` inside the store's transaction."""
+    event = session.declared
+    _check_pairable(event, number)
+    current = _current_pairings(store)
+    end = declared_end(store)
+    if end is not None:
+        raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
+    if number in current:
+        raise RoundError("round.already_paired", field="round", hint="round_undo",
+                         number=number)
+    unused = unused_sets(store)
+    if number in unused:  # round N plays set N
+        raise RoundError("round.would_play_unused_set", field="round", number=number,
+                         unused=unused[number])
+    if number > 1 and number - 1 not in current:
+        raise RoundError("round.pair_in_order", field="round",
+                         hint="round_pair_all" if event.format.kind == "round-robin" else "round_pair",
+                         number=number - 1)
+    field = [t.id for t in event.seeded_teams()]
+    first = current.get(1)
+    if (first is not None and event.format.kind in ("round-robin", "knockout")
+            and first.data.get("teams", field) != field):
+        raise RoundError("round.teams_changed",
+                         field="teams", kind=event.format.kind, data=', '.join(first.data['teams']))
+    before = scheduled(event, store)  # every stored round is before this one (checked above)
+    scored = _scored(before, store)
+    warnings: list[PairingWarning] = []
+    # A round robin's rounds are its Berger table: they do not wait for results.
+    if number > 1 and event.format.kind != "round-robin":
+        missing = _missing_in(scored, number - 1)
+        if missing and event.format.kind == "knockout":
+            raise RoundError("round.knockout_results_missing", field="round", hint="missing",
+                             number=number - 1, missing='; '.join(missing[:5]))
+        if missing and not allow_incomplete:
+            raise RoundError("round.previous_round_incomplete", field="round", hint="allow_incomplete",
+                             number=number - 1, missing='; '.join(missing[:5]),
+                             more='; …' if len(missing) > 5 else '')
+        if missing:
+            warnings.append(PairingWarning("incomplete-previous-round",
+                                           f"paired with {len(missing)} match(es) of round {number - 1} "
+                                           "incomplete", {"matches": len(missing), "round": number - 1}))
+    if event.format.kind == "knockout":
+        from dealer.tournament.knockout_round import bracket_conflicts
+
+        conflicts = bracket_conflicts(scored, load_bracket_order(event.format.bracket))
+        if conflicts:
+            raise RoundError("round.correction_changed_bracket", field="round",
+                             conflicts="; ".join(conflicts))
+    paired = next_round(before, number, standings(scored, folder_seed(session.folder)), lots_key=key,
+                        winners=winners(scored) if event.format.kind == "knockout" else None,
+                        bracket_order=load_bracket_order(event.format.bracket)
+                        if event.format.kind == "knockout" else None)
+    if not paired.pairings and not paired.byes:
+        raise RoundError("round.knockout_decided", field="round", number=number)
+    warnings.extend(paired.warnings)
+    view = _round_view(event, number, paired, warnings)
+    needs_accepting = [w for w in paired.warnings if w.code in ("rematch", "second-bye")]
+    if needs_accepting and not accept_warnings:
+        return view, False
+    store.insert_action("pair", number, {**view.as_dict(), "teams": field, "format": event.format.kind},
+                        entered_by=entered_by)
     return view, True
 
 

@@ -496,6 +496,34 @@ def pairings_page(event: Event, round_number: int) -> dict[str, Any]:
                           for place, (team, key) in enumerate(rnd.sort_keys, start=1)]}
 
 
+#: Lines of the 轮次表 on one page: two rounds side by side, each a heading and a line a match.
+SCHEDULE_LINES = 52
+
+
+def schedule_pages(event: Event) -> list[dict[str, Any]]:
+    """The whole 轮次表: every round with its matches (match, home, away, set, group) and byes, two
+    rounds side by side; one page while it fits (a round robin of 8: 7 rounds of 4 matches)."""
+    rounds = [{
+        "round": rnd.number,
+        "matches": [{"match": m.id, "home": _team_line(event, m.home), "away": _team_line(event, m.away),
+                     "set": m.set, "group": chr(65 + m.group) if m.group is not None else ""}
+                    for m in rnd.matches],
+        "byes": [_team_line(event, t) for t in rnd.byes],
+    } for rnd in event.rounds]
+    pages: list[dict[str, Any]] = []
+    used = SCHEDULE_LINES
+    for pair in chunked(rounds, 2):
+        lines = max(2 + len(r["matches"]) + (1 if r["byes"] else 0) for r in pair)
+        if used + lines > SCHEDULE_LINES:
+            pages.append({"rows": []})
+            used = 0
+        pages[-1]["rows"].append(pair)
+        used += lines
+    for number, page in enumerate(pages, start=1):
+        page.update(page=number, pages=len(pages))
+    return pages
+
+
 def level_sheet_pages(event: Event, round_number: int, t: Strings) -> list[dict[str, Any]]:
     """A level race's score sheets: one per match of the round, a row per table (final levels,
     the last game's winner for a tie, games won, signatures)."""

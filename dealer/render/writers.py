@@ -316,6 +316,25 @@ def pairings(source: Source, round_number: int) -> Document:
                     {"matches": len(page["matches"]), "byes": len(page["byes"])})
 
 
+def schedule(source: Source) -> Document:
+    """The whole 轮次表 (``dealer print schedule``): every round's matches, home and away, and for
+    a boards event the set, on one sheet while it fits."""
+    event = source.event
+    if event.format.kind in ("swiss", "knockout"):
+        raise UserError("render.schedule_not_fixed", field="event_format", kind=event.format.kind)
+    needed = event.format.rounds_needed(len(event.teams)) if event.format.paired else len(event.rounds)
+    if len(event.rounds) < needed:
+        raise UserError("render.schedule_not_paired", field="round", hint="round_pair_all",
+                        paired=len(event.rounds), rounds=needed)
+    common = source.common("schedule", None)
+    common["boards"] = not event.levels
+    common["groups"] = any(m.group is not None for m in event.matches())
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    pages = ctx.schedule_pages(event)
+    return Document(source.output_dir() / f"schedule-{source.options.lang}.{suffix}", "schedule", "schedule.html",
+                    common, pages, {"rounds": len(event.rounds), "matches": len(event.matches())})
+
+
 def level_sheets(source: Source, round_number: int) -> Document:
     """A level race's score sheets for one round (one page per match)."""
     t = strings(source.options.lang)
@@ -356,6 +375,14 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
     event = session.event
+    if kind == "schedule":  # every round, no board: needs neither a deal nor --round
+        if options.round is not None:
+            raise UserError("render.schedule_has_every_round", field="round")
+        source = Source(session, event, options)
+        source.folder.check_kind(event)
+        document = schedule(source)
+        check_writable_folder(source.output_dir(), field="out")
+        return [document]
     if event.levels and kind not in ("pairings", "score-sheets"):
         raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
     if event.levels and options.round is None:
