@@ -950,7 +950,9 @@ PROGRESS_PAGES = 12
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
 @click.option("--round", "round_", type=click.IntRange(1, 999), default=None,
-              help="One round: its pairings (对阵表), travellers, score sheets and table cards only.")
+              help="One round: with `all`, its pairings (对阵表) and every paper of the set(s) it plays "
+                   "(travellers, score sheets and table cards of its matches only); a level race's "
+                   "pairings and score sheets.")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
@@ -958,7 +960,7 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
     travellers, table score sheets and table cards (PDF or HTML), a round's pairings, the whole
     schedule of a round robin or fixed event (轮次表); `alignment` prints a label test sheet."""
-    from dealer.render import PrintOptions, build_documents, render_documents
+    from dealer.render import PrintOptions, plan_documents, render_documents
 
     options = PrintOptions(
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
@@ -968,7 +970,10 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     )
     # The alignment sheet needs no deal; everything else prints the rounds as played.
     with _session(event_file, boards_dir, check_deal=False, results=kind != "alignment") as session:
-        documents = build_documents(session, kind, options)
+        plan = plan_documents(session, kind, options)
+    documents = plan.documents
+    for left_out in plan.left_out:
+        tell(left_out.phrase())
     total = sum(len(doc.pages) for doc in documents)
     if total > PROGRESS_PAGES:
         label = command_words().text("said_print.rendering", {"pages": total})

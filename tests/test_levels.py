@@ -424,12 +424,23 @@ def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> N
 
     event, boards = _setup(tmp_path, SEED_002, "seed002")
     out = tmp_path / "out"
-    for kind in ("all", "travellers", "labels"):
+    for kind in ("travellers", "labels"):
         code, _out, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
         assert code == 2 and "is a level race" in err and "no board papers" in err
-    code, _out, err = run_dealer("print", "score-sheets", event, "--boards-dir", boards, "--out", out)
-    assert code == 2 and "one round at a time" in err
+        assert "dealer print all EVENT.toml --round N" in err
+    for kind in ("score-sheets", "all"):
+        code, _out, err = run_dealer("print", kind, event, "--boards-dir", boards, "--out", out)
+        assert code == 2 and "one round at a time" in err
     assert not out.exists()
+    # One command for the round's paperwork: its pairings and score sheets, and what it left out.
+    code, printed, err = run_dealer("print", "all", event, "--round", 1, "--boards-dir", boards,
+                                    "--out", tmp_path / "all", "--format", "html")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
+        "level-sheets-round-01-zh.html", "pairings-round-01-zh.html"]
+    left_out = [line for line in printed.splitlines() if line.startswith("left out: ")]
+    assert left_out == [f"left out: {kind}: a level race deals no boards" for kind in (
+        "hand records", "wallet labels", "curtain cards", "dealing guide", "travellers", "table cards")]
     for kind in ("pairings", "score-sheets"):
         code, _printed, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
         assert code == 0, err

@@ -15,6 +15,7 @@ from dealer.app.dealing import deal_event
 from dealer.event import Event
 from dealer.files import load_event_text
 from dealer.formats.qr import LabelId, parse_payload
+from dealer.render import KINDS
 from dealer.resources import demo_event_text, label_layouts
 from dealer.store.folder import EventFolder
 
@@ -227,3 +228,28 @@ def test_board_option_reprints_one_fouled_wallets_papers(dealt_demo: tuple[Event
     assert code == 2 and "--board: a score sheet lists every board of a match" in stderr
     code, _, stderr = run("print", "labels", event_file, "--boards-dir", boards, "--board", 17, "--out", tmp_path)
     assert code == 2 and "--board: board 17 is not in the event (boards 1 to 16)" in stderr
+
+
+def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path
+) -> None:
+    """`print all --round N` prints the round's pairings with every paper of the set it plays and
+    leaves nothing out; without --round it is the whole pack and says it left out the pairings."""
+    _, boards, event_file = dealt_demo
+    code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--round", 2, "--format", "html",
+                               "--out", tmp_path / "round")
+    assert code == 0, stderr
+    assert sorted(p.name for p in (tmp_path / "round").iterdir()) == sorted(
+        ["pairings-round-02-zh.html", *(f"{kind}-set-02-zh.html" for kind in KINDS)])
+    assert "left out" not in stdout
+    code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--format", "html",
+                               "--out", tmp_path / "pack")
+    assert code == 0, stderr
+    assert not list((tmp_path / "pack").glob("pairings-*"))
+    assert "left out: pairings: printed one round at a time: dealer print all EVENT.toml --round N adds them" in stdout
+    code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--round", 1, "--board", 5,
+                               "--format", "html", "--out", tmp_path / "board")
+    assert code == 0, stderr
+    assert not list((tmp_path / "board").glob("pairings-*"))
+    for kind in ("pairings", "score sheets", "table cards"):
+        assert f"left out: {kind}: --board reprints one board's papers only" in stdout

@@ -6,16 +6,26 @@ score sheets, rendered from ``templates/`` by WeasyPrint.
 """
 
 from dealer.render.engine import Document, Written, default_jobs, render_documents
-from dealer.render.writers import KINDS, WRITERS, PrintOptions, build_documents, expand_kinds
+from dealer.render.writers import (
+    KINDS,
+    WRITERS,
+    PrintOptions,
+    PrintPlan,
+    build_documents,
+    expand_kinds,
+    plan_documents,
+)
 
 __all__ = [
     "KINDS",
     "WRITERS",
     "Document",
     "PrintOptions",
+    "PrintPlan",
     "Written",
     "build_documents",
     "default_jobs",
     "expand_kinds",
+    "plan_documents",
     "render_documents",
 ]

@@ -367,8 +367,48 @@ def expand_kinds(kind: str) -> list[str]:
     return [kind]
 
 
+#: The word of each kind in the messages (``dealer print all`` says which kinds it left out).
+KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("render.hand_records"),
+              "labels": Phrase("render.labels"), "curtain-cards": Phrase("render.curtain_cards"),
+              "dealing-guide": Phrase("render.dealing_guide"), "travellers": Phrase("render.travellers"),
+              "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards")}
+#: A level race's kinds (``print all --round N``): its pairings and its level-race score sheets.
+LEVEL_RACE_KINDS = ("pairings", "score-sheets")
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A kind ``dealer print all`` did not print, and why (a phrase of the word catalog)."""
+
+    kind: str
+    why: Phrase
+
+    def phrase(self) -> Phrase:
+        return Phrase.of("said_print.left_out", kind=KIND_WORDS[self.kind], why=self.why)
+
+
+@dataclass
+class PrintPlan:
+    """The documents of ``dealer print KIND``, not yet rendered, and (for ``all``) the kinds left out."""
+
+    documents: list[Document]
+    left_out: list[LeftOut] = dataclasses.field(default_factory=list)
+
+
 def build_documents(session: EventSession, kind: str, options: PrintOptions) -> list[Document]:
-    """Every document that ``dealer print KIND`` writes for the event as played, not yet rendered.
+    """Every document that ``dealer print KIND`` writes for the event as played, not yet rendered
+    (:func:`plan_documents` without the kinds left out)."""
+    return plan_documents(session, kind, options).documents
+
+
+def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> PrintPlan:
+    """Every document that ``dealer print KIND`` writes for the event as played, not yet rendered,
+    and the kinds ``all`` leaves out, each with its reason.
+
+    ``all`` with ``--round N`` is the round's paperwork: its pairings and, for a boards event,
+    every kind for the set(s) the round plays (the per-match kinds for its matches only); for a
+    level race its pairings and level-race score sheets. Without ``--round`` it is the whole
+    pack of every set, without pairings (printed one round at a time).
 
     Everything is checked before any page is rendered: the event against the committed plan,
     each set file against the manifest, the key against the commitment, the output folder by
@@ -382,8 +422,8 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
         source.folder.check_kind(event)
         document = schedule(source)
         check_writable_folder(source.output_dir(), field="out")
-        return [document]
-    if event.levels and kind not in ("pairings", "score-sheets"):
+        return PrintPlan([document])
+    if event.levels and kind not in ("all", *LEVEL_RACE_KINDS):
         raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
     if event.levels and options.round is None:
         raise UserError("render.level_race_needs_round", field="round")
@@ -404,12 +444,15 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
         source.folder.check_kind(event)  # the folder must hold this kind of event
     if event.levels:  # no deal to check: the pairings and the level-race score sheets
         assert options.round is not None
+        kinds = list(LEVEL_RACE_KINDS) if kind == "all" else [kind]
         check_writable_folder(source.output_dir(), field="out")
-        return [pairings(source, options.round) if kind == "pairings" else level_sheets(source, options.round)]
+        writers = {"pairings": pairings, "score-sheets": level_sheets}
+        return PrintPlan([writers[k](source, options.round) for k in kinds],
+                         [LeftOut(k, Phrase("render.why_level_race")) for k in KINDS if kind == "all" and k not in kinds])
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(source.output_dir(), field="out")
-        return [document]
+        return PrintPlan([document])
     source.folder.require()
     # Labels, travellers and score sheets print the event's declarers and levels: the deal, and
     # the event's plan, must be the committed ones, whatever the kind.
@@ -419,21 +462,34 @@ def build_documents(session: EventSession, kind: str, options: PrintOptions) -> 
     if kinds == ["pairings"]:
         assert options.round is not None
         check_writable_folder(source.output_dir(), field="out")
-        return [pairings(source, options.round)]
+        return PrintPlan([pairings(source, options.round)])
     sets = source.set_numbers()
     source.copies(sets[0])  # a bad --copies is refused even for kinds that print one per match
     if "labels" in kinds:
         source.key()  # fail early, before anything is rendered
     played = {m.set for m in event.matches()}
     documents = []
+    left_out: list[LeftOut] = []
+    if kind == "all":
+        if options.round is None:
+            left_out.append(LeftOut("pairings", Phrase("render.why_one_round")))
+        elif options.boards is not None:
+            left_out.append(LeftOut("pairings", Phrase("render.why_one_board")))
+        else:
+            documents.append(pairings(source, options.round))
     for k in kinds:
+        if kind == "all" and k in WHOLE_SET_KINDS and options.boards is not None:
+            left_out.append(LeftOut(k, Phrase("render.why_one_board")))
+            continue  # one board's papers: a score sheet or table card holds every board
+        unplayed = [s for s in sets if s not in played] if kind == "all" and k in MATCH_KINDS else []
+        if unplayed:
+            left_out.append(LeftOut(k, Phrase.of("render.why_sets_not_played",
+                                                 sets=", ".join(map(str, unplayed)))))
         for s in sets:
-            if kind == "all" and k in MATCH_KINDS and s not in played:
+            if s in unplayed:
                 continue
-            if kind == "all" and k in WHOLE_SET_KINDS and options.boards is not None:
-                continue  # one board's papers: a score sheet or table card holds every board
             document = WRITERS[k](source, s)
             document.secret = k in SECRET_KINDS
             documents.append(document)
     check_writable_folder(source.output_dir(), field="out")  # last: nothing made for a refusal
-    return documents
+    return PrintPlan(documents, left_out)
