@@ -691,8 +691,10 @@ def _echo_round(view: Any, event: Event) -> None:
     for m in view.matches:
         extra = (Phrase.of("said_round.slot", slot=m.slot) if m.slot else
                  Phrase.of("said_round.group", group=chr(65 + m.group)) if m.group is not None else "")
-        show("said_round.match", table=m.table, set=m.set, home=m.home, home_name=names.get(m.home, ""),
-             away=m.away, away_name=names.get(m.away, ""), extra=extra)
+        # The match (场) and its tables as the hall names them; a level race plays no set.
+        show("said_round.level_match" if event.levels else "said_round.match", match=m.id,
+             tables="/".join(event.table_names(m).values()), set=m.set, home=m.home,
+             home_name=names.get(m.home, ""), away=m.away, away_name=names.get(m.away, ""), extra=extra)
     for team in view.byes:
         show("said_round.bye", team=team, name=names.get(team, ""))
     if view.sort_keys:

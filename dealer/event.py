@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,13 +26,21 @@ EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
-               "sets", "public_value_source", "result", "tables"}
+               "sets", "public_value_source", "result", "tables", "table_numbers"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
 _BOARD_ONLY_KEYS = ("boards_per_set", "sets", "public_value_source")
 #: Most tables a level-race match may have (seed 001: 5 pairs a side).
 MAX_TABLES = 16
+#: How the hall's tables are named (``event.table_numbers``): a preset, or a pattern of its own
+#: in the same fields: ``{match}`` the match's number in the round, ``{table}`` its table (A or B;
+#: a level race's 1…tables) and ``{seq}`` the round's tables numbered 1, 2, … in match order.
+TABLE_NUMBERINGS: dict[str, dict[str, str]] = {
+    "per-match": {"boards": "{match}{table}", "levels": "{match}-{table}"},  # 1A/1B; 1-1/1-2
+    "sequential": {"boards": "{seq}", "levels": "{seq}"},  # 1…2M; 1…tables × M
+}
+_TABLE_FIELDS = frozenset({"match", "table", "seq"})
 _TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules"}
 _TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
@@ -173,11 +182,25 @@ class Event:
     prizes: tuple[Prize, ...] = ()
     result: str = "boards"  # "levels": each table reports the final levels (no boards, no deal)
     tables: int = 2  # a level race's tables per match (seed 002: 2; seed 001: 5)
+    table_numbers: str = "per-match"  # a preset of TABLE_NUMBERINGS or a pattern of its fields
 
     @property
     def levels(self) -> bool:
         """Whether the event is a level race (``result = "levels"``)."""
         return self.result == "levels"
+
+    def table_ids(self) -> tuple[str, ...]:
+        """A match's tables as results name them: A and B, or a level race's 1…tables."""
+        return tuple(str(n) for n in range(1, self.tables + 1)) if self.levels else ("A", "B")
+
+    def table_names(self, match: Match) -> dict[str, str]:
+        """Each table of ``match`` (by :meth:`table_ids`) → its name in the hall, as the players
+        find their seat (``event.table_numbers``: 1A/1B, 1-1/1-2, or 1…2M)."""
+        preset = TABLE_NUMBERINGS.get(self.table_numbers)
+        pattern = preset["levels" if self.levels else "boards"] if preset else self.table_numbers
+        ids = self.table_ids()
+        return {table: pattern.format(match=match.table, table=table, seq=(match.table - 1) * len(ids) + i)
+                for i, table in enumerate(ids, start=1)}
 
     def seeded_teams(self) -> list[Team]:
         """Teams strongest first: by ``seed``, then those without one in file order."""
@@ -404,6 +427,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         raise EventError("event.tables_only_for_level_race")
     else:
         tables = 2
+    table_numbers = _table_numbers(head.get("table_numbers", "per-match"))
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
     event_format = _format(data.get("format", {}))
     team_count = len(data["teams"]) if isinstance(data.get("teams"), list) else 0
@@ -519,7 +543,25 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         prizes=tuple(prizes),
         result=result,
         tables=tables,
+        table_numbers=table_numbers,
     )
+
+
+def _table_numbers(value: Any) -> str:
+    """``event.table_numbers``: a preset, or a pattern that gives every table of a round its own
+    name (``{seq}``, or ``{match}`` with ``{table}``) and no other field."""
+    if value in TABLE_NUMBERINGS:
+        return str(value)
+    fields: set[str] = set()
+    if isinstance(value, str):
+        try:
+            fields = {name for _text, name, _spec, _conv in string.Formatter().parse(value) if name is not None}
+        except ValueError:
+            fields = {"?"}
+    if not isinstance(value, str) or not fields <= _TABLE_FIELDS or not (
+            "seq" in fields or {"match", "table"} <= fields):
+        raise EventError("event.bad_table_numbers", value=quote(value), presets=", ".join(TABLE_NUMBERINGS))
+    return value
 
 
 def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:

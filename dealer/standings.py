@@ -194,6 +194,15 @@ def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments
     return found
 
 
+def records_before(scored: ScoredEvent, number: int) -> Records:
+    """Per-team totals of the rounds before round ``number`` (what a Swiss pairing of round
+    ``number`` was made from: the pairings sheet shows each team's match points and 小分)."""
+    event = dataclasses.replace(scored.event, rounds=tuple(r for r in scored.event.rounds if r.number < number))
+    adjustments = Adjustments(tuple(f for f in scored.adjustments.forfeits if f.round < number),
+                              tuple(d for d in scored.adjustments.deductions if d.round < number))
+    return records(event, [s for s in scored.scores if s.round < number], adjustments)
+
+
 def standings(scored: ScoredEvent, lots_seed: bytes = b"") -> list[Standing]:
     """The standings of a scored event (its matches, byes and adjustments)."""
     return rank(scored.event, scored.scores, scored.adjustments, lots_seed)

@@ -450,3 +450,36 @@ def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> N
     assert "升级赛记分表" in text and "东风队" in text and "长城队" in text and "过A" in text
     pairings = PdfReader(out / "pairings-round-01-zh.pdf").pages[0].extract_text()
     assert "每场 2 桌" in pairings and "A 桌" not in pairings
+
+
+def test_a_level_races_tables_are_named_as_players_find_them(tmp_path: Path) -> None:
+    """Round show, the pairings and the score sheets name a level race's tables 1-1/1-2 (match 1)
+    and 2-1/2-2, the match 场, and never mention a set; `table_numbers = "sequential"` numbers the
+    round's tables 1…4 instead, and a numbering that would not tell tables apart is refused."""
+    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    code, shown, err = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards)
+    assert code == 0, err
+    assert shown.splitlines()[1:] == ["  match   1  tables 1-1/1-2  T1 东风队  v  T2 长城队",
+                                      "  match   2  tables 2-1/2-2  T3 黄河队  v  T4 泰山队"]
+    assert "set" not in shown
+    zh = run_dealer("--lang", "zh", "round", "show", event, "--round", 1, "--boards-dir", boards).stdout
+    assert "第   1 场  1-1/1-2 号桌  T1 东风队" in zh and "套" not in zh
+    out = tmp_path / "out"
+    code, _printed, err = run_dealer("print", "all", event, "--round", 1, "--boards-dir", boards, "--out", out,
+                                     "--format", "html")
+    assert code == 0, err
+    pairings = (out / "pairings-round-01-zh.html").read_text(encoding="utf-8")
+    assert "<th>场</th>" in pairings and "1-1、1-2" in pairings and "2-1、2-2" in pairings
+    assert "桌号</th>" in pairings and "套" not in pairings
+    sheets = (out / "level-sheets-round-01-zh.html").read_text(encoding="utf-8")
+    assert "<b>2-1</b>" in sheets and "<b>2-2</b>" in sheets
+
+    numbered = SEED_002.replace('tables = 2\n', 'tables = 2\ntable_numbers = "sequential"\n')
+    event, boards = _setup(tmp_path, numbered, "sequential")
+    shown = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards).stdout
+    assert "match   2  tables 3/4" in shown
+    for bad in ("{match}", "{seat}{seq}", "T{seq"):
+        event, boards = _setup(tmp_path, SEED_002.replace('tables = 2\n', f'tables = 2\ntable_numbers = "{bad}"\n'),
+                               "bad")
+        code, _out, err = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards)
+        assert code == 2 and "event.table_numbers:" in err and "per-match, sequential" in err, bad

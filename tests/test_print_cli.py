@@ -242,6 +242,12 @@ def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
     assert sorted(p.name for p in (tmp_path / "round").iterdir()) == sorted(
         ["pairings-round-02-zh.html", *(f"{kind}-set-02-zh.html" for kind in KINDS)])
     assert "left out" not in stdout
+    # The hall's tables: match (场) 2 sits at tables 2A and 2B, on the pairings and the table cards.
+    pairings = (tmp_path / "round" / "pairings-round-02-zh.html").read_text(encoding="utf-8")
+    assert "<th>场</th>" in pairings and "桌号" not in pairings
+    assert all(f"{name} 号桌" in pairings for name in ("1A", "1B", "2A", "2B"))
+    cards = (tmp_path / "round" / "table-cards-set-02-zh.html").read_text(encoding="utf-8")
+    assert "桌卡 · 2B 号桌 · 第 2 场 B 桌" in cards and "与 2A 号桌交换牌套" in cards
     code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--format", "html",
                                "--out", tmp_path / "pack")
     assert code == 0, stderr

@@ -564,8 +564,9 @@ def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
     values; ``--lang en`` says them as the English lines always were."""
     event, boards = _event(tmp_path)
     zh = _ok("--lang", "zh", "round", "pair", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
-    assert zh == ["第 1 轮", "  第   1 桌  第  1 套  T1 安徽  对  T2 北京",
-                  "  第   2 桌  第  1 套  T3 重庆  对  T4 大连", "  第   3 桌  第  1 套  T5 鄂尔多斯  对  T6 福州",
+    assert zh == ["第 1 轮", "  第   1 场  1A/1B   号桌  第  1 套  T1 安徽  对  T2 北京",
+                  "  第   2 场  2A/2B   号桌  第  1 套  T3 重庆  对  T4 大连",
+                  "  第   3 场  3A/3B   号桌  第  1 套  T5 鄂尔多斯  对  T6 福州",
                   "  拼音顺序（排序键：先比不带声调的拼音字母，再比声调）：",
                   "     1. anhui (an1 hui1)  T1 安徽", "     2. beijing (bei3 jing1)  T2 北京",
                   "     3. chongqing (chong2 qing4)  T3 重庆", "     4. dalian (da4 lian2)  T4 大连",
@@ -575,7 +576,7 @@ def test_the_round_loop_speaks_chinese_or_english(tmp_path: Path) -> None:
     assert missing[0] == "第 1 轮第 1 场（T1 对 T2）：缺 2 项：两桌的全部牌"
     assert missing[-1] == "共缺 6 项桌成绩"
     en = _ok("--lang", "en", "round", "show", event, "--round", 1, "--boards-dir", boards).stdout.splitlines()
-    assert en[:2] == ["round 1", "  table   1  set  1  T1 安徽  v  T2 北京"]
+    assert en[:2] == ["round 1", "  match   1  tables 1A/1B    set  1  T1 安徽  v  T2 北京"]
     missing = _ok("--lang", "en", "results", "missing", event, "--boards-dir", boards).stdout.splitlines()
     assert missing[0] == "round 1 match 1 (T1 v T2): 2 missing: all boards at both tables"
     assert missing[-1] == "6 table result(s) missing"
@@ -697,3 +698,32 @@ def test_a_round_robin_is_paired_in_full_before_play_and_its_schedule_printed(tm
     assert refused.exit_code == 2 and "--all pairs a round robin's whole schedule" in refused.stderr
     refused = _run("print", "schedule", swiss, "--out", out, "--boards-dir", swiss_boards)
     assert refused.exit_code == 2 and "no schedule ahead" in refused.stderr
+
+
+def test_a_swiss_pairings_sheet_shows_the_points_before_the_round_and_the_halls_tables(tmp_path: Path) -> None:
+    """The 对阵表 names the match 场 and its tables 1A/1B (or, with `table_numbers =
+    "sequential"`, 1…2M); from round 2 each team's match points / 小分 before the round follow
+    its name, the lateness deduction included."""
+    event, boards = _event(tmp_path, SWISS.replace('boards_per_set = 1\n', 'boards_per_set = 1\n'
+                                                   'table_numbers = "sequential"\n'))
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    _ok("results", "late", event, "--round", 1, "--team", "T2", "--minutes", 10, "--reason", "10 minutes late",
+        "--boards-dir", boards)
+    _play(tmp_path, event, boards, 1)
+    # Round 1 (OUTCOMES): T1–T2 a draw (1 each, 小分 0; T2 −2 late), T3 beats T4 by 2, T5 beats T6 by 1.
+    _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)
+    out = tmp_path / "out"
+    for number in (1, 2):
+        _ok("print", "pairings", event, "--round", number, "--format", "html", "--out", out, "--boards-dir", boards)
+    first = (out / "pairings-round-01-zh.html").read_text(encoding="utf-8")
+    assert "<th>场</th>" in first and "桌号" not in first
+    assert "1 号桌" in first and "2 号桌" in first and "6 号桌" in first and "7 号桌" not in first
+    assert "(0 / +0)" not in first  # nothing before round 1
+    second = (out / "pairings-round-02-zh.html").read_text(encoding="utf-8")
+    points = {"T1 安徽": "(1 / +0)", "T2 北京": "(1 / -2)", "T3 重庆": "(2 / +2)", "T4 大连": "(0 / -2)",
+              "T5 鄂尔多斯": "(2 / +1)", "T6 福州": "(0 / -1)"}
+    for team, shown in points.items():
+        assert f"{team} {shown}" in second, team
+    assert "本轮前的场分 / 小分" in second
+    shown = _ok("round", "show", event, "--round", 2, "--boards-dir", boards).stdout
+    assert "match   3  tables 5/6" in shown

@@ -414,6 +414,7 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int) ->
     played = movement(numbers, stanzas)
     cards = []
     for match in matches_of_set(event, set_number):
+        names = event.table_names(match)
         for table in ("A", "B"):
             other = "B" if table == "A" else "A"
             runs = played[table]
@@ -425,6 +426,7 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int) ->
                                   "other": other})
             cards.append({
                 "round": match.round, "match": match.id, "table": table, "copy_no": copies[(match.round, match.id)],
+                "table_name": names[table], "other_name": names[other],
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
             })
     return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
@@ -477,21 +479,35 @@ def _team_line(event: Event, team_id: str) -> str:
     return f"{team.id} {team.name}"
 
 
-def pairings_page(event: Event, round_number: int) -> dict[str, Any]:
-    """One round's 对阵表: table numbers, home and away, who sits where at tables A and B (home
-    E-W at A, N-S at B, as the scoring counts it), and the byes."""
+def pairings_page(event: Event, round_number: int,
+                  points: Mapping[str, tuple[int, int]] | None = None) -> dict[str, Any]:
+    """One round's 对阵表: each match (场) with its tables as the hall names them, home and away,
+    who sits where at tables A and B (home E-W at A, N-S at B, as the scoring counts it), and the
+    byes. ``points``: each team's match points and 小分 before the round (a Swiss), shown after
+    its name."""
     rnd = event.round(round_number)
     assert rnd is not None
-    matches = [{
-        "table": m.table or m.id, "slot": m.slot,
-        "home": _team_line(event, m.home), "away": _team_line(event, m.away),
-        "a_ns": event.team(m.away).name, "a_ew": event.team(m.home).name,
-        "b_ns": event.team(m.home).name, "b_ew": event.team(m.away).name,
-    } for m in rnd.matches]
+
+    def line(team_id: str) -> str:
+        if points is None:
+            return _team_line(event, team_id)
+        match_points, net = points[team_id]
+        return f"{_team_line(event, team_id)} ({match_points} / {net:+d})"
+
+    matches = []
+    for m in rnd.matches:
+        names = event.table_names(m)
+        matches.append({
+            "match": m.id, "slot": m.slot, "home": line(m.home), "away": line(m.away),
+            "tables": list(names.values()),
+            "a_name": names.get("A"), "b_name": names.get("B"),
+            "a_ns": event.team(m.away).name, "a_ew": event.team(m.home).name,
+            "b_ns": event.team(m.home).name, "b_ew": event.team(m.away).name,
+        })
     sets = sorted({m.set for m in rnd.matches})
-    return {"round": round_number, "matches": matches, "byes": [_team_line(event, t) for t in rnd.byes],
+    return {"round": round_number, "matches": matches, "byes": [line(t) for t in rnd.byes],
             "set": ", ".join(map(str, sets)), "slots": any(m.slot for m in rnd.matches),
-            "level_tables": event.tables if event.levels else None,
+            "level_tables": event.tables if event.levels else None, "points": points is not None,
             "sort_keys": [{"place": place, "team": _team_line(event, team), "key": key}
                           for place, (team, key) in enumerate(rnd.sort_keys, start=1)]}
 
@@ -532,5 +548,5 @@ def level_sheet_pages(event: Event, round_number: int, t: Strings) -> list[dict[
     race = event.profile.level_race
     rule = t.level_rule_tables if race.match_winner == "tables" else t.level_rule_net
     return [{"round": round_number, "match": m.id, "home": _team_line(event, m.home),
-             "away": _team_line(event, m.away), "tables": list(range(1, event.tables + 1)),
+             "away": _team_line(event, m.away), "tables": list(event.table_names(m).values()),
              "start": race.start, "rule": rule} for m in rnd.matches]

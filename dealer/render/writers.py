@@ -24,6 +24,7 @@ from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
 from dealer.render.strings import strings
+from dealer.standings import records_before
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -311,7 +312,7 @@ def pairings(source: Source, round_number: int) -> Document:
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"pairings-round-{round_number:02d}-{source.options.lang}.{suffix}"
     path = source.output_dir() / name
-    page = ctx.pairings_page(source.event, round_number)
+    page = ctx.pairings_page(source.event, round_number, points_before(source, round_number))
     return Document(path, "pairings", "pairings.html", common, [page],
                     {"matches": len(page["matches"]), "byes": len(page["byes"])})
 
@@ -333,6 +334,15 @@ def schedule(source: Source) -> Document:
     pages = ctx.schedule_pages(event)
     return Document(source.output_dir() / f"schedule-{source.options.lang}.{suffix}", "schedule", "schedule.html",
                     common, pages, {"rounds": len(event.rounds), "matches": len(event.matches())})
+
+
+def points_before(source: Source, round_number: int) -> dict[str, tuple[int, int]] | None:
+    """A Swiss round after the first: each team's match points and 小分 (net level points) before
+    it, which the pairing was made from; otherwise nothing."""
+    if source.event.format.kind != "swiss" or round_number == 1:
+        return None
+    before = records_before(source.session.scored(), round_number)
+    return {t.id: (before.match_points[t.id], before.net(t.id)) for t in source.event.teams}
 
 
 def level_sheets(source: Source, round_number: int) -> Document:
@@ -448,7 +458,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         check_writable_folder(source.output_dir(), field="out")
         writers = {"pairings": pairings, "score-sheets": level_sheets}
         return PrintPlan([writers[k](source, options.round) for k in kinds],
-                         [LeftOut(k, Phrase("render.why_level_race")) for k in KINDS if kind == "all" and k not in kinds])
+                         [LeftOut(k, Phrase("render.why_level_race"))
+                          for k in KINDS if kind == "all" and k not in kinds])
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(source.output_dir(), field="out")
