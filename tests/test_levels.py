@@ -483,3 +483,36 @@ def test_a_level_races_tables_are_named_as_players_find_them(tmp_path: Path) -> 
                                "bad")
         code, _out, err = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards)
         assert code == 2 and "event.table_numbers:" in err and "per-match, sequential" in err, bad
+
+
+def test_a_level_races_forfeit_and_tables_on_the_site_and_report(tmp_path: Path) -> None:
+    """A forfeit reads "T4 弃权" on the forfeiter's page and the match page, "对方弃权（胜）" on
+    the opponent's, with the recorded reason; a level race's pages count tables reported (已报桌数)
+    and name no set, and its report header names no decks."""
+    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    results = tmp_path / "round-1-2.csv"
+    results.write_text(_csv(SEED_002_ROWS[:2]), encoding="utf-8")
+    assert run_dealer("results", "import", event, results, "--boards-dir", boards).exit_code == 0
+    code, _out, err = run_dealer("results", "forfeit", event, "--round", 2, "--match", 2, "--team", "T4",
+                                 "--reason", "did not come", "--boards-dir", boards)
+    assert code == 0, err
+    site = tmp_path / "site"
+    code, _out, err = run_dealer("site", event, "--no-pdf", "--out", site, "--boards-dir", boards)
+    assert code == 0, err
+    forfeited = (site / "match-2-2.html").read_text(encoding="utf-8")
+    assert "T4 弃权" in forfeited and "弃权原因：did not come" in forfeited
+    played = (site / "match-1-1.html").read_text(encoding="utf-8")
+    assert "已报桌数 2/2" in played and "已计副数" not in played and "套" not in played
+    pages = {team: (site / f"team-{team.lower()}.html").read_text(encoding="utf-8") for team in ("T2", "T4")}
+    assert "对方弃权（胜） <span class=\"adj\">(did not come)</span>" in pages["T2"]
+    assert "T4 弃权 <span class=\"adj\">(did not come)</span>" in pages["T4"]
+    assert "对方弃权" not in pages["T4"]
+    round_page = (site / "round-2.html").read_text(encoding="utf-8")
+    assert "已报桌数" in round_page and "套" not in round_page and "T4 弃权" in round_page
+    english = (site / "en" / "match-2-2.html").read_text(encoding="utf-8")
+    assert "T4 forfeited" in english and "Forfeit: did not come" in english
+    code, _out, err = run_dealer("report", event, "--format", "html", "--out", tmp_path / "rep",
+                                 "--boards-dir", boards)
+    assert code == 0, err
+    report = (tmp_path / "rep" / "renmin-levels-results.html").read_text(encoding="utf-8")
+    assert "decks" not in report and "T4 弃权 — did not come" in report

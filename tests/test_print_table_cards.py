@@ -18,10 +18,11 @@ from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
 
 CARD = re.compile(
-    r"桌卡 · ([AB]) 桌 · 第 (\d+) 场\n\S+ Demo Cup · 第 (\d+) 轮 · 第 \d+ 场 · 牌套 第 (\d+) 套 副本 (\d+)\n"
+    r"桌卡 · (\d+[AB]) 号桌 · 第 (\d+) 场 ([AB]) 桌\n"
+    r"\S+ Demo Cup · 第 (\d+) 轮 · 第 \d+ 场 · 牌套 第 (\d+) 套 副本 (\d+)\n"
     r"南北 (\S+) \((主队|客队)\) · 东西 (\S+) \((主队|客队)\)\n(.*?)按顺序打每一副", re.S)
 STEP = re.compile(r"第 (\d+) 段 打牌号 (\d+)–(\d+)"
-                  r"|交换 与 ([AB]) 桌交换牌套：交出牌号 (\d+)–(\d+)，换回牌号 (\d+)–(\d+)")
+                  r"|交换 与 \d+([AB]) 号桌交换牌套：交出牌号 (\d+)–(\d+)，换回牌号 (\d+)–(\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +67,10 @@ def test_table_cards_give_each_table_its_boards_in_order_and_the_exchange(demo: 
     cards = {}
     for page in page_texts(path):
         for m in CARD.finditer(page):
-            table, match, round_, set_number, copy = m.group(1, 2, 3, 4, 5)
-            ns, ns_side, ew, ew_side, body = m.group(6, 7, 8, 9, 10)
+            name, match, table, round_, set_number, copy = m.group(1, 2, 3, 4, 5, 6)
+            ns, ns_side, ew, ew_side, body = m.group(7, 8, 9, 10, 11)
             assert (round_, set_number) == ("1", "1")
+            assert name == f"{match}{table}"  # the hall's table: match 1 sits at tables 1A and 1B
             # Home is E-W at table A and N-S at table B (as the scoring counts it).
             assert (ns_side, ew_side) == (("客队", "主队") if table == "A" else ("主队", "客队"))
             cards[(match, table)] = (copy, ns, ew, steps_of(body))
@@ -88,11 +90,11 @@ def test_table_cards_per_round_and_in_english(demo: tuple[Path, Path], tmp_path:
     assert code == 0, stderr
     assert sorted(p.name for p in tmp_path.glob("*.pdf")) == ["table-cards-set-02-en.pdf"]
     text = "\n".join(page_texts(tmp_path / "table-cards-set-02-en.pdf"))
-    assert re.findall(r"Table card · Table ([AB]) · Match (\d+)", text) == [("A", "1"), ("B", "1"), ("A", "2"),
-                                                                            ("B", "2")]
+    assert re.findall(r"Table card · Table (\d+[AB]) · Match (\d+) Table ([AB])", text) == [
+        ("1A", "1", "A"), ("1B", "1", "B"), ("2A", "2", "A"), ("2B", "2", "B")]
     assert text.count("Round 2 · Match") == 4 and "Round 1" not in text
     assert text.count("Play boards 1–8") == text.count("Play boards 9–16") == 4
-    assert "Exchange wallets with Table B: hand over boards 1–8, take boards 9–" in text
+    assert "Exchange wallets with Table 1B: hand over boards 1–8, take boards 9–" in text
     code, _, stderr = run("print", "table-cards", event_file, "--boards-dir", boards, "--board", 5,
                           "--out", tmp_path)
     assert code == 2 and "--board: a table card lists every board of a match" in stderr

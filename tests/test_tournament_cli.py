@@ -295,7 +295,7 @@ def test_split_first_round_and_the_readable_show(tmp_path: Path) -> None:
     first = _round(event, boards, 1)
     assert [(m["home"], m["away"]) for m in first["matches"]] == [("A", "C"), ("D", "B")]
     shown = _ok("round", "show", event, "--round", 1, "--boards-dir", boards).stdout
-    assert "table   1" in shown and "A A  v  C C" in shown
+    assert "match   1  tables 1A/1B" in shown and "A A  v  C C" in shown
 
 
 KNOCKOUT = """\

@@ -122,6 +122,11 @@ class SiteData:
             for m_id, slug in slugs([m.id for m in rnd.matches], "").items():
                 self.match_page[(rnd.number, m_id)] = f"match-{rnd.number}-{slug}"
         self.scores = {(s.round, s.match): s for s in data.scored.scores}
+        #: A forfeited match → the reason the director recorded (the match and team pages say it).
+        self.forfeit_reasons: dict[tuple[int, str], str] = {}
+        for f in data.adjustments.forfeits:
+            known = self.forfeit_reasons.get((f.round, f.match))
+            self.forfeit_reasons[(f.round, f.match)] = f"{known}; {f.reason}" if known else f.reason
         self.standing = {s.team: s for s in data.standings}
         self.knockout = self.event.format.kind == "knockout"
         self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
@@ -194,6 +199,7 @@ class SiteData:
             "home_match_points": s.home_match_points, "away_match_points": s.away_match_points,
             "boards_counted": s.boards_counted, "boards_total": s.boards_total,
             "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
+            "forfeit_reason": self.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None,
         }
 
     @functools.cached_property
@@ -217,7 +223,9 @@ class SiteData:
         """Each match's score as bytes (its JSON, self-delimiting), made once: the keys of its
         match, its round and its two teams' pages, and of the rank after its round, are made
         from them."""
-        return {key: orjson.dumps(score) for key, score in self.scores.items()}
+        reasons = self.forfeit_reasons  # a forfeit's reason is on its match's and teams' pages
+        return {key: orjson.dumps(score) if key not in reasons else orjson.dumps([score, reasons[key]])
+                for key, score in self.scores.items()}
 
     def _round_keys(self) -> list[tuple[int, str]]:
         """(round, key) of the standings after each round: a digest of everything ranked then
@@ -421,9 +429,10 @@ def cross(site: SiteData) -> dict[str, Any]:
 def round_page(site: SiteData, number: int) -> dict[str, Any]:
     rnd = site.event.round(number)
     assert rnd is not None
-    sets = sorted({m.set for m in rnd.matches})
+    sets = [] if site.event.levels else sorted({m.set for m in rnd.matches})  # a level race plays no set
     return {
-        "round": number, "sets": [{"set": n, "released": n in site.released} for n in sets],
+        "round": number, "levels": site.event.levels,
+        "sets": [{"set": n, "released": n in site.released} for n in sets],
         "matches": [site.match_ref(site.scores[(number, m.id)], m) for m in rnd.matches],
         "byes": [site.team_ref(t) for t in rnd.byes],
         "previous": f"round-{number - 1}" if site.event.round(number - 1) else None,
@@ -435,8 +444,8 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
     scored = site.data.scored
     score = site.scores[(m.round, m.id)]
     context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
-                               "set_released": m.set in site.released, "boards": [], "tables": [],
-                               "withheld_boards": site.withheld.get(m.set, [])}
+                               "levels": site.event.levels, "set_released": m.set in site.released,
+                               "boards": [], "tables": [], "withheld_boards": site.withheld.get(m.set, [])}
     sheet = scored.match_sheet(m.round, m.id)
     if sheet is None:  # forfeited: no sheet
         return context
@@ -460,7 +469,8 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
         matches.append({"round": s.round, "match": s.match, "page": site.match_page.get((s.round, s.match)),
                         "side": "home" if s.home == team_id else "away", "opponent": site.team_ref(s.opponent(team_id)),
                         "level_points_for": own, "level_points_against": other, "match_points": points,
-                        "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by)})
+                        "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
+                        "forfeit_reason": site.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None})
     rounds = sorted(r.number for r in site.event.rounds)
     return {
         "team": {"id": team.id, "name": team.name, "players": list(team.players), "club": team.club,
