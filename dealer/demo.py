@@ -236,8 +236,8 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
         data = session.report()
     paths = write_reports(data, folder.reports_path, list(REPORT_WRITERS), "zh")
     yield f"Swiss demo reports ({len(paths)} files) in {folder.reports_path}/"
-    for name, teams in data.prizes():
-        yield f"  {name}: {', '.join(teams)}"
+    for award in data.prizes():
+        yield f"  {award.name}: {', '.join(award.teams)}"
 
 
 def sample_levels_csv(event: Event, round_number: int) -> str:

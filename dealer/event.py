@@ -49,7 +49,7 @@ _FORMAT_KEYS: dict[str, set[str]] = {
     "fixed": set(),
     "round-robin": {"cycles", "groups"},
     "swiss": {"rounds", "first_round", "avoid_same_club"},
-    "knockout": {"elimination", "grand_final", "bracket"},
+    "knockout": {"elimination", "grand_final", "bracket", "third_place"},
 }
 _PRIZE_KEYS = {"name", "teams"}
 _ROUND_KEYS = {"number", "matches"}
@@ -94,6 +94,7 @@ class Format:
     elimination: str = "single"  # knockout: "single" or "double"
     grand_final: str = "reset"  # double elimination: "reset" (a second final if needed) or "single"
     bracket: str = "standard"  # knockout: the bracket order data file (dealer/data/brackets/<name>.toml)
+    third_place: bool = False  # single elimination: the semi-final losers play for 3rd in the final round
 
     @property
     def paired(self) -> bool:
@@ -593,4 +594,5 @@ def _format(data: Any) -> Format:
         elimination=_choice(raw.get("elimination", "single"), "format.elimination", ("single", "double")),
         grand_final=_choice(raw.get("grand_final", "reset"), "format.grand_final", ("reset", "single")),
         bracket=bracket,
+        third_place=_bool(raw.get("third_place", False), "format.third_place"),
     )

@@ -25,7 +25,16 @@ from dataclasses import dataclass
 
 from dealer.cards import LEVELS, normalize_level
 from dealer.event import Event, Match
-from dealer.scoring import Adjustments, BoardLine, MatchScore, MatchSheet, ScoredEvent, ScoringError
+from dealer.scoring import (
+    Adjustments,
+    Advance,
+    BoardLine,
+    MatchScore,
+    MatchSheet,
+    ScoredEvent,
+    ScoringError,
+    seed_advance,
+)
 
 #: One level past A: the side that gets there first wins the table (谁先过“A”谁赢).
 PAST_A = "过A"
@@ -163,29 +172,31 @@ class ScoredLevelEvent(ScoredEvent):
                 for m, lines in zip(self.matches, self.lines, strict=True)
                 if round_number is None or m.round == round_number]
 
-    def winner(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> str | None:
-        """A knockout match's winner, ``None`` until every table is in. A draw is decided by the
-        profile's ``knockout_tie_breaks`` read for tables: ``boards_won`` = more tables won,
-        ``countback`` = the last table whose net levels differ, then the better seed."""
+    def advance(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> Advance | None:
+        """Who goes through from a knockout match and why, ``None`` until every table is in. A
+        draw is decided by the profile's ``knockout_tie_breaks`` read for tables: ``boards_won`` =
+        more tables won, ``countback`` = the last table whose net levels differ (its climbed
+        levels, ``board`` = the table), then the better seed."""
         score = self.score(round_number, match_id)
         if not score.complete:
             return None
         if score.winner is not None:
-            return score.winner
+            return Advance(score.winner)
         lines = self.table_lines(round_number, match_id)
         for rule in self.profile.knockout_tie_breaks:
             if rule == "boards_won":
                 home_won = sum(1 for line in lines if line.winner == "home")
                 away_won = sum(1 for line in lines if line.winner == "away")
                 if home_won != away_won:
-                    return score.home if home_won > away_won else score.away
+                    return Advance(score.home if home_won > away_won else score.away, rule, home_won, away_won)
             elif rule == "countback":
                 for line in reversed(lines):
                     if line.net:
-                        return score.home if line.net > 0 else score.away
+                        return Advance(score.home if line.net > 0 else score.away, rule,
+                                       line.home_climbed, line.away_climbed, line.table)
             else:
                 break
-        return min((score.home, score.away), key=lambda t: seed_rank.get(t, 1 << 30))
+        return seed_advance(score, seed_rank)
 
 
 def score_levels(event: Event, results: LevelColumns, adjustments: Adjustments | None = None) -> ScoredLevelEvent:

@@ -162,6 +162,10 @@ class LevelRaceRule:
 #: How a drawn knockout match is decided, in order (``knockout_tie_breaks``); the last one
 #: always decides.
 KNOCKOUT_TIE_BREAKS = ("boards_won", "countback", "higher_seed")
+#: What a prize does when its last place falls inside a shared rank (``prize_ties``): ``share``
+#: extends it to every team sharing that rank (the next prize starts after them); ``higher_seed``
+#: gives it to the better seeds of the tied teams, the others going on to the next prize.
+PRIZE_TIES = ("share", "higher_seed")
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,7 @@ class Profile:
     forfeit: ForfeitRule = ForfeitRule()
     lateness: tuple[LatenessRule, ...] = ()
     knockout_tie_breaks: tuple[str, ...] = KNOCKOUT_TIE_BREAKS
+    prize_ties: str = "share"  # a prize boundary inside a shared rank (:data:`PRIZE_TIES`)
     #: Championship points by final place (seed 001: 10 / 7 / 5 / 3), ``final_place_points``.
     place_points: tuple[int, ...] = ()
     level_race: LevelRaceRule = LevelRaceRule()
@@ -281,7 +286,7 @@ def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
 PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
-    "knockout_tie_breaks", "final_place_points", "level_race",
+    "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -343,6 +348,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         forfeit=_forfeit(data.get("forfeit", {}), label),
         lateness=_lateness(data.get("lateness", []), label),
         knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), label),
+        prize_ties=_prize_ties(data.get("prize_ties", "share"), label),
         place_points=_place_points(data.get("final_place_points", []), label),
         level_race=_level_race(data.get("level_race", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
@@ -472,6 +478,13 @@ def _knockout_tie_breaks(data: Any, label: str) -> tuple[str, ...]:
     if data[-1] != "higher_seed":
         raise ProfileError("profiles.knockout_ties_end", where=where)
     return tuple(data)
+
+
+def _prize_ties(data: Any, label: str) -> str:
+    if data not in PRIZE_TIES:
+        raise ProfileError("profiles.bad_prize_ties", where=f"{label}prize_ties", known=', '.join(PRIZE_TIES),
+                           data=data)
+    return str(data)
 
 
 def _numbers(data: Any, where: str, low: int, high: int) -> tuple[int, ...]:

@@ -220,6 +220,30 @@ class MatchScore:
 
 
 @dataclass(frozen=True)
+class Advance:
+    """Who went through from a knockout match, and why: ``tie_break`` is ``None`` when the score
+    (or a forfeit) decided; else the profile's ``knockout_tie_breaks`` rule that decided a draw,
+    with its figures for home and away (boards or tables won; for ``countback`` the level points
+    of ``board``, the last one that differs; for ``higher_seed`` the seed numbers)."""
+
+    team: str
+    tie_break: str | None = None
+    home: int | None = None
+    away: int | None = None
+    board: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"team": self.team, "tie_break": self.tie_break, "home": self.home, "away": self.away,
+                "board": self.board}
+
+
+def seed_advance(score: MatchScore, seed_rank: Mapping[str, int]) -> Advance:
+    """A draw decided by the better seed (the last knockout tie-break, which always decides)."""
+    home, away = seed_rank.get(score.home, 1 << 30), seed_rank.get(score.away, 1 << 30)
+    return Advance(score.home if home <= away else score.away, "higher_seed", home, away)
+
+
+@dataclass(frozen=True)
 class ResultColumns:
     """Result rows as parallel sequences: round, match id, table ("A"/"B"), board, points."""
 
@@ -547,7 +571,13 @@ class ScoredEvent:
         return [s for s in self.scores if s.played]
 
     def winner(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> str | None:
-        """The team that goes through from a knockout match, or ``None`` while it is not complete.
+        """The team that goes through from a knockout match, or ``None`` while it is not complete
+        (:meth:`advance`)."""
+        found = self.advance(round_number, match_id, seed_rank)
+        return None if found is None else found.team
+
+    def advance(self, round_number: int, match_id: str, seed_rank: Mapping[str, int]) -> Advance | None:
+        """Who goes through from a knockout match and why, or ``None`` while it is not complete.
 
         A draw is decided by the profile's ``knockout_tie_breaks``: more boards won, then the
         last board that differs (countback), then the better seed (``seed_rank``: 1 = best).
@@ -556,7 +586,7 @@ class ScoredEvent:
         if not score.complete:
             return None
         if score.winner is not None:
-            return score.winner
+            return Advance(score.winner)
         if score.forfeited_by:  # both teams forfeited: nobody goes through on a tie-break
             return None
         i = self._index[(round_number, match_id)]
@@ -566,14 +596,15 @@ class ScoredEvent:
                 home_won = int((home_board > away_board).sum())
                 away_won = int((away_board > home_board).sum())
                 if home_won != away_won:
-                    return score.home if home_won > away_won else score.away
+                    return Advance(score.home if home_won > away_won else score.away, rule, home_won, away_won)
             elif rule == "countback":
                 for b in range(self.event.boards_per_set - 1, -1, -1):
                     if home_board[b] != away_board[b]:
-                        return score.home if home_board[b] > away_board[b] else score.away
+                        return Advance(score.home if home_board[b] > away_board[b] else score.away, rule,
+                                       int(home_board[b]), int(away_board[b]), b + 1)
             else:  # "higher_seed": always decides
                 break
-        return min((score.home, score.away), key=lambda t: seed_rank.get(t, 1 << 30))
+        return seed_advance(score, seed_rank)
 
 
 def score_event(event: Event, results: ResultColumns | ResultGrid, adjustments: Adjustments | None = None

@@ -252,6 +252,21 @@ def rank(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | 
     return result
 
 
+def by_places(table: Sequence[Standing], places: Sequence[tuple[int, Sequence[str]]]) -> list[Standing]:
+    """A knockout's standings: its final places so far (``places``, best first), each team's rank
+    its place (shared by the teams knocked out in the same round). Teams still in the bracket come
+    first and share rank 1 while more than one is left (in the order of ``table``); within a
+    place, the order of ``places`` (by seed). Every value but the rank is the team's as ``table``
+    has it."""
+    row = {s.team: s for s in table}
+    placed = {team for _place, teams in places for team in teams}
+    still_in = [s for s in table if s.team not in placed]
+    ranked = [dataclasses.replace(s, rank=1, shared=len(still_in) > 1) for s in still_in]
+    for place, teams in places:
+        ranked += [dataclasses.replace(row[team], rank=place, shared=len(teams) > 1) for team in teams]
+    return ranked
+
+
 def group_standings(scored: ScoredEvent, lots_seed: bytes = b"") -> list[tuple[int, list[Standing]]]:
     """A grouped round robin's standings per group (0 = A): its teams, its matches, its byes."""
     event = scored.event

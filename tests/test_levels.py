@@ -191,7 +191,7 @@ def test_seed_002_style_event_standings_by_net_levels_then_opponents(tmp_path: P
     # The same keys as a boards event's report (documented shape), plus "result".
     assert set(matches[(1, "1")]) == {"round", "match", "home", "away", "home_level_points", "away_level_points",
                                       "margin", "complete", "boards_counted", "home_match_points",
-                                      "away_match_points", "forfeited_by"}
+                                      "away_match_points", "forfeited_by", "advanced"}
     code, out, err = run_dealer("results", "audit", event, "--boards-dir", boards)
     assert code == 0 and "audit passed" in out, err
     # Reports in every cheap format: the tables sheet lists each table.

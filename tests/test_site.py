@@ -99,7 +99,9 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
         assert data["schema"] == 1 and data["event"]["id"] == "demo"
     report = report_json(report_of(event, folder))
     home = json.loads((site / "index.json").read_text(encoding="utf-8"))
-    assert home["provisional"] is True  # round 3 match 2 misses a slip
+    # Round 3 match 2 misses a slip, and the demo declared its end: final, the missing match said apart.
+    assert home["provisional"] is False
+    assert home["status"] == {"final": True, "after_round": 3, "rounds": 3, "missing_matches": 1, "ended_early": True}
     assert [r["team"] for r in home["leaders"]] == [s["team"] for s in report["standings"]]
     rnd = json.loads((site / "round-3.json").read_text(encoding="utf-8"))
     by_match = {(m["round"], m["match"]): m for m in report["matches"]}

@@ -179,7 +179,8 @@ def test_seed_002_swiss_from_first_pairing_to_prizes(tmp_path: Path) -> None:
     # T1 and T2: level on match points, 小分 and 对手分; T2 was formed across clubs: first.
     assert [s["team"] for s in report["standings"]] == ["T2", "T1", "T5", "T3", "T4", "T6"]
     assert report["format"] == "swiss"
-    assert report["prizes"] == [{"name": "一等奖", "teams": ["T2"]}, {"name": "二等奖", "teams": ["T1", "T5"]}]
+    assert report["prizes"] == [{"name": "一等奖", "teams": ["T2"], "tie": None},
+                                {"name": "二等奖", "teams": ["T1", "T5"], "tie": None}]
     forfeit = next(m for m in report["matches"] if m["round"] == 1 and m["match"] == "3")
     assert forfeit["forfeited_by"] == ["T6"]
     assert (forfeit["home_level_points"], forfeit["away_level_points"]) == (10, 0)
@@ -357,9 +358,16 @@ def test_knockout_of_five_teams_to_its_places(tmp_path: Path) -> None:
                                 {"place": 3, "teams": ["K3", "K5"]}, {"place": 5, "teams": ["K4"]}]
     played = [m for m in report["matches"]]
     assert len(played) == 4  # n − 1 matches
+    # A knockout's standings are its places; the drawn semi-finals say who went through and why.
+    assert [(s["rank"], s["team"], s["shared"]) for s in report["standings"]] == [
+        (1, "K2", False), (2, "K1", False), (3, "K3", True), (3, "K5", True), (5, "K4", False)]
+    drawn = next(m for m in report["matches"] if m["round"] == 2 and "K5" in (m["home"], m["away"]))
+    assert drawn["advanced"] == {"team": "K1", "tie_break": "higher_seed", "home": 1, "away": 5, "board": None}
     html = tmp_path / "html"
     _ok("report", event, "--format", "html", "--out", html, "--boards-dir", boards)
-    assert "W3-1" in (html / "cup-results.html").read_text(encoding="utf-8")
+    text = (html / "cup-results.html").read_text(encoding="utf-8")
+    assert "<th>1/4决赛</th><th>半决赛</th><th>决赛</th>" in text  # a bracket of 8
+    assert text.count("One 晋级：种子序号 1:5，序号靠前者胜") == 2  # the bracket and the match sheet
 
 
 ROBIN = """\

@@ -9,16 +9,24 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dealer.app.played import score_stored, stored_attribution_problems
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
 from dealer.resources import load_bracket_order
-from dealer.scoring import Adjustments, AttributionError, MatchScore, ScoredEvent, withheld_boards, without_boards
-from dealer.standings import CrossCell, Standing, group_standings
+from dealer.scoring import (
+    Adjustments,
+    Advance,
+    AttributionError,
+    MatchScore,
+    ScoredEvent,
+    withheld_boards,
+    without_boards,
+)
+from dealer.standings import CrossCell, Standing, by_places, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
 from dealer.words import section
@@ -27,6 +35,42 @@ if TYPE_CHECKING:
     from dealer.store.chain import AuditMark
     from dealer.store.db import ResultsStore
     from dealer.store.folder import EventFolder
+
+
+@dataclass(frozen=True)
+class PrizeTie:
+    """A prize boundary inside a shared rank: the rank, the teams sharing it, the profile's
+    ``prize_ties`` rule, and the tied teams that took the prize by it."""
+
+    rank: int
+    teams: tuple[str, ...]
+    rule: str
+    chosen: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Award:
+    """A prize and the teams that take it (:meth:`ReportData.prizes`)."""
+
+    name: str
+    teams: tuple[str, ...]
+    tie: PrizeTie | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        tie = self.tie
+        return {"name": self.name, "teams": list(self.teams),
+                "tie": None if tie is None else {"rank": tie.rank, "teams": list(tie.teams), "rule": tie.rule,
+                                                 "chosen": list(tie.chosen)}}
+
+
+def winner_first(advance: Advance, home: str) -> tuple[int | None, int | None]:
+    """A tie-break's figures, the team that went through first ("赢牌副数 7:6")."""
+    return (advance.home, advance.away) if advance.team == home else (advance.away, advance.home)
+
+
+def advance_key(advance: Advance, levels: bool) -> str:
+    """The catalog key that words a tie-break's decision (a level race counts tables, not boards)."""
+    return f"advanced_{advance.tie_break}" + ("_tables" if levels and advance.tie_break != "higher_seed" else "")
 
 
 @dataclass
@@ -43,6 +87,7 @@ class ReportData:
     groups: list[tuple[int, list[Standing]]] = field(default_factory=list)  # grouped round robin
     lots_seed: bytes = b""  # what drew the lots of the standings (:func:`dealer.app.played.folder_seed`)
     made_tables: dict[str, dict[str, tuple[list[str], list[list[str]]]]] = field(default_factory=dict, repr=False)
+    ended: bool = False  # the director declared the event over (``dealer round end``)
     #: Publishing: where the audit left the chain (the site's manifest keeps it for the next build).
     audited: AuditMark | None = None
 
@@ -61,16 +106,108 @@ class ReportData:
         """(team, opponent) → their meetings seen from ``team`` (cross-tables, team results)."""
         return standings_cross_table(self.scored)
 
-    def prizes(self) -> list[tuple[str, list[str]]]:
-        """The event's prizes with the teams that take them: places in a knockout, ranks
-        otherwise; teams sharing the last rank of a prize share the prize."""
-        order = ([team for _place, teams in self.places for team in teams] if self.places is not None
-                 else [s.team for s in self.standings])
-        out, start = [], 0
+    @property
+    def final(self) -> bool:
+        """Whether the standings (a knockout: its places) are final: every round the format needs
+        is played and complete, or the director declared the event over (``round end``)."""
+        return self.ended or not self.unfinished()
+
+    def progress(self) -> tuple[int, int, int]:
+        """(rounds complete, rounds the event has, matches without every result): the standings
+        are "after round 1 of 7" while round 2 waits, whatever is missing. A round is complete
+        when every match of it and of each round before is; a knockout counts the rounds its
+        bracket can need (a double elimination's reset final included)."""
+        event = self.event
+        total = event.format.rounds_needed(len(event.teams)) if event.format.paired else len(event.rounds)
+        open_rounds = {s.round for s in self.scored.scores if not s.complete}
+        done = 0
+        for rnd in sorted(event.rounds, key=lambda r: r.number):
+            if rnd.number in open_rounds:
+                break
+            done = rnd.number
+        if self.final:
+            done = max(done, min(total, max((r.number for r in event.rounds), default=0)))
+        return done, max(total, done), sum(1 for s in self.scored.scores if not s.complete)
+
+    def status(self) -> dict[str, Any]:
+        """The standings' state as data (the reports' and the site's banner): final or not,
+        after which round of how many, how many matches still lack results, whether an end was
+        declared."""
+        done, total, missing = self.progress()
+        return {"final": self.final, "after_round": done, "rounds": total, "missing_matches": missing,
+                "ended_early": self.ended}
+
+    def status_lines(self, words: Mapping[str, str]) -> list[str]:
+        """The banner in words of a catalog section (``status_final`` / ``status_after`` /
+        ``status_missing`` / ``status_ended``): "第 1/7 轮后", and separately the matches that
+        really lack results."""
+        state = self.status()
+        if state["final"]:
+            lines = [words["status_ended"] if state["ended_early"] else words["status_final"]]
+        else:
+            lines = [str(words["status_after"]).format(after=state["after_round"], rounds=state["rounds"])]
+        if state["missing_matches"]:
+            lines.append(str(words["status_missing"]).format(matches=state["missing_matches"]))
+        return lines
+
+    def prizes(self) -> list[Award]:
+        """The event's prizes with the teams that take them, once the standings are final (before:
+        none, :attr:`final`): places in a knockout, ranks otherwise. A prize whose last place
+        falls inside a shared rank follows the profile's ``prize_ties``: ``share`` gives it to
+        every team of that rank (the next prize starts after them), ``higher_seed`` to the better
+        seeds of them; the award names the tie and the rule either way."""
+        if not self.final:
+            return []
+        if self.places is not None:
+            ranks = [(place, list(teams)) for place, teams in self.places]
+        else:
+            ranks = []
+            for s in self.standings:
+                if ranks and ranks[-1][0] == s.rank:
+                    ranks[-1][1].append(s.team)
+                else:
+                    ranks.append((s.rank, [s.team]))
+        seed_rank = {t.id: i for i, t in enumerate(self.event.seeded_teams())}
+        rule = self.event.profile.prize_ties
+        queue = [(rank, list(teams)) for rank, teams in ranks]
+        out = []
         for prize in self.event.prizes:
-            out.append((prize.name, order[start:start + prize.teams]))
-            start += prize.teams
+            teams: list[str] = []
+            tie: PrizeTie | None = None
+            while queue and len(teams) < prize.teams:
+                rank, group = queue[0]
+                room = prize.teams - len(teams)
+                if len(group) <= room:
+                    teams += group
+                    queue.pop(0)
+                    continue
+                if rule == "share":
+                    teams += group
+                    queue.pop(0)
+                    tie = PrizeTie(rank, tuple(group), rule, tuple(group))
+                else:  # higher_seed
+                    chosen = sorted(group, key=lambda t: seed_rank.get(t, len(seed_rank)))[:room]
+                    teams += chosen
+                    queue[0] = (rank, [t for t in group if t not in chosen])
+                    tie = PrizeTie(rank, tuple(group), rule, tuple(chosen))
+            out.append(Award(prize.name, tuple(teams), tie))
         return out
+
+    def prize_notes(self, lang: str, words: Mapping[str, str] | None = None) -> list[str]:
+        """A footnote for each prize whose boundary fell inside a shared rank, in ``lang``, worded
+        from a catalog section (``prize_tie_share`` / ``prize_tie_higher_seed``; the report's by
+        default)."""
+        words = words if words is not None else section("report", lang)
+        separator = "、" if lang == "zh" else ", "
+        notes = []
+        for award in self.prizes():
+            if award.tie is not None:
+                tie = award.tie
+                notes.append(str(words[f"prize_tie_{tie.rule}"]).format(
+                    prize=award.name, rank=tie.rank,
+                    tied=separator.join(self.names.get(t, t) for t in tie.teams),
+                    chosen=separator.join(self.names.get(t, t) for t in tie.chosen)))
+        return notes
 
     def unfinished(self) -> list[str]:
         """Why the standings or places are not final yet, in words (empty: they are): matches
@@ -80,15 +217,48 @@ class ReportData:
 
         return unfinished(self.scored, self.places)
 
-    def bracket(self) -> list[tuple[Round, list[tuple[Match, MatchScore, str | None]]]] | None:
-        """A knockout's rounds, each with its matches as (match, score, the team that went
-        through or ``None``): what the report's and the site's bracket draw; ``None`` for
-        another format."""
+    @functools.cached_property
+    def advanced(self) -> dict[tuple[int, str], Advance]:
+        """A knockout's decided matches, (round, match) → who went through and why (a draw: the
+        tie-break that decided it, with its figures); empty for another format."""
+        if self.event.format.kind != "knockout":
+            return {}
+        seed_rank = {t.id: i for i, t in enumerate(self.event.seeded_teams(), start=1)}
+        found = {}
+        for rnd in self.event.rounds:
+            for m in rnd.matches:
+                advance = self.scored.advance(rnd.number, m.id, seed_rank)
+                if advance is not None:
+                    found[(rnd.number, m.id)] = advance
+        return found
+
+    def advance_note(self, round_number: int, match_id: str, lang: str, words: Mapping[str, str] | None = None
+                     ) -> str | None:
+        """A knockout match decided by a tie-break, in words, the winner's figure first ("K4 晋级：
+        赢牌副数 7:6"); ``None``
+        for a match its score decided, or not decided yet. ``words``: the catalog section to word
+        it from (the report's by default)."""
+        advance = self.advanced.get((round_number, match_id))
+        if advance is None or advance.tie_break is None:
+            return None
+        t = words if words is not None else section("report", lang)
+        own, other = winner_first(advance, self.scored.score(round_number, match_id).home)
+        return str(t[advance_key(advance, self.event.levels)]).format(
+            team=self.names.get(advance.team, advance.team), own=own, other=other, board=advance.board)
+
+    def bracket(self) -> list[tuple[Round, str | None, list[tuple[Match, MatchScore, Advance | None]]]] | None:
+        """A knockout's rounds, each with its stage (``final``, ``semi_final``, ``quarter_final``
+        or ``None``: an earlier round, or one of a double elimination's brackets) and its matches
+        as (match, score, who went through and why, or ``None``): what the report's and the
+        site's bracket draw; ``None`` for another format."""
         if self.event.format.kind != "knockout":
             return None
-        seed_rank = {t.id: i for i, t in enumerate(self.event.seeded_teams(), start=1)}
-        return [(rnd, [(m, self.scored.score(rnd.number, m.id), self.scored.winner(rnd.number, m.id, seed_rank))
-                       for m in rnd.matches]) for rnd in self.event.rounds]
+        from dealer.tournament.knockout_round import bracket as event_bracket
+
+        drawn = event_bracket(self.event, load_bracket_order(self.event.format.bracket))
+        return [(rnd, drawn.stage(rnd.number),
+                 [(m, self.scored.score(rnd.number, m.id), self.advanced.get((rnd.number, m.id)))
+                  for m in rnd.matches]) for rnd in self.event.rounds]
 
     def footnotes(self, lang: str) -> list[str]:
         """Every forfeit and deduction, with its reason, in ``lang``: each report prints them."""
@@ -110,9 +280,10 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
     given ``audited`` (the mark of the site's last build), only the rows after it when the mark
     still fits the database (:meth:`~dealer.store.db.ResultsStore.require_intact`). The report's
     ``audited`` is the chain's mark after the audit."""
-    from dealer.app.played import folder_seed, stored_adjustments
+    from dealer.app.played import declared_end, folder_seed, stored_adjustments
 
     sample = False
+    ended = False
     head = None
     mark = None
     adjustments = Adjustments()
@@ -130,8 +301,10 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
             scored = score_stored(event, store, adjustments)
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
+            ended = declared_end(store) is not None
     report = _report(event, scored, folder_seed(folder), sample, head, adjustments, check_bracket=True)
     report.audited = mark
+    report.ended = ended
     return report
 
 
@@ -148,7 +321,10 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
             raise RoundError("report.correction_changed_bracket", field="round", conflicts="; ".join(conflicts))
         places = knockout_places(scored, load_bracket_order(event.format.bracket))
     groups = group_standings(scored, seed) if event.format.groups > 1 else []
-    return ReportData(event, scored, rank_teams(scored, seed), sample,
+    table = rank_teams(scored, seed)
+    if places is not None:  # a knockout's standings are its places
+        table = by_places(table, places)
+    return ReportData(event, scored, table, sample,
                       dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
@@ -171,4 +347,5 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
     public = _report(data.event, scored, data.lots_seed, data.sample, data.chain_head, data.adjustments,
                      check_bracket=False)
     public.no_results = data.no_results
+    public.ended = data.ended
     return public, withheld

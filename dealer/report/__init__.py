@@ -56,8 +56,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
         "standings": [s.as_dict() for s in data.standings],
         "rounds": [{"round": r.number, "byes": list(r.byes)} for r in data.event.rounds],
         "groups": [{"group": chr(65 + g), "standings": [s.as_dict() for s in table]} for g, table in data.groups],
+        "status": data.status(),
         "places": None if data.places is None else [{"place": p, "teams": t} for p, t in data.places],
-        "prizes": [{"name": name, "teams": teams} for name, teams in data.prizes()],
+        "prizes": [award.as_dict() for award in data.prizes()],
         "adjustments": [
             *({"round": f.round, "match": f.match, "team": f.team, "kind": "forfeit", "reason": f.reason}
               for f in data.adjustments.forfeits),
@@ -72,6 +73,8 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
                 "boards_counted": s.boards_counted,
                 "home_match_points": s.home_match_points, "away_match_points": s.away_match_points,
                 "forfeited_by": list(s.forfeited_by),
+                # a knockout: who went through and why (a draw: the tie-break and its figures)
+                "advanced": advance.as_dict() if (advance := data.advanced.get((s.round, s.match))) else None,
             }
             for s in data.scored.scores
         ],
@@ -293,8 +296,15 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
     if notes := data.footnotes(lang):
         found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in notes])
     if data.event.prizes:
-        found["prizes"] = ([labels(lang)["prizes"], labels(lang)["team"]],
-                           [[name, team] for name, teams in data.prizes() for team in teams])
+        t = labels(lang)
+        if data.final:
+            ties = [a.name for a in data.prizes() if a.tie is not None]
+            tie_notes = dict(zip(ties, data.prize_notes(lang), strict=True))
+            rows = [[award.name, team, data.names.get(team, team), tie_notes.get(award.name, "")]
+                    for award in data.prizes() for team in award.teams]
+        else:  # none before the last round is complete
+            rows = [[t["prizes_pending"], "", "", " · ".join(data.status_lines(t))]]
+        found["prizes"] = ([t["prizes"], t["team"], "", t["note"]], rows)
     if data.event.profile.supplement:  # the event's own rules (补充规定) over its profile's
         profile = data.event.profile
         found["rules"] = ([labels(lang)["profile"], labels(lang)["supplement"]],
@@ -484,7 +494,8 @@ class _SheetRenderer:
         return str(self.template.render(
             self.common, s=s, players=(teams[s.home].players, teams[s.away].players),
             boards=None if levels else board_rows(sheet.boards, trumps=True),
-            tables=sheet.tables if levels else None, side={"home": s.home, "away": s.away}))
+            tables=sheet.tables if levels else None, side={"home": s.home, "away": s.away},
+            advanced=self.data.advance_note(s.round, s.match, self.lang)))
 
 
 def sheets_inline(data: ReportData) -> bool:
@@ -532,6 +543,7 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
             rounds = [(n, round_page_name(data, n), c) for n, c in counts.items()]
     return dict(
         t=t, lang=lang, event=data.event, generated=data.generated, sample=data.sample,
+        status=data.status_lines(t), final=data.final, prize_notes=data.prize_notes(lang),
         no_results=data.no_results, chain_head=data.chain_head,
         standings=standings, crosses=crosses, team_results=team_results, notes=notes, rounds=rounds,
         inline=inline,
@@ -539,7 +551,7 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
         chain=[tie_break_name(k, lang) for k in data.event.profile.tie_breaks],
         profile=data.event.profile, supplement=supplement_text(data.event.profile, lang),
         footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
-        places=data.places, bracket=_bracket(data), groups=groups,
+        places=data.places, bracket=_bracket(data, lang), groups=groups,
     )
 
 
@@ -550,16 +562,23 @@ def html_text(data: ReportData, lang: str, pdf: bool = False) -> str:
     return str(environment().get_template("report_event.html").render(**_context(data, lang, pdf)))
 
 
-def _bracket(data: ReportData) -> list[dict[str, Any]] | None:
-    """A knockout's rounds for the bracket drawing: each match's slot, teams, result, winner."""
+def _bracket(data: ReportData, lang: str) -> list[dict[str, Any]] | None:
+    """A knockout's rounds for the bracket drawing: each round's name (决赛, 半决赛, 1/4决赛, or
+    第 N 轮), each match's slot, teams, result, winner and, for a drawn match, why the winner
+    went through."""
     columns = data.bracket()
     if columns is None:
         return None
-    return [{"round": rnd.number, "byes": list(rnd.byes), "matches": [
-        {"slot": m.slot, "home": m.home, "away": m.away,
-         "home_levels": score.home_levels if score.played else None,
-         "away_levels": score.away_levels if score.played else None, "winner": winner}
-        for m, score, winner in matches]} for rnd, matches in columns]
+    t = labels(lang)
+    return [{"round": rnd.number, "name": t[f"stage_{stage}"] if stage else t["round_n"].format(n=rnd.number),
+             "byes": list(rnd.byes), "matches": [
+                 {"slot": m.slot, "match": m.id, "home": m.home, "away": m.away,
+                  "third_place": m.slot == "P3",
+                  "home_levels": score.home_levels if score.played else None,
+                  "away_levels": score.away_levels if score.played else None,
+                  "winner": advance.team if advance else None,
+                  "note": data.advance_note(rnd.number, m.id, lang)}
+                 for m, score, advance in matches]} for rnd, stage, matches in columns]
 
 
 class _HtmlSink(_Sink):

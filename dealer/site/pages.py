@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from dealer.app.standings import ReportData
+from dealer.app.standings import ReportData, advance_key, winner_first
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
@@ -200,13 +200,43 @@ class SiteData:
             "boards_counted": s.boards_counted, "boards_total": s.boards_total,
             "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
             "forfeit_reason": self.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None,
+            "advanced": self.advanced(s.round, s.match),
         }
+
+    def advanced(self, round_number: int, match_id: str) -> dict[str, Any] | None:
+        """A knockout match's ``advanced``: who went through (``team``, ``name``) and why
+        (``tie_break`` and its figures, as ``dealer report --json``; ``figures``: the winner's
+        first; ``note_key``: the words that say it, ``None`` when the score decided); ``None`` for a match not decided or another format."""
+        advance = self.data.advanced.get((round_number, match_id))
+        if advance is None:
+            return None
+        return {**advance.as_dict(), "name": self.names.get(advance.team, advance.team),
+                "figures": list(winner_first(advance, self.scores[(round_number, match_id)].home)),
+                "note_key": None if advance.tie_break is None else advance_key(advance, self.event.levels)}
 
     @functools.cached_property
     def provisional(self) -> bool:
-        """Results are still to come: a match not complete, rounds still to be paired, a
-        knockout without its champion (:meth:`dealer.report.ReportData.unfinished`)."""
-        return bool(self.data.unfinished())
+        """The standings are not final: a match not complete, rounds still to be paired, a
+        knockout without its champion, and no end declared (:attr:`dealer.app.standings.ReportData.final`)."""
+        return not self.data.final
+
+    @functools.cached_property
+    def prizes(self) -> list[dict[str, Any]]:
+        """The prizes (none before the standings are final), their teams and a tie at their
+        boundary with team names (:meth:`dealer.app.standings.ReportData.prizes`)."""
+        refs = self.team_refs
+        def tie(found: dict[str, Any] | None) -> dict[str, Any] | None:
+            return None if found is None else {**found, "teams": [refs[t] for t in found["teams"]],
+                                               "chosen": [refs[t] for t in found["chosen"]]}
+
+        return [{**award, "teams": [refs[t] for t in award["teams"]], "tie": tie(award["tie"])}
+                for award in self.report["prizes"]]
+
+    def places(self) -> list[dict[str, Any]] | None:
+        """A knockout's places with each team's name and page."""
+        places = self.report["places"]
+        return None if places is None else [{"place": p["place"], "teams": [self.team_refs[t] for t in p["teams"]]}
+                                            for p in places]
 
     def global_key(self) -> bytes:
         """What every page shows around its own data (the header and the links)."""
@@ -309,7 +339,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     the rounds)."""
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
-    report_key = _digest(_json(site.report), site.provisional, site.last_update)
+    report_key = _digest(_json(site.report), site.provisional, site.last_update)  # its status and prizes too
     pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released, site.withheld),
                              lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
@@ -394,7 +424,7 @@ def home(site: SiteData) -> dict[str, Any]:
         "teams": len(site.event.teams), "rounds": rounds,
         "released_sets": [{"set": n, **site.released[n]} for n in sorted(site.released)],
         "withheld": [{"set": n, "boards": boards} for n, boards in sorted(site.withheld.items())],
-        "prizes": site.report["prizes"],
+        "status": site.report["status"], "has_prizes": bool(site.event.prizes), "prizes": site.prizes,
     }
 
 
@@ -405,8 +435,8 @@ def standings(site: SiteData) -> dict[str, Any]:
         "standings": [site.standing_row(s) for s in site.data.standings],
         "groups": [{"group": chr(65 + g), "standings": [site.standing_row(s) for s in table]}
                    for g, table in site.data.groups],
-        "places": site.report["places"], "prizes": site.report["prizes"],
-        "adjustments": site.report["adjustments"],
+        "places": site.places(), "status": site.report["status"], "has_prizes": bool(site.event.prizes),
+        "prizes": site.prizes, "adjustments": site.report["adjustments"],
     }
 
 
@@ -527,9 +557,11 @@ def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match
 
 
 def bracket(site: SiteData) -> dict[str, Any]:
-    """A knockout's rounds: each match's slot, teams, result and who went through."""
-    columns = [{"round": rnd.number, "matches": [{**site.match_ref(score, m), "winner": winner}
-                                                 for m, score, winner in matches],
+    """A knockout's rounds (each with its ``stage``: ``final``, ``semi_final``, ``quarter_final``
+    or ``None``): each match's slot, teams, result, who went through and why."""
+    columns = [{"round": rnd.number, "stage": stage,
+                "matches": [{**site.match_ref(score, m), "winner": advance.team if advance else None,
+                             "third_place": m.slot == "P3"} for m, score, advance in matches],
                 "byes": [site.team_ref(t) for t in rnd.byes]}
-               for rnd, matches in site.data.bracket() or []]
-    return {"rounds": columns, "places": site.report["places"]}
+               for rnd, stage, matches in site.data.bracket() or []]
+    return {"rounds": columns, "places": site.places()}

@@ -31,6 +31,10 @@ Shape (N = 2^k positions, the smallest power of two ≥ the number of teams):
   per event; this: 0.76, 0.73, 0.90), and round L2 never repeats a winners' bracket match from
   8 teams up.
 - Home is the better (lower) original seed, in every bracket and in the finals.
+- A single elimination may add a third-place match (``third_place``, 三四名决赛): slot ``P3``,
+  the semi-final losers, played in the final's round (4 teams at least); its winner places 3rd,
+  its loser 4th (until it is played, both share 3rd) (a custom bracket order whose semi-final is a bye: its one loser is 3rd without
+  play).
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ from dealer.errors import Phrase, UserError, quote
 
 Elimination = Literal["single", "double"]
 GrandFinal = Literal["reset", "single"]
-Section = Literal["winners", "losers", "final"]
+Section = Literal["winners", "losers", "final", "third"]
+#: A round's name by its place in the bracket (the word catalog's ``stage_<name>``).
+Stage = Literal["final", "semi_final", "quarter_final"]
 SlotState = Literal["empty", "bye", "waiting", "ready", "decided", "not needed"]
 
 _ORDER_KEYS = {"sizes", "source"}
@@ -227,7 +233,7 @@ class Bracket:
     """
 
     def __init__(self, seeds: Sequence[str], elimination: Elimination, grand_final: GrandFinal,
-                 order: BracketOrder) -> None:
+                 order: BracketOrder, third_place: bool = False) -> None:
         seen: set[str] = set()
         for team in seeds:
             if not isinstance(team, str) or not team:
@@ -243,7 +249,11 @@ class Bracket:
         if grand_final not in ("reset", "single"):
             raise BracketError("knockout.bad_grand_final",
                                field="grand_final", grand_final=quote(grand_final))
+        if third_place and (elimination != "single" or len(seeds) < 4):
+            raise BracketError("knockout.third_place_not_possible", field="third_place",
+                               elimination=elimination, teams=len(seeds))
         self.seeds: tuple[str, ...] = tuple(seeds)
+        self.third_place = third_place
         self.elimination: Elimination = elimination
         self.grand_final: GrandFinal = grand_final
         self.order = order
@@ -271,6 +281,9 @@ class Bracket:
                 slots.append(BracketSlot(f"W{r}-{i}", "winners", r, wb_round(r), (
                     Source("winner", f"W{r - 1}-{2 * i - 1}"), Source("winner", f"W{r - 1}-{2 * i}"))))
         if not double:
+            if self.third_place:
+                slots.append(BracketSlot("P3", "third", 1, k, (
+                    Source("loser", f"W{k - 1}-1"), Source("loser", f"W{k - 1}-2"))))
             return slots
         if k == 1:
             losers_champion = Source("loser", "W1-1")
@@ -312,6 +325,15 @@ class Bracket:
     def rounds_needed(self) -> int:
         """The most tournament rounds (board sets to deal): k single; 2k double, +1 for a reset."""
         return self.slots[-1].round
+
+    def stage(self, number: int) -> Stage | None:
+        """The name of tournament round ``number``: a single elimination's last three rounds are
+        the final, the semi-finals and the quarter-finals; a double elimination's final rounds
+        (F1, F2) the final; any other round has none (第 N 轮)."""
+        if self.elimination == "double":
+            return "final" if any(s.section == "final" and s.round == number for s in self.slots) else None
+        stages: dict[int, Stage] = {0: "final", 1: "semi_final", 2: "quarter_final"}
+        return stages.get(self.levels - number)
 
     def _champion_slot(self) -> str:
         return f"W{self.levels}-1" if self.elimination == "single" else "F1"
@@ -371,13 +393,28 @@ class Bracket:
         ordered = sorted((s for s in self.slots if s.section == knocked_out and self._state[s.slot] == "ready"),
                          key=lambda s: s.round)
         eliminated = 0
+        third = self._by_id.get("P3")
         for number in sorted({s.round for s in ordered}):
             in_round = [s for s in ordered if s.round == number]
             eliminated += len(in_round)
             for s in in_round:
+                if third is not None and s.stage == self.levels - 1:
+                    continue  # the semi-final losers are placed by the third-place match
                 loser = resolver.loser_or_none(s)
                 if loser is not None:
                     out.setdefault(1 + n - eliminated, []).append(loser)
+        if third is not None:
+            if self._state["P3"] == "ready" and "P3" in winners:
+                out.setdefault(3, []).append(winners["P3"])
+                loser = resolver.loser_or_none(third)
+                if loser is not None:
+                    out.setdefault(4, []).append(loser)
+            elif self._state["P3"] == "ready":  # until it is played, the semi-final losers share 3rd
+                out.setdefault(3, []).extend(t for t in resolver.teams_or_none(third) if t is not None)
+            elif self._state["P3"] == "bye":
+                alone = next((t for t in resolver.teams_or_none(third) if t is not None), None)
+                if alone is not None:
+                    out.setdefault(3, []).append(alone)
         if self.elimination == "double":
             final = "F2" if self.grand_final == "reset" and resolver.reset_needed_or_none() else "F1"
             if final in winners:
@@ -468,6 +505,9 @@ class _Resolver:
 
     def teams(self, s: BracketSlot) -> tuple[str | None, str | None]:
         return self.team(s.sources[0]), self.team(s.sources[1])
+
+    def teams_or_none(self, s: BracketSlot) -> tuple[str | None, str | None]:
+        return self.team_or_none(s.sources[0]), self.team_or_none(s.sources[1])
 
     def _outcome(self, slot: str) -> tuple[str | None, str | None]:
         """(winner, loser) of a slot: a bye has no loser, an empty slot neither."""

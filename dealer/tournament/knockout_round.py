@@ -22,7 +22,7 @@ def bracket(event: Event, order: BracketOrder) -> Bracket:
     return Bracket([t.id for t in event.seeded_teams()],
                    "double" if event.format.elimination == "double" else "single",
                    "single" if event.format.grand_final == "single" else "reset",
-                   order)
+                   order, third_place=event.format.third_place)
 
 
 def winners(scored: ScoredEvent) -> dict[str, str]:
