@@ -177,6 +177,7 @@ def test_a_knockouts_standings_are_its_places_and_a_drawn_match_says_who_advance
         ("1", "K2"), ("2", "K1"), ("3=", "K5"), ("3=", "K6"), ("5=", "K3"), ("5=", "K4")]
     html = (out / "ko6-results.html").read_text(encoding="utf-8")
     assert "<th>1/4决赛</th><th>半决赛</th><th>决赛</th>" in html
+    assert "淘汰赛按名次排列" in html and "名次相同依次比较" not in html
     assert html.count("海豚队 晋级：赢牌副数 2:1") == 2  # the bracket and the match sheet
 
     site = tmp_path / "site"
