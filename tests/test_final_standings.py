@@ -6,16 +6,12 @@ match). Everything through the command line, as a director sees it."""
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Outcome, report_of, run_dealer
+from conftest import Outcome, run_dealer
 from print_support import page_texts
-
-from dealer.files import load_event_text
-from dealer.store.folder import EventFolder
 
 NAMES = ["猛虎队", "雄鹰队", "猎豹队", "飞龙队", "海豚队", "骏马队", "白鹤队", "黑熊队"]
 
@@ -215,14 +211,19 @@ def test_a_prize_boundary_inside_a_shared_place_lists_every_tied_team_or_the_rul
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "最终成绩" in home and note in home
 
-    # The other rule, named by the profile: the better seed takes the prize, and the list says so.
-    loaded = load_event_text(event.read_text(encoding="utf-8"), "event.toml")
-    seeded = dataclasses.replace(loaded, profile=dataclasses.replace(loaded.profile, prize_ties="higher_seed"))
-    data = report_of(seeded, EventFolder(seeded.id, Path(boards)))
-    third = data.prizes()[2]
-    assert third.teams == ("K5",) and third.tie is not None and third.tie.rule == "higher_seed"
-    assert data.prize_notes("zh") == ["海豚队、骏马队 并列第 3 名：季军按种子序号给 海豚队"]
-    assert data.prize_notes("en") == ["海豚队, 骏马队 share rank 3: 季军 goes to 海豚队, the better seed"]
+    # The other rule, named by the event's own rules over its profile: the better seed takes
+    # the prize, and the list says so.
+    text = event.read_text(encoding="utf-8")
+    event.write_text(text.replace("[format]", '[rules]\nprize_ties = "higher_seed"\n\n[format]'), encoding="utf-8")
+    seeded = _report(event, boards)
+    assert seeded["prizes"][2] == {"name": "季军", "teams": ["K5"], "tie": {
+        "rank": 3, "teams": ["K5", "K6"], "rule": "higher_seed", "chosen": ["K5"]}}
+    _ok("report", event, "--format", "html,csv", "--out", out, "--boards-dir", boards)
+    note = "海豚队、骏马队 并列第 3 名：季军按种子序号给 海豚队"
+    assert note in (out / "ko6-results.html").read_text(encoding="utf-8")
+    assert [row for row in _csv(out / "prizes.csv") if row[0] == "季军"] == [["季军", "K5", "海豚队", note]]
+    english = json.loads(_ok("--lang", "en", "report", event, "--json", "--boards-dir", boards).stdout)
+    assert english["prizes"][2]["teams"] == ["K5"]
 
 
 THIRD = """\

@@ -206,7 +206,8 @@ class SiteData:
     def advanced(self, round_number: int, match_id: str) -> dict[str, Any] | None:
         """A knockout match's ``advanced``: who went through (``team``, ``name``) and why
         (``tie_break`` and its figures, as ``dealer report --json``; ``figures``: the winner's
-        first; ``note_key``: the words that say it, ``None`` when the score decided); ``None`` for a match not decided or another format."""
+        first; ``note_key``: the words that say it, ``None`` when the score decided); ``None``
+        for a match not decided or another format."""
         advance = self.data.advanced.get((round_number, match_id))
         if advance is None:
             return None

@@ -33,8 +33,8 @@ Shape (N = 2^k positions, the smallest power of two ≥ the number of teams):
 - Home is the better (lower) original seed, in every bracket and in the finals.
 - A single elimination may add a third-place match (``third_place``, 三四名决赛): slot ``P3``,
   the semi-final losers, played in the final's round (4 teams at least); its winner places 3rd,
-  its loser 4th (until it is played, both share 3rd) (a custom bracket order whose semi-final is a bye: its one loser is 3rd without
-  play).
+  its loser 4th; until it is played, both share 3rd (a custom bracket order whose semi-final is
+  a bye: its one loser is 3rd without play).
 """
 
 from __future__ import annotations
