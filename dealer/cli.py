@@ -516,7 +516,8 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 @click.option("--match", help="Match id in the round.")
 @click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1).")
 @click.option("--board", type=click.IntRange(1, 64), help="Board number.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per stored row.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON document: a list of the stored rows, as the lines give them.")
 @BOARDS_DIR_OPTION
 def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
                     board: int | None, as_json: bool, boards_dir: str) -> None:
@@ -542,38 +543,38 @@ def results_history(event_file: str, round_: int | None, match: str | None, tabl
             return
         rows = history(session, round_, match, level_table if event.levels else
                        table.strip().upper() if table else None, board)
+    if as_json:  # one document: every row, in the order the lines give them
+        echo_json([item.as_dict() for item in rows])
+        return
     if event.levels:
         for item in rows:
-            if as_json:
-                echo_json(item.as_dict())
-                continue
             value: Phrase | str = (
                 Phrase("said_history.withdrawn") if item["withdrawn"] else
                 Phrase.of("said_history.levels_last", home=item["home_level"], away=item["away_level"],
                           last_game=item["last_game"]) if item["last_game"] else
                 Phrase.of("said_history.levels", home=item["home_level"], away=item["away_level"]))
             trail = _history_trail(item["current"], item["entered_at"], item["entered_by"], item["source"],
-                                   item["source_row"], item["supersedes"], item["reason"])
+                                   item["source_row"], item["supersedes"], item["reason"], event.timezone)
             tell(Phrase.of("said_history.level_line", id=item["id"], round=item["round"], match=item["match"],
                            table=item["tbl"], value=value, **trail))
         return
     for row in rows:
-        if as_json:
-            echo_json(row.as_dict())
-            continue
         value = Phrase("said_history.withdrawn") if row.withdrawn else f"{row['defenders_points']:>4}"
         trail = _history_trail(row.current, row.entered_at, row.entered_by, row.source, row.source_row,
-                               row.supersedes, row.reason)
+                               row.supersedes, row.reason, event.timezone)
         tell(Phrase.of("said_history.board_line", id=row.id, round=row.round, match=row.match, table=row.table,
                        board=row["board"], value=value, **trail))
 
 
 def _history_trail(current: object, entered_at: str, entered_by: str | None, source: str, source_row: object,
-                   supersedes: object, reason: object) -> dict[str, object]:
-    """The parameters a history line shares across kinds: its state, when, who, whence, what it replaces."""
+                   supersedes: object, reason: object, timezone: str | None) -> dict[str, object]:
+    """The parameters a history line shares across kinds: its state, when (in the event's zone),
+    who, whence, what it replaces."""
+    from dealer.words import local_time
+
     return {
         "state": Phrase("said_history.current" if current else "said_history.superseded"),
-        "at": entered_at[:19], "by": entered_by or "-",
+        "at": local_time(entered_at, timezone), "by": entered_by or "-",
         "source": Phrase.of("said_history.source_row", source=source, row=source_row) if source_row else source,
         "supersedes": "" if supersedes is None else
         Phrase.of("said_history.supersedes", id=supersedes, reason=reason),

@@ -18,6 +18,7 @@ from typing import Any
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import UserError, quote
 from dealer.profiles import Profile, ProfileError, with_rules
+from dealer.words import known_zone
 
 KITTY_MODES = ("in-hand", "separate")
 DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
@@ -26,7 +27,8 @@ EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
-               "sets", "public_value_source", "result", "tables", "table_numbers"}
+               "sets", "public_value_source", "result", "tables", "table_numbers",
+               "timezone"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -184,6 +186,7 @@ class Event:
     result: str = "boards"  # "levels": each table reports the final levels (no boards, no deal)
     tables: int = 2  # a level race's tables per match (seed 002: 2; seed 001: 5)
     table_numbers: str = "per-match"  # a preset of TABLE_NUMBERINGS or a pattern of its fields
+    timezone: str | None = None  # the IANA zone every time is shown in (None: the machine's own)
 
     @property
     def levels(self) -> bool:
@@ -393,6 +396,11 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
                 dt.date.fromisoformat(date)
             except ValueError:
                 raise EventError("event.bad_date", date=quote(date)) from None
+    timezone = head.get("timezone")
+    if timezone is not None:
+        timezone = _str(timezone, "event.timezone")
+        if not known_zone(timezone):
+            raise EventError("event.bad_timezone", timezone=quote(timezone))
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
@@ -545,6 +553,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         result=result,
         tables=tables,
         table_numbers=table_numbers,
+        timezone=timezone,
     )
 
 

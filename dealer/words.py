@@ -9,9 +9,11 @@ It is read once, the first time a word is needed.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import string
 import tomllib
+import zoneinfo
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -72,6 +74,33 @@ def parameters(template: str) -> set[str]:
     """The parameter names a template uses."""
     return {name.split(".")[0].split("[")[0] for _text, name, _spec, _conv in string.Formatter().parse(template)
             if name}
+
+
+@functools.cache
+def known_zone(name: str) -> bool:
+    """Whether ``name`` is an IANA time zone this machine knows (``Asia/Shanghai``)."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        return False
+    return True
+
+
+def local_time(stamp: str, zone: str | None = None) -> str:
+    """A stored time (ISO 8601 with its offset, as the results database and the reports keep
+    it) as every output shows it: in the event's zone (``timezone`` in ``[event]``, an IANA
+    name; ``None``: the machine's own), to the second, with the zone's offset
+    (``2026-12-02 02:24:05 (UTC+08:00)``). A time without an offset is read as UTC; text that is
+    no time is shown as it is."""
+    try:
+        moment = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    local = moment.astimezone(zoneinfo.ZoneInfo(zone) if zone else None)
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M:%S} (UTC{offset[:3]}:{offset[3:]})"
 
 
 class Words:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from dealer.errors import Phrase, UserError
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Action, Release
+from dealer.words import local_time
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -37,21 +38,24 @@ class ReleaseOutcome:
     release: Release | None  # None: it had been released before (nothing stored)
     earlier: Release | None
     warnings: list[str]
+    timezone: str | None = None  # the event's: the zone the release's time is said in
 
     def phrase(self) -> Phrase:
         if self.release is None:
             assert self.earlier is not None
             earlier = self.earlier
+            at = local_time(earlier.at, self.timezone)
             if earlier.kind == "unused":
-                return Phrase.of("outcome.unused_before", set=earlier.set_number, at=earlier.at, reason=earlier.reason)
+                return Phrase.of("outcome.unused_before", set=earlier.set_number, at=at, reason=earlier.reason)
             what = Phrase("outcome.the_key") if earlier.kind == "key" else \
                 Phrase.of("outcome.the_set", set=earlier.set_number)
-            return Phrase.of("outcome.released_before", what=what, at=earlier.at, reason=earlier.reason)
+            return Phrase.of("outcome.released_before", what=what, at=at, reason=earlier.reason)
         made = self.release
+        at = local_time(made.at, self.timezone)
         if made.kind == "unused":
-            return Phrase.of("outcome.declared_unused", set=made.set_number, at=made.at, reason=made.reason)
+            return Phrase.of("outcome.declared_unused", set=made.set_number, at=at, reason=made.reason)
         what = Phrase("outcome.the_key") if made.kind == "key" else Phrase.of("outcome.the_hands", set=made.set_number)
-        return Phrase.of("outcome.released", what=what, at=made.at, reason=made.reason)
+        return Phrase.of("outcome.released", what=what, at=at, reason=made.reason)
 
     def text(self) -> str:
         """In English (the demo's lines)."""
@@ -76,7 +80,7 @@ def _missing_for(data: ReportData, set_number: int) -> list[str]:
     match playing it with results missing, or no match that has played it."""
     playing = [m for m in data.scored.matches if m.set == set_number]
     if not playing:
-        return [f"no match plays set {set_number} yet"]
+        return [f"no match has played set {set_number} yet"]
     found = []
     for match, gaps in data.scored.missing():
         if match.set != set_number or not gaps or data.adjustments.forfeiters(match.round, match.id):
@@ -160,13 +164,15 @@ def release(session: EventSession, set_number: int | None, reason: str, *,
     earlier: dict[tuple[str, int | None], Release] = {(r.kind, r.set_number): r for r in stored}
     kind = "key" if set_number is None else "unused" if unused else "set"
     if (kind, set_number) in earlier:
-        return ReleaseOutcome(None, earlier[(kind, set_number)], [])
+        return ReleaseOutcome(None, earlier[(kind, set_number)], [], event.timezone)
     if kind == "set" and ("unused", set_number) in earlier:
         gone = earlier[("unused", set_number)]
-        raise ReleaseError("site.set_unused", field="set", set=set_number, at=gone.at, reason=gone.reason)
+        raise ReleaseError("site.set_unused", field="set", set=set_number, at=local_time(gone.at, event.timezone),
+                           reason=gone.reason)
     if kind == "unused" and ("set", set_number) in earlier:
         shown = earlier[("set", set_number)]
-        raise ReleaseError("site.set_released", field="set", set=set_number, at=shown.at, reason=shown.reason)
+        raise ReleaseError("site.set_released", field="set", set=set_number, at=local_time(shown.at, event.timezone),
+                           reason=shown.reason)
     data = session.report()  # the event as scheduled (paired rounds included)
     warnings: list[str] = []
     if kind == "key":
@@ -181,6 +187,8 @@ def release(session: EventSession, set_number: int | None, reason: str, *,
     else:
         assert set_number is not None
         warnings = _missing_for(data, set_number)
+        if not accept_missing and not any(m.set == set_number for m in data.scored.matches):
+            raise ReleaseError("site.set_not_played", field="set", set=set_number)
         if warnings and not accept_missing:
             raise ReleaseError("site.set_still_played", field="set", hint="accept_missing", set=set_number,
                                warnings="; ".join(warnings))
@@ -192,4 +200,4 @@ def release(session: EventSession, set_number: int | None, reason: str, *,
         if store.chain_head() != head:  # what was checked is still all there is
             raise changed
         made = store.insert_release(kind, set_number, reason.strip(), entered_by)
-    return ReleaseOutcome(made, None, warnings)
+    return ReleaseOutcome(made, None, warnings, event.timezone)

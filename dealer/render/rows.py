@@ -21,6 +21,8 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
+from dealer.words import local_time
+
 #: Cells made once for the rows of one build (see the module's docstring).
 Cells = MutableMapping[tuple[Any, ...], Any]
 
@@ -43,11 +45,21 @@ _UNCOUNTED = ' class="uncounted"'
 _MISSING = ' class="missing"'
 
 
+#: A suit played as trump as every page shows it (no trump: the language's word, ``no_trump_short``).
+TRUMP_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
+
+
+def trump_words(no_trump: str) -> dict[str, str]:
+    """A stored trump code (``S``, ``H``, ``C``, ``D``, ``NT``) → how a page in one language shows it."""
+    return {**TRUMP_SYMBOLS, "NT": no_trump}
+
+
 def board_rows(lines: Sequence[Sequence[Any]], page: Callable[[int], str | None] | None = None,
-               trumps: bool = False) -> list[dict[str, Any]]:
+               trumps: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """A match sheet's board lines (:attr:`dealer.scoring.MatchSheet.boards`) as the rows
     :func:`sheet_rows` takes: the site's match page holds them (``page``: a board's page, or
-    ``None``), the report adds the trump played at each table (``trumps``)."""
+    ``None``), the report adds the trump played at each table (``trumps``: each code's text,
+    :func:`trump_words`)."""
     rows = []
     for v in lines:
         row = {"board": v[0], "declarer": v[1], "level": v[2], "page": page(v[0]) if page is not None else None,
@@ -55,8 +67,8 @@ def board_rows(lines: Sequence[Sequence[Any]], page: Callable[[int], str | None]
                "b_points": v[6], "b_ns_level_points": v[7], "b_ew_level_points": v[8],
                "home_level_points": v[9], "away_level_points": v[10],
                "home_running": v[11], "away_running": v[12], "counted": bool(v[13])}
-        if trumps:
-            row["a_trump"], row["b_trump"] = v[14], v[15]
+        if trumps is not None:
+            row["a_trump"], row["b_trump"] = (trumps.get(code, code) if code else code for code in (v[14], v[15]))
         rows.append(row)
     return rows
 
@@ -66,7 +78,8 @@ def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str
     """A match sheet's rows, one per board (:func:`board_rows`): the site's (its match page's
     ``boards``: the board linked to its page, the declarer in words, the running totals in one
     cell) or, ``report``, the report's (the trump played beside each table's points, a dash for
-    a table without a result, the declarer's seat letter, each side's board and running total)."""
+    a table without a result, the declarer's seat (in ``seat_words`` when given, else its letter),
+    each side's board and running total)."""
     out = []
     cells = {} if cells is None else cells
     for b in boards:
@@ -74,7 +87,8 @@ def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str
         bp, b_ns, b_ew = b["b_points"], b["b_ns_level_points"], b["b_ew_level_points"]
         home, away = b["home_level_points"], b["away_level_points"]
         if report:
-            report_key: tuple[Any, ...] = ("report", b["board"], b["declarer"], b["level"])
+            seat = b["declarer"] if seat_words is None else seat_words.get(b["declarer"], b["declarer"])
+            report_key: tuple[Any, ...] = ("report", b["board"], seat, b["level"])
             head = cells.get(report_key) or _report_head(report_key, cells)
             out.append(
                 f'<tr{"" if b["counted"] else _MISSING}>{head}'
@@ -178,4 +192,5 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
 
 FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
            "index_by": index_by,
-           "team_link": team_link}
+           "team_link": team_link,
+           "local_time": local_time}

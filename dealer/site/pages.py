@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import hashlib
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -243,6 +244,7 @@ class SiteData:
         """What every page shows around its own data (the header and the links)."""
         e = self.event
         return _digest(SCHEMA, e.id, e.name, e.date, e.profile, e.format.kind, e.result, e.sets,
+                       e.timezone or time.tzname,
                        tuple((t.id, t.name) for t in e.teams), sorted(self.released),
                        tuple((r.number, len(r.matches)) for r in e.rounds), self.data.sample,
                        sorted((k, c.declarer, c.level) for k, c in e.schedule.items()))
