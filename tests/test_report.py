@@ -97,7 +97,7 @@ def test_report_writes_every_format(tmp_path: Path) -> None:
     assert (out / "hand-results.pdf").read_bytes().startswith(b"%PDF")
     with (out / "standings.csv").open(encoding="utf-8-sig") as stream:
         standings = list(csv.reader(stream))
-    assert standings[0][:8] == ["Rank", "Team", "", "MP", "LP for", "LP against", "Net LP", "Played"]
+    assert standings[0][:8] == ["Rank", "Team", "Name", "MP", "LP for", "LP against", "Net LP", "Played"]
     # Board 16 at B is missing: H 33 - 3 = 30, V 27 - 1 = 26 over 15 boards; X v Y: board 1 only.
     assert standings[1][:8] == ["1", "H", "主队", "2", "30", "26", "4", "1"]
     with (out / "boards.csv").open(encoding="utf-8-sig") as stream:
@@ -153,7 +153,7 @@ def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     assert (folder / "demo-results.pdf").exists() and (folder / "standings.csv").exists()
     # Player names under the match sheets; the time as local date and time with its offset.
     assert "东风队: 张伟、王芳、李娜、刘洋 · 长城队: 陈静、杨帆、赵磊、黄敏" in html
-    assert re.search(r"生成时间: \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\)", html)
+    assert re.search(r"生成时间: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\)", html)
     # Every standings column says something for some team (an unneeded tie-break is dropped).
     with (folder / "standings.csv").open(encoding="utf-8-sig") as stream:
         head, *rows = list(csv.reader(stream))

@@ -23,6 +23,7 @@ from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
+from dealer.render.rows import TRUMP_SYMBOLS
 from dealer.render.strings import strings
 from dealer.standings import records_before
 
@@ -207,7 +208,6 @@ def played_results(source: Source, set_number: int, t: Any) -> dict[int, list[di
     return shown
 
 
-TRUMP_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 
 
 def labels(source: Source, set_number: int) -> Document:

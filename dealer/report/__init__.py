@@ -118,7 +118,7 @@ def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] |
     adjusted = any(s.adjustment for s in table)
     byes = any(s.byes for s in table)
     extra_keys = [k for k in chain if k not in ("net_level_points", "level_points_for")]
-    head = [t["rank"], t["team"], "", t["mp"], t["lp_for"], t["lp_against"],
+    head = [t["rank"], t["team"], t["team_name"], t["mp"], t["lp_for"], t["lp_against"],
             *([t["adjustment"]] if adjusted else []), t["net"], t["played"], *([t["byes"]] if byes else []),
             *(tie_break_name(k, lang) for k in extra_keys)]
     rows = []
@@ -179,7 +179,7 @@ def team_results_table(data: ReportData, lang: str) -> tuple[list[str], list[lis
     for (team, other), meetings in data.meetings.items():
         for c in meetings:
             by_team.setdefault(team, {}).setdefault(c.round, []).append(f"{other} {_meeting(c)}")
-    head = [t["rank"], t["team"], "", *(f"{t['round']} {n}" for n in rounds)]
+    head = [t["rank"], t["team"], t["team_name"], *(f"{t['round']} {n}" for n in rounds)]
     rows = []
     for s in data.standings:
         mine = by_team.get(s.team, {})
@@ -190,7 +190,7 @@ def team_results_table(data: ReportData, lang: str) -> tuple[list[str], list[lis
 
 def matches_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
     t = labels(lang)
-    head = [t["round"], t["match"], t["home"], t["away"], t["home"] + " LP", t["away"] + " LP",
+    head = [t["round"], t["match"], t["home"], t["away"], t["home"] + " " + t["lp"], t["away"] + " " + t["lp"],
             t["margin"], t["home"] + " " + t["mp"], t["away"] + " " + t["mp"],
             t["tables_counted"] if data.event.levels else t["boards_counted"],
             t["complete"]]
@@ -482,8 +482,13 @@ class _SheetRenderer:
 
         self.data, self.lang = data, lang
         self.template = environment().get_template("report_sheet.html")
+        from dealer.render.rows import trump_words
+        from dealer.render.strings import strings
+
+        page = strings(lang)
+        self.trumps = trump_words(page["no_trump_short"])
         self.common = {"t": labels(lang), "names": data.names, "separator": "、" if lang == "zh" else ", ",
-                       "cells": {}}
+                       "seats": page["seat_short"], "cells": {}}
 
     def render(self, sheet: MatchSheet) -> str:
         from dealer.render.rows import board_rows
@@ -493,7 +498,7 @@ class _SheetRenderer:
         teams = self.data.teams
         return str(self.template.render(
             self.common, s=s, players=(teams[s.home].players, teams[s.away].players),
-            boards=None if levels else board_rows(sheet.boards, trumps=True),
+            boards=None if levels else board_rows(sheet.boards, trumps=self.trumps),
             tables=sheet.tables if levels else None, side={"home": s.home, "away": s.away},
             advanced=self.data.advance_note(s.round, s.match, self.lang)))
 
