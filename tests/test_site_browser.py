@@ -330,3 +330,38 @@ def test_the_verify_command_shown_verifies(sites: list[Site], tmp_path: Path) ->
     args = verify["verify_command"].split()[2:]
     outcome = run_dealer("verify", *[copy / a if a.startswith("downloads/") else a for a in args])
     assert outcome.exit_code == 0, outcome.output
+
+
+#: The columns a player looks for first on a phone (issue 21; newcomer run 3, finding 29): the
+#: standings' rank, team, match points, net level points and played count; a board's field
+#: results: the two teams, the defenders' points and each side's difference from the field.
+KEY_COLUMNS = {"standings": ("table.standings", (1, 2, 3, 6, 7)), "board": ("table.field", (3, 4, 5, 8, 9))}
+
+KEY_CELLS = """([table, columns]) => Array.from(document.querySelectorAll(table + " tr")).flatMap(row =>
+    columns.map(n => row.children[n - 1]).filter(cell => cell).map(cell => {
+        const box = cell.getBoundingClientRect(), frame = cell.closest(".scroll");
+        const limit = Math.min(window.innerWidth, frame ? frame.getBoundingClientRect().right : window.innerWidth);
+        return {text: cell.textContent.trim(), left: box.left, right: box.right, width: box.width, limit: limit};
+    }))"""
+
+
+def test_phone_shows_the_key_columns_without_sideways_scrolling(sites: list[Site], browser: Any) -> None:
+    """At 375 px every key cell of the standings and of each board's field results lies within
+    the screen, in both languages."""
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    tab = context.new_page()
+    problems, checked = [], 0
+    for site in sites:
+        names = [n for n in site.pages() if n.removeprefix("en/") == "standings.html"
+                 or n.removeprefix("en/").startswith("board-")]
+        for name in names:
+            table, columns = KEY_COLUMNS["standings" if name.endswith("standings.html") else "board"]
+            tab.goto(site.url + name, wait_until="load")
+            for cell in tab.evaluate(KEY_CELLS, [table, list(columns)]):
+                checked += 1
+                if cell["width"] == 0 or cell["left"] < 0 or cell["right"] > cell["limit"] + 0.5:
+                    problems.append(f"{site.label}/{name}: {cell['text']!r} at "
+                                    f"{cell['left']:.0f}…{cell['right']:.0f}px (seen up to {cell['limit']:.0f}px)")
+    context.close()
+    assert checked > 1000, checked
+    assert not problems, "\n".join(problems[:40])
