@@ -133,7 +133,7 @@ def test_an_events_own_rules_score_rank_and_are_printed(tmp_path: Path) -> None:
     assert code == 0, err
     head = out.split("\n\n")[0].splitlines()
     assert head == ["Rules of the event 俱乐部杯 (club-cup)",
-                    "Supplementary rules (补充规定: what the event changed):",
+                    "Supplementary rules (what the event changed):",
                     "  match points: win 3, draw 1, loss 0",
                     "  tie-breaks, in order: lots"]
     assert "Rule profile renmin-shuangsheng v1" in out and "bye: 3 match points" in out  # a bye is a win
@@ -147,15 +147,15 @@ def test_an_events_own_rules_score_rank_and_are_printed(tmp_path: Path) -> None:
     assert code == 0, err
     html = (folder / "index.html").read_text(encoding="utf-8") if (folder / "index.html").exists() else \
         next(folder.glob("*.html")).read_text(encoding="utf-8")
-    said = "Supplementary rules (补充规定): match points: win 3, draw 1, loss 0; tie-breaks, in order: lots"
+    said = "Supplementary rules: match points: win 3, draw 1, loss 0; tie-breaks, in order: lots"
     assert "renmin-shuangsheng v1" in html and said in html
     import pypdf
 
     pdf = "".join(page.extract_text() for page in pypdf.PdfReader(next(folder.glob("*.pdf"))).pages)
-    assert "补充规定" in pdf and "win 3, draw 1, loss 0" in pdf
+    assert "Supplementary rules" in pdf and "win 3, draw 1, loss 0" in pdf
     with (folder / "rules.csv").open(encoding="utf-8-sig") as stream:
         rows = list(csv.reader(stream))
-    assert rows == [["Profile", "Supplementary rules (补充规定)"],
+    assert rows == [["Profile", "Supplementary rules"],
                     ["renmin-shuangsheng v1", "match points: win 3, draw 1, loss 0"],
                     ["renmin-shuangsheng v1", "tie-breaks, in order: lots"]]
     with zipfile.ZipFile(next(folder.glob("*.xlsx"))) as book:
