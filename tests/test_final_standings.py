@@ -109,6 +109,10 @@ def test_a_report_after_round_1_of_7_has_no_prize_list_and_says_which_round(tmp_
     missing = _report(event, boards)
     assert missing["status"] == {"final": False, "after_round": 0, "rounds": 7, "missing_matches": 1,
                                  "ended_early": False}
+    early = tmp_path / "early"
+    _ok("report", event, "--format", "html", "--out", early, "--boards-dir", boards)
+    banner = (early / "rr8-results.html").read_text(encoding="utf-8").replace(" ", "")
+    assert "临时成绩：第1轮（共7轮）进行中" in banner and "第0/7轮后" not in banner
     _play(tmp_path, event, boards, 1, {list(matches)[3]: HOME_WINS})
     report = _report(event, boards)
     assert report["status"] == {"final": False, "after_round": 1, "rounds": 7, "missing_matches": 0,

@@ -139,13 +139,14 @@ class ReportData:
 
     def status_lines(self, words: Mapping[str, str]) -> list[str]:
         """The banner in words of a catalog section (``status_final`` / ``status_after`` /
-        ``status_missing`` / ``status_ended``): "第 1/7 轮后", and separately the matches that
+        ``status_missing`` / ``status_ended``, ``status_first`` while round 1 is in play): "第 1/7 轮后", and separately the matches that
         really lack results."""
         state = self.status()
         if state["final"]:
             lines = [words["status_ended"] if state["ended_early"] else words["status_final"]]
         else:
-            lines = [str(words["status_after"]).format(after=state["after_round"], rounds=state["rounds"])]
+            key = "status_after" if state["after_round"] else "status_first"
+            lines = [str(words[key]).format(after=state["after_round"], rounds=state["rounds"])]
         if state["missing_matches"]:
             lines.append(str(words["status_missing"]).format(matches=state["missing_matches"]))
         return lines
