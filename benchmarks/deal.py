@@ -31,6 +31,8 @@ import contextlib
 import io
 import os
 import random
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,10 +158,38 @@ def end_to_end(sets: int, boards_per_set: int, repeats: int) -> tuple[float, flo
     return best_deal, best_verify, *floor
 
 
-def whole_processes(sets: int, boards_per_set: int, repeats: int) -> tuple[float, float, float]:
-    """Best wall seconds of `dealer deal`, of `dealer verify` (all sets) and of a process that only
-    deals the same boards with the batch path, each a fresh interpreter."""
+#: The floor process: one SHAKE-256 stream per board (as long as a board's draws need), then the
+#: files `dealer deal` wrote, same names and bytes (read from one blob), as plain new files in a
+#: fresh folder and one ``syncfs``. Only the standard library: what any keyed dealer that writes
+#: those files durably pays, whatever else it computes.
+FLOOR_PROCESS = """
+import ctypes, hashlib, marshal, os, sys
+boards, length, blob, target = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+shake = hashlib.shake_256
+key = bytes(32)
+streams = [shake(key + board.to_bytes(4, "big")).digest(length) for board in range(boards)]
+with open(blob, "rb") as stream:
+    contents = marshal.load(stream)
+os.mkdir(target)
+for name, data in contents:
+    with open(os.path.join(target, name), "xb") as stream:
+        stream.write(data)
+handle = os.open(target, os.O_RDONLY)
+ctypes.CDLL(None, use_errno=True).syncfs(handle)
+os.close(handle)
+"""
+
+
+def whole_processes(sets: int, boards_per_set: int, repeats: int) -> dict[str, float]:
+    """Best wall and CPU seconds (children's user + system) of `dealer deal`, of `dealer verify`
+    (all sets), of a process that only deals the same boards with the batch path, and of the floor
+    process (:data:`FLOOR_PROCESS`), each a fresh interpreter, interleaved in every repeat."""
+    import marshal
+
+    from dealer.deal import draw_bounds
+
     python = sys.executable
+    boards = sets * boards_per_set
     batch_only = ("from dealer.batch import set_inputs, shuffle_inputs\n"
                   f"shuffle_inputs(set_inputs(bytes(32), 'bench', [(s, b) for s in range(1, {sets} + 1) "
                   f"for b in range(1, {boards_per_set} + 1)]), 108)")
@@ -168,26 +198,36 @@ def whole_processes(sets: int, boards_per_set: int, repeats: int) -> tuple[float
     # which weighs on the command (many modules) more than on the baseline (a few); the first of
     # the repeats writes the caches and the best of them is taken.
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    best = [float("inf")] * 3
+    best: dict[str, float] = {}
+
+    def run(name: str, command: list[str]) -> None:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, env=environment)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        best[name] = min(best.get(name, float("inf")), wall)
+        best[name + " cpu"] = min(best.get(name + " cpu", float("inf")), cpu)
+
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         event_file = write_event(folder, sets, boards_per_set)
+        blob = folder / "written.marshal"
         for repeat in range(repeats):
             boards_dir = folder / f"boards-{repeat}"
-            timings = []
-            start = time.perf_counter()
-            subprocess.run([python, "-m", "dealer.cli", "deal", str(event_file), "--boards-dir", str(boards_dir)],
-                           check=True, capture_output=True, env=environment)
-            timings.append(time.perf_counter() - start)
-            start = time.perf_counter()
+            run("deal", [python, "-m", "dealer.cli", "deal", str(event_file), "--boards-dir", str(boards_dir)])
+            if repeat == 0:
+                written = boards_dir / "bench"
+                blob.write_bytes(marshal.dumps([(path.name, path.read_bytes()) for path in sorted(written.iterdir())
+                                                if path.is_file()]))
             for command in verify_commands(boards_dir / "bench"):
-                subprocess.run([python, "-m", "dealer.cli", *command], check=True, capture_output=True, env=environment)
-            timings.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            subprocess.run([python, "-c", batch_only], check=True, capture_output=True, env=environment)
-            timings.append(time.perf_counter() - start)
-            best = [min(b, t) for b, t in zip(best, timings, strict=True)]
-    return best[0], best[1], best[2]
+                run("verify", [python, "-m", "dealer.cli", *command])
+            run("batch", [python, "-c", batch_only])
+            run("floor", [python, "-c", FLOOR_PROCESS, str(boards), str(4 * len(draw_bounds(108))), str(blob),
+                          str(folder / f"floor-{repeat}")])
+            shutil.rmtree(boards_dir)
+    return best
 
 
 def main() -> None:
@@ -196,6 +236,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sets", type=int, default=100, help="Sets of the end-to-end event.")
     parser.add_argument("--boards-per-set", type=int, default=16)
+    parser.add_argument("--process-sets", type=int, default=999, help="Sets of the whole-process event.")
     parser.add_argument("--no-processes", action="store_true", help="Skip the whole-process timings.")
     args = parser.parse_args()
     base = best_rate(baseline, args.boards, args.repeats)
@@ -216,13 +257,16 @@ def main() -> None:
     print(f"  dealer deal / (batch on these boards + disk) = {(same_s + disk_s) / deal_s:.2f}x the speed of the "
           f"floors' sum; verify / batch on these boards = {same_s / verify_s:.2f}x")
     if not args.no_processes:
-        deal_p, verify_p, batch_p = whole_processes(args.sets, args.boards_per_set, args.repeats)
-        print("whole processes (interpreter and imports included), wall:")
-        for name, seconds in (("dealer deal", deal_p), ("dealer verify, every set", verify_p),
-                              ("batch path only", batch_p)):
-            print(f"  {name:<24} {boards / seconds:12,.0f} boards/s  ({batch_p / seconds:.2f}x the batch-only "
-                  f"process; {seconds * 1000:.0f} ms)")
-
+        sets = args.process_sets
+        boards = sets * args.boards_per_set
+        best = whole_processes(sets, args.boards_per_set, args.repeats)
+        print(f"whole processes on {sets} sets of {args.boards_per_set} boards ({boards:,} boards; interpreter "
+              f"and imports included), best of {args.repeats}:")
+        for name, label in (("deal", "dealer deal"), ("verify", "dealer verify, every set"),
+                            ("batch", "batch path only"), ("floor", "floor process")):
+            wall, cpu = best[name], best[name + " cpu"]
+            print(f"  {label:<24} {boards / wall:10,.0f} boards/s, wall {wall * 1000:6.0f} ms, CPU {cpu * 1000:6.0f} ms"
+                  f"  (floor / this: wall {best['floor'] / wall:.2f}, CPU {best['floor cpu'] / cpu:.2f})")
 
 if __name__ == "__main__":
     main()
