@@ -6,11 +6,13 @@ import functools
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.errors import FileProblem
 from dealer.profiles import Profile, ProfileError, profile_from_mapping
-from dealer.tournament.knockout import BracketOrder, bracket_order_from_mapping
+
+if TYPE_CHECKING:
+    from dealer.tournament.knockout import BracketOrder
 
 _DATA = resources.files("dealer") / "data"
 
@@ -88,4 +90,6 @@ def load_bracket_order(name: str) -> BracketOrder:
     if name not in bracket_names():
         raise FileProblem("resources.unknown_bracket_order",
                           field="bracket", name=name, known=', '.join(bracket_names()))
+    from dealer.tournament.knockout import bracket_order_from_mapping  # only a knockout reads one
+
     return bracket_order_from_mapping(_read_toml("brackets", f"{name}.toml"))

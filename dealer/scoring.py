@@ -24,22 +24,25 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dealer.cards import side_of
 from dealer.errors import Phrase, UserError, Wording
 from dealer.event import Event, Match
 
+if TYPE_CHECKING:
+    # NumPy is imported by the functions that score (a command that only stores a result or
+    # shows a round never loads it: it is most of a short command's start-up).
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
+    BoolArray = npt.NDArray[np.bool_]
+
 TABLES = ("A", "B")
 #: The trumps a result may record (validate.py), by code: 0 is "not recorded".
 TRUMPS = ("", "S", "H", "C", "D", "NT")
 _TRUMP_CODE = {name: code for code, name in enumerate(TRUMPS) if name}
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 class ScoringError(UserError, ValueError):
@@ -303,6 +306,8 @@ class ResultGrid:
 
     @classmethod
     def empty(cls, event: Event) -> ResultGrid:
+        import numpy as np
+
         shape = (len(event.matches()), event.boards_per_set, 2)
         return cls(np.zeros(shape, dtype=np.bool_), np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int8))
 
@@ -317,6 +322,8 @@ class ResultGrid:
     def _cells(event: Event, rounds: Sequence[int], matches: Sequence[str], tables: Sequence[str],
                boards: Sequence[int]) -> tuple[IntArray, IntArray, IntArray]:
         """The (match, board, table) indexes of result rows, given as columns."""
+        import numpy as np
+
         index = {(m.round, m.id): i for i, m in enumerate(event.matches())}
         try:
             rows = np.fromiter(map(index.__getitem__, zip(rounds, matches, strict=True)),
@@ -330,6 +337,8 @@ class ResultGrid:
         return rows, board_index, table_index
 
     def _place(self, event: Event, results: ResultColumns) -> None:
+        import numpy as np
+
         if not len(results):
             return
         cells = self._cells(event, results.round, results.match, results.table, results.board)
@@ -346,6 +355,8 @@ def withheld_boards(event: Event, grid: ResultGrid, adjustments: Adjustments, re
     released of which a table that plays it (a table of a match of the set, not forfeited) has
     no result yet. Until then a table's points, trump and levels tell a table still to play the
     board how it went, as the hands would."""
+    import numpy as np
+
     matches = event.matches()
     if not matches or not event.boards_per_set:
         return {}
@@ -363,6 +374,8 @@ def withheld_boards(event: Event, grid: ResultGrid, adjustments: Adjustments, re
 
 def without_boards(event: Event, grid: ResultGrid, boards: Mapping[int, Sequence[int]]) -> ResultGrid:
     """A copy of ``grid`` with no result of ``boards`` (set → board numbers) at any table."""
+    import numpy as np
+
     public = ResultGrid(grid.present.copy(), grid.points.copy(), grid.trumps.copy())
     sets = np.fromiter((m.set for m in event.matches()), dtype=np.int64, count=len(event.matches()))
     for set_number, numbers in boards.items():
@@ -379,6 +392,8 @@ class ScoredEvent:
 
     def __init__(self, event: Event, results: ResultColumns | ResultGrid,
                  adjustments: Adjustments | None = None) -> None:
+        import numpy as np
+
         self.event = event
         self.adjustments = adjustments or Adjustments()
         self.profile = event.profile
@@ -400,6 +415,8 @@ class ScoredEvent:
 
     def _levels(self) -> None:
         """Level points of each side at every table with a result, by the board's declarer side."""
+        import numpy as np
+
         present = self.present
         if not present.any():
             return
@@ -413,6 +430,8 @@ class ScoredEvent:
         self.ew_levels[present] = np.where(ns_decl, defenders_lv, declarer_lv)
 
     def _level_lookup(self, points: IntArray) -> tuple[IntArray, IntArray]:
+        import numpy as np
+
         values, inverse = np.unique(points, return_inverse=True)
         declarer = np.empty(values.size, dtype=np.int64)
         defenders = np.empty(values.size, dtype=np.int64)
@@ -422,6 +441,8 @@ class ScoredEvent:
         return declarer[inverse], defenders[inverse]
 
     def _score(self) -> None:
+        import numpy as np
+
         counted = self.present[:, :, 0] & self.present[:, :, 1]
         self.counted: BoolArray = counted
         # home: E-W at A, N-S at B; away: N-S at A, E-W at B.
@@ -501,6 +522,8 @@ class ScoredEvent:
     def _sheets(self, part: Sequence[tuple[int, MatchScore]]) -> list[MatchSheet]:
         """The sheets of some matches (index, score), made together: one array of every value
         of every board, made into Python values at once."""
+        import numpy as np
+
         index = np.fromiter((i for i, _s in part), dtype=np.int64, count=len(part))
         home, away = self.home_board[index], self.away_board[index]
         stacked = np.concatenate([

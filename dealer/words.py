@@ -4,18 +4,27 @@ The catalog has the words of the pages (``[zh]``, ``[en]``), of the reports (``[
 ``[report.en]``), of ``dealer rules explain`` (``[explain.*]``) and every message of an error or
 a problem (``[messages.*]``: each key with its ``zh`` and ``en`` template, ``{name}`` parameters
 as :meth:`str.format` takes them); ``[hints]`` and ``[flags]`` are the command line's own words.
-It is read once, the first time a word is needed.
+It is read once, the first time a word is needed: from a cache of the parsed catalog beside it
+(``dealer/data/__pycache__/strings.toml.marshal``, as Python caches bytecode) when that cache was
+made from the very same bytes, else parsed (a command that says one message would otherwise spend
+most of its own time reading the TOML; ``benchmarks/startup.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
+import marshal
+import os
 import string
+import sys
+import tempfile
 import tomllib
 import zoneinfo
 from collections.abc import Mapping
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 LANGS = ("zh", "en")
@@ -24,8 +33,41 @@ LANGS = ("zh", "en")
 @functools.cache
 def catalog() -> dict[str, Any]:
     """The whole catalog, as TOML reads it."""
-    text = (resources.files("dealer") / "data" / "strings.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    source = resources.files("dealer") / "data" / "strings.toml"
+    data = source.read_bytes()
+    if not isinstance(source, Path):  # not on disk (a zip archive): nowhere to cache
+        return tomllib.loads(data.decode("utf-8"))
+    return _cached_toml(source, data)
+
+
+def _cached_toml(source: Path, data: bytes) -> dict[str, Any]:
+    """``tomllib.loads`` of ``data`` (the bytes of ``source``), through a cache beside it that
+    holds the SHA-256 of the bytes it was parsed from: any edit of the file parses it again. The
+    cache is written when Python writes bytecode (not under ``PYTHONDONTWRITEBYTECODE``), whole
+    or not at all; a cache that cannot be read or written is simply not used."""
+    digest = hashlib.sha256(data).digest()
+    cache = source.parent / "__pycache__" / f"{source.name}.marshal"
+    try:
+        found_digest, parsed = marshal.loads(cache.read_bytes())
+        if found_digest == digest and isinstance(parsed, dict):
+            return parsed
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    parsed = tomllib.loads(data.decode("utf-8"))
+    if not sys.dont_write_bytecode:
+        try:
+            cache.parent.mkdir(exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=cache.parent, prefix=f".{cache.name}.")
+            try:
+                with open(handle, "wb") as stream:
+                    stream.write(marshal.dumps((digest, parsed)))
+                os.replace(temporary, cache)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:
+            pass
+    return parsed
 
 
 def _leaves(table: Mapping[str, Any], prefix: str = "") -> dict[str, dict[str, str]]:

@@ -23,7 +23,6 @@ from dealer.app.validate import entry_row
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
 from dealer.files import read_bytes
-from dealer.formats.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload
 from dealer.formats.travellers import FILE_LIMIT, TRAVELLERS, Layout, ParsedFile, file_kind, parse_file
 from dealer.numbers import whole_number_or_none
 from dealer.scoring import (
@@ -132,6 +131,8 @@ def _rejected(field: str | None, value: str | None, message: str, hint: str | No
 
 def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
     """Fill round/match/board or round/match/table from a traveller or score-sheet QR payload."""
+    from dealer.formats.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload  # a slip scanned
+
     try:
         parsed = parse_payload(payload)
     except PayloadError as error:

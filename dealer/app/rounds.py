@@ -35,13 +35,10 @@ from dealer.errors import Phrase, quote
 from dealer.event import Event, Match
 from dealer.resources import load_bracket_order
 from dealer.scoring import ScoredEvent
-from dealer.standings import standings
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Action
 from dealer.store.schema import BOARDS, LEVELS
 from dealer.tournament import PairedRound, PairingWarning
-from dealer.tournament.knockout_round import winners
-from dealer.tournament.pairing import next_round
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -190,6 +187,11 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
     rounds do not depend on results. A round with warnings (a forced rematch, a second bye) is
     returned unstored unless ``accept_warnings``.
     """
+    # Pairing's own modules, loaded when a round is paired (not by `round show` and the like).
+    from dealer.standings import standings
+    from dealer.tournament.knockout_round import winners
+    from dealer.tournament.pairing import next_round
+
     event = session.declared
     _check_pairable(event, number)
     store = session.writable_store()

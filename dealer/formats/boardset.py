@@ -19,27 +19,14 @@ printing (:func:`parse_boardset`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from dealer.batch import (
-    CHUNK,
-    KITTY_PLACE,
-    code_digits,
-    deal_codes,
-    digits_from_counts,
-    json_hands,
-    places,
-    set_inputs,
-    shuffle_inputs,
-)
 from dealer.cards import ALL_KINDS, LEVELS, SEATS, Deal, Pack, parse_card
 from dealer.deal import (
     ALGORITHM,
@@ -53,6 +40,12 @@ from dealer.deal import (
 )
 from dealer.errors import UserError, quote
 from dealer.event import KITTY_MODES, Event
+
+if TYPE_CHECKING:
+    # NumPy and the batch path are imported by the functions that deal or read cards: a command
+    # that only checks a folder's files (by their hashes) never loads them.
+    import numpy as np
+    import numpy.typing as npt
 
 BOARDSET_SCHEMA = "shengji-dealer/boardset/3"
 #: Schema 2 carried the whole plan (every board of every set) in every set file.
@@ -112,6 +105,8 @@ def dealt_codes(key: bytes, event_id: str, set_number: int, conditions: Sequence
                 layout: Layout, public_value: str | None) -> list[str]:
     """The deal codes that the key deals for boards (number, declarer) of one set, by the batch
     path (the declarer matters when the kitty goes to the declarer's hand)."""
+    from dealer.batch import code_digits, deal_codes, places, set_inputs, shuffle_inputs
+
     orders = shuffle_inputs(set_inputs(key, event_id, [(set_number, n) for n, _ in conditions], public_value),
                             54 * layout.decks)
     held = places(orders, layout, [declarer for _, declarer in conditions])
@@ -125,6 +120,8 @@ def set_files(key: bytes, plan: PlanOf, public_value: str | None,
     value. Sets are dealt together, a few thousand boards at a time, and written in columns
     (:func:`dealer.batch.json_hands`): the same bytes as ``canonical_json`` of the document, which
     the tests check, at a fraction of the cost of building and encoding it."""
+    from dealer.batch import CHUNK, code_digits, deal_codes, json_hands, places, set_inputs, shuffle_inputs
+
     content = plan.plan
     layout = Layout(int(content["decks"]), int(content["hand"]), int(content["kitty"]),
                     content["kitty_mode"] == "in-hand")
@@ -146,17 +143,18 @@ def set_files(key: bytes, plan: PlanOf, public_value: str | None,
         held = places(orders, layout, [declarer for _, _, declarer, _ in boards])
         codes = deal_codes(code_digits(held, layout.decks), layout.decks, kitty_apart(layout))
         entries: dict[int, list[bytes]] = {s: [] for s in chunk}
-        rows: dict[int, list[dict[str, Any]]] = {s: [] for s in chunk}
+        listed: dict[int, list[bytes]] = {s: [] for s in chunk}  # what the fingerprint covers
         for (s, number, declarer, level), code, (north, east, south, west, kitty) in zip(
                 boards, codes, json_hands(held), strict=True):
             entries[s].append(b'{"deal_code":"%s","declarer":%s,"hands":{"E":%s,"N":%s,"S":%s,"W":%s},'
                               b'"kitty":%s,"level":%s,"number":%d}'
                               % (code.encode("ascii"), words[declarer], east, north, south, west, kitty,
                                  words[level], number))
-            rows[s].append({"number": number, "declarer": declarer, "level": level, "deal_code": code})
+            listed[s].append(b'[%d,%s,%s,"%s"]' % (number, words[declarer], words[level], code.encode("ascii")))
         for s in chunk:
-            fields = {**encoded, "set": b'"set":%d' % s,
-                      "fingerprint": b'"fingerprint":%s' % canonical_json(fingerprint(rows[s])),
+            # fingerprint() of the boards: the SHA-256 of the same canonical JSON, written here.
+            digest = hashlib.sha256(b"[" + b",".join(listed[s]) + b"]").hexdigest()[:16]
+            fields = {**encoded, "set": b'"set":%d' % s, "fingerprint": b'"fingerprint":"%s"' % digest.encode("ascii"),
                       "boards": b'"boards":[' + b",".join(entries[s]) + b"]"}
             yield s, b"{" + b",".join(fields[name] for name in sorted(fields)) + b"}\n"
 
@@ -271,6 +269,8 @@ class CheckedSet:
     kinds: tuple[tuple[npt.NDArray[np.int16], ...], ...]
 
     def boardset(self) -> BoardSet:
+        from dealer.batch import KITTY_PLACE
+
         decks = self.layout.decks
         boards = tuple(
             Board(self.set_number, number, declarer, level,
@@ -284,20 +284,27 @@ class CheckedSet:
                         fingerprint=self.fingerprint, boards=boards)
 
 
-#: Card kind by the two ASCII bytes of its name read as one big-endian 16-bit number (-1: none).
-_KIND_BY_NAME = np.full(1 << 16, -1, dtype=np.int16)
-for _card in ALL_KINDS:
-    _KIND_BY_NAME[int.from_bytes(_card.ascii.encode("ascii"), "big")] = _card.kind
+@functools.cache
+def _kind_by_name() -> npt.NDArray[np.int16]:
+    """Card kind by the two ASCII bytes of its name read as one big-endian 16-bit number (-1: none)."""
+    import numpy as np
+
+    table = np.full(1 << 16, -1, dtype=np.int16)
+    for card in ALL_KINDS:
+        table[int.from_bytes(card.ascii.encode("ascii"), "big")] = card.kind
+    return table
 
 
 def _kinds(cards: Any) -> npt.NDArray[np.int16]:
     """The kinds of a list of cards as a set file writes them; any other form of a card that
     :func:`~dealer.cards.parse_card` reads is accepted too. ``ValueError`` names a bad card."""
+    import numpy as np
+
     cards = _list(cards)
     if set(map(type, cards)) <= {str} and set(map(len, cards)) <= {2}:
         text = "".join(cards)
         if text.isascii():
-            kinds: npt.NDArray[np.int16] = _KIND_BY_NAME[np.frombuffer(text.encode("ascii"), dtype=">u2")]
+            kinds: npt.NDArray[np.int16] = _kind_by_name()[np.frombuffer(text.encode("ascii"), dtype=">u2")]
             if (kinds >= 0).all():
                 return kinds
     return np.array([parse_card(_card_text(c)).kind for c in cards], dtype=np.int16)
@@ -319,6 +326,8 @@ class _Board:
     def __init__(self, where: str, number: int, declarer: str, level: str, kinds: tuple[npt.NDArray[np.int16], ...],
                  code: Any) -> None:
         self.where, self.number, self.declarer, self.level, self.kinds = where, number, declarer, level, kinds
+        import numpy as np
+
         self.code = code  # as written
         self.computed = ""  # the code of its hands
         self.counts = np.stack([np.bincount(k, minlength=54) for k in kinds])  # (5, 54)
@@ -331,6 +340,10 @@ def check_boardset(data: Any, plan: PlanOf | None = None) -> tuple[CheckedSet | 
     carry theirs). Raises :class:`BoardSetError` when ``data`` is not a board set document at
     all, or is one of schema 3 and no plan is given.
     """
+    import numpy as np
+
+    from dealer.batch import KITTY_PLACE, deal_codes, digits_from_counts
+
     if not isinstance(data, Mapping) or data.get("schema") not in _FIELDS:
         raise BoardSetError("boardset.not_a_board_set", boardset_schema=BOARDSET_SCHEMA)
     problems: list[str] = []
