@@ -14,9 +14,10 @@ plain Chinese text in Noto Sans CJK SC (two paragraphs of 330 characters a page)
 ``weasyprint.HTML(string=...).write_pdf()`` in this process. It runs before and after the pack and
 the ratios use the mean of the two (the machine is shared: compare ratios, not seconds). CPU time
 is this process's, plus the pool's workers for the parallel run; ``import weasyprint`` and a
-warm-up page happen before any timing. The same script benchmarks an older commit of the project
-when run with ``PYTHONPATH`` pointing at a worktree of it (it only uses ``build_documents`` and
-``render_documents``).
+warm-up page happen before any timing. The serial run also prints each kind of document's CPU
+seconds a page (issue 24: hand records and the dealing guide at most 0.25). The same script
+benchmarks an older commit of the project when run with ``PYTHONPATH`` pointing at a worktree of
+it (it only uses ``build_documents`` and ``render_documents``).
 """
 
 from __future__ import annotations
@@ -100,12 +101,21 @@ def main() -> None:
                 session, "all", PrintOptions(lang=args.lang, out_dir=root / "count", boards_root=root / "boards")))
         first = timed_baseline(pages)
         runs: dict[str, tuple[int, float, float, float]] = {}
+        by_kind: dict[str, tuple[int, float]] = {}  # the serial run's documents: pages, CPU seconds
         for name, jobs in (("serial", 1), ("parallel", args.jobs)):
             options = PrintOptions(lang=args.lang, out_dir=root / name, boards_root=root / "boards")
             start, cpu = time.perf_counter(), cpu_seconds()
             with EventSession.open(event, root / "boards") as session:
                 documents = build_documents(session, "all", options)
-            written = render_documents(documents, "pdf", jobs)
+            if jobs == 1:  # serial renders each document whole, in turn: timed one by one
+                written = []
+                for document in documents:
+                    before = cpu_seconds()
+                    written += render_documents([document], "pdf", 1)
+                    pages_before, cpu_before = by_kind.get(document.kind, (0, 0.0))
+                    by_kind[document.kind] = (pages_before + len(document.pages), cpu_before + cpu_seconds() - before)
+            else:
+                written = render_documents(documents, "pdf", jobs)
             seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
             pages = sum(item.pages for item in written)
             size = sum(item.size for item in written) / 1024 / 1024
@@ -118,6 +128,9 @@ def main() -> None:
             print(f"{name:9} {count} pages in {seconds:6.1f} s = {count / seconds:6.1f} pages/s, "
                   f"{count / cpu:6.1f} pages per CPU-s, {size:.1f} MiB; / baseline: "
                   f"{(count / seconds) / (pages / base_wall):.3f} (CPU {(count / cpu) / (pages / base_cpu):.3f})")
+        print("serial, by document: " + ", ".join(
+            f"{kind} {cpu / count:.3f}" for kind, (count, cpu) in by_kind.items() if count) + " CPU-s a page "
+            f"(plain pages: {base_cpu / pages:.3f})")
         serial, parallel = runs["serial"], runs["parallel"]
         print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
               f"load average {os.getloadavg()[0]:.1f} at end")
