@@ -19,7 +19,7 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -288,30 +288,32 @@ _NO_UNNAMED = {errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL, errn
                errno.EMLINK, errno.ENOSYS, errno.EXDEV}
 
 
-def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None, durable: bool) -> bool:
+def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None, durable: bool,
+                   folder: int | None = None) -> bool:
     """Write a new file through an unnamed temporary (Linux ``O_TMPFILE``), linked into place
     once whole: a process killed meanwhile leaves nothing behind (a named temporary would stay,
     holding, for a set file, secret hands). ``False`` where that is not available; then
-    nothing was written. ``FileExistsError`` when the file is already there."""
+    nothing was written. ``FileExistsError`` when the file is already there. ``folder``: a
+    descriptor of ``path``'s folder, kept open by a caller writing many files there."""
     flag = getattr(os, "O_TMPFILE", None)
     if flag is None:
         return False
     try:
-        handle = os.open(path.parent, flag | os.O_WRONLY, 0o600)
+        handle = os.open(path.parent if folder is None else ".", flag | os.O_WRONLY, 0o600, dir_fd=folder)
     except OSError as error:
         if error.errno in _NO_UNNAMED:
             return False
         raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None
     try:
-        with os.fdopen(handle, "wb", closefd=False) as stream:
-            stream.write(data)
-            stream.flush()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
         if durable:
             os.fsync(handle)
         os.fchmod(handle, mode if mode is not None else 0o666 & ~_umask())
-        folder = os.open(path.parent, os.O_RDONLY)
+        directory = os.open(path.parent, os.O_RDONLY) if folder is None else folder
         try:  # linkat(…, AT_SYMLINK_FOLLOW), which a directory descriptor makes os.link call
-            os.link(f"/proc/self/fd/{handle}", path.name, dst_dir_fd=folder, follow_symlinks=True)
+            os.link(f"/proc/self/fd/{handle}", path.name, dst_dir_fd=directory, follow_symlinks=True)
         except FileExistsError:
             raise FileExistsError(errno.EEXIST, "the file is already there", str(path)) from None
         except OSError as error:
@@ -319,7 +321,8 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None,
                 return False  # no /proc, or no hard links (FAT, exFAT): the named way
             raise
         finally:
-            os.close(folder)
+            if folder is None:
+                os.close(directory)
     except IsADirectoryError:
         raise FileProblem("files.folder_in_the_way", field=field, path=path) from None
     except FileExistsError:
@@ -329,6 +332,35 @@ def _write_unnamed(path: Path, data: bytes, mode: int | None, field: str | None,
     finally:
         os.close(handle)
     return True
+
+
+def write_new_files(folder: Path, files: Iterable[tuple[str, bytes]], mode: int | None = None,
+                    field: str | None = None) -> list[str]:
+    """Write many new files into ``folder``, each as ``write_atomic(…, durable=False)`` writes one
+    (whole or not at all, never replacing a file; :func:`flush_to_disk` makes them durable), the
+    folder made and opened once for all of them. The names of those already there, not written."""
+    make_folder(folder, field=field)
+    existing: list[str] = []
+    try:
+        handle: int | None = os.open(folder, os.O_RDONLY) if getattr(os, "O_TMPFILE", None) is not None else None
+    except OSError as error:
+        raise os_problem(error, folder, Phrase("files.do_write_in_folder"), field) from None
+    try:
+        for name, data in files:
+            path = folder / name
+            try:
+                if handle is not None and _write_unnamed(path, data, mode, field, False, handle):
+                    continue
+                if handle is not None:  # no unnamed files in this folder: the named way for the rest
+                    os.close(handle)
+                    handle = None
+                write_atomic(path, data, mode=mode, field=field, durable=False)
+            except FileExistsError:
+                existing.append(name)
+    finally:
+        if handle is not None:
+            os.close(handle)
+    return existing
 
 
 def flush_to_disk(folder: Path, paths: Sequence[Path]) -> None:

@@ -1097,18 +1097,17 @@ DEAL_THEN_PAUSE = """
 import os, sys, time
 from pathlib import Path
 import dealer.app.dealing as dealing
-writing = dealing._write_or_same
+writing = dealing.write_new_files
 marker, after = Path(sys.argv[1]), int(sys.argv[2])
-written = []
-def write_then_pause(target, *args, **kwargs):
-    done = writing(target, *args, **kwargs)
-    if target.name.startswith("set-"):
-        written.append(target.name)
-        if len(written) == after:
-            marker.write_text(str(os.getpid()))
-            time.sleep(600)
-    return done
-dealing._write_or_same = write_then_pause
+def write_then_pause(folder, files, *args, **kwargs):
+    def pausing():
+        for count, item in enumerate(files):
+            if count == after:  # the first `after` set files are written
+                marker.write_text(str(os.getpid()))
+                time.sleep(600)
+            yield item
+    return writing(folder, pausing(), *args, **kwargs)
+dealing.write_new_files = write_then_pause
 from dealer.cli import main
 main(sys.argv[3:])
 """

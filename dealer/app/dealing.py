@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from dealer.files import (
     sha256_hex,
     write_atomic,
     write_key,
+    write_new_files,
 )
 from dealer.formats.boardset import (
     BOARDSET_SCHEMA,
@@ -188,16 +189,27 @@ def deal_event(
     if others:
         report.warnings.append(Phrase.of("dealing.key_used_before", events=", ".join(others)))
     hashes: dict[str, str] = {}
-    for set_number, data in set_files(key, plan, public_value):
-        target = folder.set_path(set_number)
-        # Each set file appears whole or not at all; they reach the disk together, below, before
-        # the manifest says the deal is complete (one flush, not one per file: dealing a large
-        # event is then limited by hashing, not by waiting for the disk).
-        if _write_or_same(target, data, OWNER_ONLY, durable=False):
-            report.files.append(target)
-        else:
+    written: dict[str, bytes] = {}
+
+    def dealt() -> Iterator[tuple[str, bytes]]:
+        for set_number, data in set_files(key, plan, public_value):
+            name = folder.set_path(set_number).name
+            hashes[name] = sha256_hex(data)
+            written[name] = data
+            yield name, data
+
+    # Each set file appears whole or not at all; they reach the disk together, below, before the
+    # manifest says the deal is complete (one flush, not one per file: dealing a large event is
+    # then limited by hashing, not by waiting for the disk). One left by an unfinished deal (or
+    # by another `deal` of the same event running at once) must be byte for byte the same.
+    kept = set(write_new_files(folder.path, dealt(), OWNER_ONLY))
+    for name in written:
+        target = folder.path / name
+        if name in kept:
+            _same_as_written(target, written[name])
             report.kept.append(target)
-        hashes[target.name] = sha256_hex(data)
+        else:
+            report.files.append(target)
     flush_to_disk(folder.path, [folder.set_path(n) for n in range(1, event.sets + 1)])
     manifest = {
         "schema": MANIFEST_SCHEMA,
@@ -220,6 +232,12 @@ def _write_or_same(target: Path, data: bytes, mode: int | None, durable: bool = 
         return True
     except FileExistsError:
         pass
+    _same_as_written(target, data)
+    return False
+
+
+def _same_as_written(target: Path, data: bytes) -> None:
+    """Refuse a file of the deal found already there unless it is byte for byte ``data``."""
     try:
         same = target.read_bytes() == data
     except OSError as error:
@@ -228,7 +246,6 @@ def _write_or_same(target: Path, data: bytes, mode: int | None, durable: bool = 
         raise FileProblem(
             "dealing.unfinished_other_deal",
             hint="discard_incomplete", target=target)
-    return False
 
 
 def discard_incomplete(folder: EventFolder) -> list[Path]:
