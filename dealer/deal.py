@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -41,6 +40,8 @@ class KeyFormatError(UserError, ValueError):
 
 def new_key() -> bytes:
     """A fresh 256-bit key from the operating system's CSPRNG."""
+    import secrets  # only a new key needs it (and it loads random, hmac, base64)
+
     return secrets.token_bytes(KEY_BYTES)
 
 

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -184,6 +183,8 @@ def check_writable_folder(path: Path, field: str | None = None) -> None:
     """Create ``path`` and prove a file can be written in it (before any long work)."""
     make_folder(path, field=field)
     try:
+        import tempfile
+
         handle, probe = tempfile.mkstemp(dir=path, prefix=".probe-")
         os.close(handle)
         os.unlink(probe)
@@ -202,6 +203,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool
     if not replace and _write_unnamed(path, data, mode, field, durable):
         return
     try:
+        import tempfile  # the named way only (most writes are unnamed, O_TMPFILE)
+
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     except OSError as error:
         raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None
@@ -238,6 +241,8 @@ class AtomicFile:
         self.path, self.field = path, field
         make_folder(path.parent, field=field)
         try:
+            import tempfile
+
             handle, self.temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         except OSError as error:
             raise os_problem(error, path.parent, Phrase("files.do_write_in_folder"), field) from None

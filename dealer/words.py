@@ -19,7 +19,6 @@ import marshal
 import os
 import string
 import sys
-import tempfile
 import tomllib
 import zoneinfo
 from collections.abc import Mapping
@@ -57,6 +56,8 @@ def _cached_toml(source: Path, data: bytes) -> dict[str, Any]:
     if not sys.dont_write_bytecode:
         try:
             cache.parent.mkdir(exist_ok=True)
+            import tempfile
+
             handle, temporary = tempfile.mkstemp(dir=cache.parent, prefix=f".{cache.name}.")
             try:
                 with open(handle, "wb") as stream:
