@@ -187,11 +187,6 @@ def pair_round(session: EventSession, number: int, *, accept_warnings: bool = Fa
     rounds do not depend on results. A round with warnings (a forced rematch, a second bye) is
     returned unstored unless ``accept_warnings``.
     """
-    # Pairing's own modules, loaded when a round is paired (not by `round show` and the like).
-    from dealer.standings import standings
-    from dealer.tournament.knockout_round import winners
-    from dealer.tournament.pairing import next_round
-
     event = session.declared
     _check_pairable(event, number)
     store = session.writable_store()
@@ -237,6 +232,11 @@ def _pair_in(session: EventSession, store: ResultsStore, number: int, *, accept_
              allow_incomplete: bool = False, key: bytes | None = None,
              entered_by: str | None = None) -> tuple[RoundView, bool]:
     """:func:`pair_round` inside the store's transaction."""
+    # Pairing's own modules, loaded when a round is paired (not by `round show` and the like).
+    from dealer.standings import standings
+    from dealer.tournament.knockout_round import winners
+    from dealer.tournament.pairing import next_round
+
     event = session.declared
     _check_pairable(event, number)
     current = _current_pairings(store)
