@@ -89,7 +89,7 @@ def test_a_large_event_gets_team_results_round_pages_and_round_sheets(tmp_path: 
     assert not (out / "crosstable.csv").exists()
     with (out / "team-results.csv").open(encoding="utf-8-sig") as stream:
         team_rows = list(csv.reader(stream))
-    assert team_rows[0] == ["Rank", "Team", "", "Round 1"]
+    assert team_rows[0] == ["Rank", "Team", "Name", "Round 1"]
     assert next(r for r in team_rows if r[1] == "H")[3] == "V 33:27 (2)"  # HOME_TOTAL : AWAY_TOTAL
     html = (out / "hand-results.html").read_text(encoding="utf-8")
     assert "More than 3 teams" in html and "More than 1 matches played" in html

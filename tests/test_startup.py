@@ -16,12 +16,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import demo_event
 
 from dealer import words
 from dealer.app.dealing import deal_event
 from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
-from tests.conftest import demo_event
 
 #: Runs ``dealer ARGS`` (sys.argv[2:]) as ``python -m dealer.cli`` does, then writes the names of
 #: the modules the process loaded to the file sys.argv[1], however the command exits.

@@ -139,8 +139,8 @@ class ReportData:
 
     def status_lines(self, words: Mapping[str, str]) -> list[str]:
         """The banner in words of a catalog section (``status_final`` / ``status_after`` /
-        ``status_missing`` / ``status_ended``, ``status_first`` while round 1 is in play): "第 1/7 轮后", and separately the matches that
-        really lack results."""
+        ``status_missing`` / ``status_ended``, ``status_first`` while round 1 is in play):
+        "第 1/7 轮后", and separately the matches that really lack results."""
         state = self.status()
         if state["final"]:
             lines = [words["status_ended"] if state["ended_early"] else words["status_final"]]
