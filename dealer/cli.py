@@ -677,6 +677,107 @@ def results_late(event_file: str, round_: int, team: str, minutes: int | None, w
         tell(record_lateness(session, round_, team, minutes, reason, entered_by))
 
 
+# --- teams: registration, withdrawals ------------------------------------------------------
+
+
+@main.command()
+@click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
+@click.option("--profile", "profile_id", required=True, help="The rule profile (dealer rules list).")
+@click.option("--format", "format_kind", type=click.Choice(["swiss", "round-robin", "knockout", "fixed"]),
+              default="swiss", show_default=True, help="How rounds are made.")
+@click.option("--result", type=click.Choice(["boards", "levels"]), default="boards", show_default=True,
+              help="Fixed boards (计副制, dealt) or a level race (计时制 / 计局制).")
+@click.option("--teams", "teams_sheet", type=click.Path(dir_okay=False),
+              help="A registration sheet (CSV or XLSX) to import the teams from.")
+@click.option("--sheet", help="XLSX: the sheet to read.")
+@BOARDS_DIR_OPTION
+def init(event_file: str, profile_id: str, format_kind: str, result: str, teams_sheet: str | None,
+         sheet: str | None, boards_dir: str) -> None:
+    """Write a commented event file to start from (never over an existing file)."""
+    from dealer.app.setup import init_event
+
+    tell(init_event(event_file, profile_id, format_kind, result, teams_sheet, boards_dir, sheet).phrase())
+
+
+@main.group()
+def teams() -> None:
+    """Teams: import a registration sheet (报名表), list them, withdraw and rejoin (暂退与重加入)."""
+
+
+@teams.command("import")
+@EVENT_ARGUMENT
+@click.argument("sheet_file", metavar="FILE.xlsx|csv", type=click.Path(dir_okay=False))
+@click.option("--replace", is_flag=True, help="The sheet replaces the registration (only before round 1 is paired).")
+@click.option("--sheet", help="XLSX: the sheet to read (default: the one visible sheet holding data).")
+@BOARDS_DIR_OPTION
+def teams_import(event_file: str, sheet_file: str, replace: bool, sheet: str | None, boards_dir: str) -> None:
+    """Register the teams of a sheet into the event's teams_file; whole or not at all."""
+    from dealer.app.teams import import_teams
+
+    tell(import_teams(event_file, sheet_file, boards_dir, replace=replace, sheet=sheet).phrase())
+
+
+@teams.command("list")
+@EVENT_ARGUMENT
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@BOARDS_DIR_OPTION
+def teams_list(event_file: str, as_json: bool, boards_dir: str) -> None:
+    """The registered teams: club, leader, players, seed, contact, withdrawals."""
+    from dealer.app.teams import list_teams
+
+    event, lines = list_teams(event_file, boards_dir)
+    if as_json:
+        echo_json({"event": event.id, "teams": [line.as_dict() for line in lines]})
+        return
+    show("said_teams.list_head", teams=len(lines), event=event.id)
+    words = command_words()
+    for line in lines:
+        t = line.team
+        details = [words.text(f"said_teams.field_{key}", {"value": value}) for key, value in (
+            ("club", t.club), ("leader", t.leader), ("seed", t.seed), ("contact", t.contact)) if value]
+        if t.mixed_club:
+            details.append(words.text("said_teams.field_mixed_club"))
+        show("said_teams.list_line", id=t.id, name=t.name, players="、".join(t.players) or "-",
+             details=words.text("errors.list_separator").join(details))
+        for w in line.withdrawals:
+            show("said_teams.list_withdrawn", round=w.after_round, reason=w.reason,
+                 back=Phrase.of("said_teams.list_back", round=w.back_from, reason=w.back_reason)
+                 if w.back_from is not None else "")
+
+
+@teams.command("withdraw")
+@EVENT_ARGUMENT
+@click.argument("team")
+@click.option("--after-round", type=click.IntRange(0, 999), required=True,
+              help="The last round it played (0: before round 1).")
+@click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
+@click.option("--by", "entered_by", help="Who records it.")
+@BOARDS_DIR_OPTION
+def teams_withdraw(event_file: str, team: str, after_round: int, reason: str, entered_by: str | None,
+                   boards_dir: str) -> None:
+    """Withdraw a team (暂退): not paired from the next round; its played results stay."""
+    from dealer.app.teams import withdraw_team
+
+    with _session(event_file, boards_dir, write=True, as_played=False, check_deal=False) as session:
+        tell(withdraw_team(session, team, after_round, reason, entered_by))
+
+
+@teams.command("rejoin")
+@EVENT_ARGUMENT
+@click.argument("team")
+@click.option("--from-round", type=click.IntRange(1, 999), required=True, help="The first round it plays again.")
+@click.option("--reason", required=True, help="Why (kept in the audit trail).")
+@click.option("--by", "entered_by", help="Who records it.")
+@BOARDS_DIR_OPTION
+def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, entered_by: str | None,
+                 boards_dir: str) -> None:
+    """Bring a withdrawn team back (重加入) from a round not yet paired."""
+    from dealer.app.teams import rejoin_team
+
+    with _session(event_file, boards_dir, write=True, as_played=False, check_deal=False) as session:
+        tell(rejoin_team(session, team, from_round, reason, entered_by))
+
+
 # --- the round loop ------------------------------------------------------------------------
 
 

@@ -25,10 +25,12 @@ DEFAULT_ROTATION: tuple[str, ...] = ("N", "E", "S", "W")
 #: Event ids name folders and appear in QR payloads (docs/qr.md); match ids appear there too.
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
+#: A registration file beside the event file (``teams_file``): a plain TOML file name, no folder.
+TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
-               "timezone"}
+               "timezone", "teams_file"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -44,7 +46,7 @@ TABLE_NUMBERINGS: dict[str, dict[str, str]] = {
 }
 _TABLE_FIELDS = frozenset({"match", "table", "seq"})
 _TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules"}
-_TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club"}
+_TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club", "leader", "contact"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
 #: The keys each format kind takes (besides ``kind``); anything else is refused.
 _FORMAT_KEYS: dict[str, set[str]] = {
@@ -80,6 +82,8 @@ class Team:
     mixed_club: bool = False
     seed: int | None = None  # 1 = strongest; teams without one follow, in file order
     club: str | None = None  # 分会 / 单位: Swiss can avoid pairing two teams of one club
+    leader: str | None = None  # 领队
+    contact: str | None = None  # 联系方式: the director's, never on a public page
 
 
 @dataclass(frozen=True)
@@ -187,6 +191,9 @@ class Event:
     tables: int = 2  # a level race's tables per match (seed 002: 2; seed 001: 5)
     table_numbers: str = "per-match"  # a preset of TABLE_NUMBERINGS or a pattern of its fields
     timezone: str | None = None  # the IANA zone every time is shown in (None: the machine's own)
+    #: The registration file the teams come from (``teams_file`` in ``[event]``, beside the event
+    #: file; written by ``dealer teams import``), or ``None``: the event file lists them.
+    teams_file: str | None = None
 
     @property
     def levels(self) -> bool:
@@ -444,6 +451,11 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     sets = _int(head.get("sets", needed or 1), "event.sets", 1, 999)
     if sets < needed:
         raise EventError("event.too_few_sets", kind=event_format.kind, needed=needed, teams=team_count, sets=sets)
+    teams_file = head.get("teams_file")
+    if teams_file is not None:
+        teams_file = _str(teams_file, "event.teams_file")
+        if not TEAMS_FILE.fullmatch(teams_file):
+            raise EventError("event.bad_teams_file", value=quote(teams_file))
     public_source = head.get("public_value_source")
     if public_source is not None:
         public_source = _str(public_source, "event.public_value_source")
@@ -478,6 +490,8 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             _bool(raw.get("mixed_club", False), f"{where}.mixed_club"),
             seed,
             _str(raw["club"], f"{where}.club") if "club" in raw else None,
+            _str(raw["leader"], f"{where}.leader") if "leader" in raw else None,
+            _str(raw["contact"], f"{where}.contact") if "contact" in raw else None,
         ))
     team_ids = {t.id for t in teams}
     if event_format.paired and len(teams) < 2:
@@ -554,6 +568,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         tables=tables,
         table_numbers=table_numbers,
         timezone=timezone,
+        teams_file=teams_file,
     )
 
 

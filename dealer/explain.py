@@ -172,6 +172,10 @@ _RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
     "bye": lambda p, t, _lang: [t["bye"].format(mp=p.bye.match_points, lp=p.bye.level_points)],
     "forfeit": lambda p, t, _lang: [_forfeit_line(p, t)],
     "lateness": lambda p, t, _lang: _lateness_lines(p, t),
+    "withdrawal": lambda p, t, _lang: [t["withdrawal"].format(
+        rule=t["withdrawn_excluded"] if p.withdrawn_opponent == "excluded" else t["withdrawn_as_played"])],
+    "registration": lambda p, t, _lang: [t["registration"].format(fields=", ".join(p.registration_required))]
+    if p.registration_required else [],
     "knockout_tie_breaks": lambda p, t, _lang: [
         f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
     "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,

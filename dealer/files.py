@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 from dealer.deal import KeyFormatError, parse_key
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError
 from dealer.event import Event, EventError, parse_event
-from dealer.profiles import Profile, ProfileError, profile_from_mapping
+from dealer.profiles import Profile, ProfileError, profile_from_mapping, with_rules
 from dealer.resources import load_profile, profile_ids
 from dealer.standings import TIE_BREAKS
 
@@ -97,8 +97,8 @@ def read_text(path: str | Path, what: object, encoding: str = "utf-8", limit: in
     return decode_text(read_bytes(path, what, limit), path, what, encoding)
 
 
-def _toml(text: str, source: str) -> dict[str, Any]:
-    """The parsed TOML of a user's file; any problem is an error naming ``source``."""
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """A TOML file's text parsed; any problem is an error naming ``source``."""
     text = text.removeprefix("\ufeff")
     try:
         return tomllib.loads(text)
@@ -126,7 +126,7 @@ def _profile_finder(folder: Path) -> Callable[[str], Profile]:
             return load_profile(value)
         path = folder / value
         try:
-            data = _toml(read_text(path, Phrase("files.what_profile_file"), limit=PROFILE_FILE_LIMIT), str(path))
+            data = parse_toml(read_text(path, Phrase("files.what_profile_file"), limit=PROFILE_FILE_LIMIT), str(path))
             profile = profile_from_mapping(data)
         except ProfileError as error:
             raise ProfileError("files.at_path", path=path, error=error) from None
@@ -150,14 +150,63 @@ def _checked_chain(event: Event) -> Event:
     return event
 
 
+def teams_file_path(data: dict[str, Any], event_path: str | Path) -> Path | None:
+    """The registration file an event file's ``teams_file`` names (beside the event file), or ``None``."""
+    head = data.get("event")
+    name = head.get("teams_file") if isinstance(head, dict) else None
+    return Path(event_path).parent / name if isinstance(name, str) and name.strip() else None
+
+
+def read_teams_file(path: Path) -> list[Any]:
+    """The ``[[teams]]`` of a registration file (``teams_file``); ``[]`` when it is not there yet."""
+    if not path.exists():
+        return []
+    data = parse_toml(read_text(path, Phrase("files.what_teams_file"), limit=EVENT_FILE_LIMIT), str(path))
+    if set(data) - {"teams"} or not isinstance(data.get("teams", []), list):
+        raise FileProblem("files.teams_file_not_teams", source=str(path))
+    teams: list[Any] = data.get("teams", [])
+    return teams
+
+
+def with_registered_teams(data: dict[str, Any], event_path: str | Path) -> tuple[dict[str, Any], str]:
+    """The event file's data with the teams of its ``teams_file`` (read beside ``event_path``),
+    and the source errors about teams name."""
+    path = teams_file_path(data, event_path)
+    if path is None:
+        return data, ""
+    if "teams" in data:
+        raise FileProblem("files.teams_twice", source=str(event_path), teams_file=str(path))
+    return {**data, "teams": read_teams_file(path)}, str(path)
+
+
 def load_event_text(text: str, source: str) -> Event:
     """The event of an event file's text; any problem is an error naming ``source`` (a profile
-    file it names is read relative to ``source``'s folder)."""
-    data = _toml(text, source)
+    file or a ``teams_file`` it names is read relative to ``source``'s folder)."""
+    data, teams_source = with_registered_teams(parse_toml(text, source), source)
+    return event_from_data(data, source, teams_source)
+
+
+def event_from_data(data: dict[str, Any], source: str, teams_source: str = "") -> Event:
+    """The event of an event file's parsed ``data`` (its teams in it), as :func:`load_event_text`
+    checks it; an error about the teams names ``teams_source`` when given (where they came from)."""
     try:
         return _checked_chain(parse_event(data, _profile_finder(Path(source).parent)))
     except EventError as error:
+        if teams_source and str(error.params.get("where", "")).startswith("teams"):
+            source = teams_source
         raise FileProblem("files.at_source", source=source, error=error) from None
+
+
+def event_profile(data: dict[str, Any], source: str) -> Profile | None:
+    """The rule profile an event file's parsed ``data`` plays under (its ``[rules]`` merged in),
+    or ``None`` when it names none that can be used (loading the event then says why)."""
+    head = data.get("event")
+    name = head.get("profile") if isinstance(head, dict) else None
+    try:
+        profile = _profile_finder(Path(source).parent)(str(name))
+        return with_rules(profile, data["rules"]) if "rules" in data else profile
+    except (KeyError, UserError):
+        return None
 
 
 def load_event(path: str | Path) -> Event:

@@ -144,6 +144,14 @@ class LatenessRule:
         return minutes >= self.min_minutes and (self.max_minutes is None or minutes <= self.max_minutes)
 
 
+#: How a withdrawn team (``dealer teams withdraw``) counts in its opponents' 对手分
+#: (``opponents_match_points``): ``as-played``, the match points it earned before it left;
+#: ``excluded``, not at all (its opponents' 对手分 leave it out).
+WITHDRAWN_OPPONENT_RULES = ("as-played", "excluded")
+#: Registration fields a profile may require of every team (``registration.required``).
+REGISTRATION_FIELDS = ("club", "leader", "players", "seed", "contact", "mixed_club")
+
+
 #: How a level race's match winner is decided (``[level_race] match_winner``): by net levels over
 #: its tables (seed 002; equal = a draw) or by tables won (seed 001: 5场3胜).
 MATCH_WINNER_RULES = ("net_levels", "tables")
@@ -190,6 +198,10 @@ class Profile:
     #: Championship points by final place (seed 001: 10 / 7 / 5 / 3), ``final_place_points``.
     place_points: tuple[int, ...] = ()
     level_race: LevelRaceRule = LevelRaceRule()
+    #: A withdrawn team in its opponents' 对手分 (:data:`WITHDRAWN_OPPONENT_RULES`).
+    withdrawn_opponent: str = "as-played"
+    #: Registration fields every team must give (``dealer teams import``), e.g. seed 002's mixed_club.
+    registration_required: tuple[str, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
     #: The profile's keys an event's ``[rules]`` changed (its 补充规定), in the order given.
     supplement: tuple[str, ...] = ()
@@ -286,7 +298,7 @@ def _check_bands(bands: Sequence[LevelBand], where: str) -> None:
 PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
-    "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties",
+    "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties", "withdrawal", "registration",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -351,6 +363,8 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         prize_ties=_prize_ties(data.get("prize_ties", "share"), label),
         place_points=_place_points(data.get("final_place_points", []), label),
         level_race=_level_race(data.get("level_race", {}), label),
+        withdrawn_opponent=_withdrawal(data.get("withdrawal", {}), label),
+        registration_required=_registration(data.get("registration", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
         data=data,
     )
@@ -440,6 +454,28 @@ def _bye(data: Any, label: str, match_points: Mapping[str, int]) -> ByeRule:
     value = match_points[points] if isinstance(points, str) and points in match_points else \
         _whole(points, f"{where}.match_points", 0, 100)
     return ByeRule(value, _whole(raw.get("level_points", 0), f"{where}.level_points", 0, 100))
+
+
+def _withdrawal(data: Any, label: str) -> str:
+    """``withdrawal = { opponents_match_points = "as-played" }``."""
+    where = f"{label}withdrawal"
+    raw = _keys(data, where, {"opponents_match_points"})
+    rule = raw.get("opponents_match_points", "as-played")
+    if rule not in WITHDRAWN_OPPONENT_RULES:
+        raise ProfileError("event.not_a_choice", where=f"{where}.opponents_match_points",
+                           choices=", ".join(WITHDRAWN_OPPONENT_RULES), value=rule)
+    return str(rule)
+
+
+def _registration(data: Any, label: str) -> tuple[str, ...]:
+    """``registration = { required = ["mixed_club"] }``: fields every registered team gives."""
+    where = f"{label}registration"
+    raw = _keys(data, where, {"required"})
+    required = raw.get("required", [])
+    if not isinstance(required, list) or any(f not in REGISTRATION_FIELDS for f in required):
+        raise ProfileError("event.not_a_choice", where=f"{where}.required",
+                           choices=", ".join(REGISTRATION_FIELDS), value=required)
+    return tuple(required)
 
 
 def _forfeit(data: Any, label: str) -> ForfeitRule:

@@ -56,6 +56,11 @@ def demo_event_text() -> str:
     return (_DATA / "demo-event.toml").read_text(encoding="utf-8")
 
 
+def init_event_template() -> str:
+    """The template of ``dealer init``'s event file (``dealer/data/init-event.toml``)."""
+    return (_DATA / "init-event.toml").read_text(encoding="utf-8")
+
+
 def package_folder() -> Path:
     """The installed ``dealer`` package as a folder on disk (a wheel's or an editable install's
     files, or the source tree's): Jinja's ``FileSystemLoader`` and WeasyPrint's ``base_url`` need

@@ -139,11 +139,37 @@ class Deduction:
 
 
 @dataclass(frozen=True)
+class Withdrawal:
+    """``team`` left the event after round ``after_round`` (暂退; 0: before round 1): it is not
+    paired from the next round, its played results stay. ``back_from``: the round it rejoined
+    from (重加入), ``None`` while it stays out."""
+
+    team: str
+    after_round: int
+    reason: str = ""
+    back_from: int | None = None
+    back_reason: str = ""
+
+    def absent(self, round_number: int) -> bool:
+        """Whether the team is out of round ``round_number``."""
+        return self.after_round < round_number and (self.back_from is None or round_number < self.back_from)
+
+
+@dataclass(frozen=True)
 class Adjustments:
     """What the director recorded besides results; every report footnotes each one."""
 
     forfeits: tuple[Forfeit, ...] = ()
     deductions: tuple[Deduction, ...] = ()
+    withdrawals: tuple[Withdrawal, ...] = ()
+
+    def absent(self, round_number: int) -> frozenset[str]:
+        """The teams withdrawn from round ``round_number`` (not paired in it)."""
+        return frozenset(w.team for w in self.withdrawals if w.absent(round_number))
+
+    def withdrawn(self) -> frozenset[str]:
+        """The teams out of the event now (withdrawn and not rejoined)."""
+        return frozenset(w.team for w in self.withdrawals if w.back_from is None)
 
     def net_level_points(self) -> dict[str, int]:
         total: dict[str, int] = defaultdict(int)

@@ -91,6 +91,8 @@ class Records:
     byes: dict[str, int]
     opponents: dict[str, list[str]]
     lots_seed: bytes
+    #: Opponents left out of 对手分: withdrawn teams, when the profile says ``excluded``.
+    uncounted: frozenset[str] = frozenset()
 
     def net(self, team: str) -> int:
         return self.level_points_for[team] - self.level_points_against[team] + self.adjustment[team]
@@ -146,7 +148,8 @@ TIE_BREAKS: dict[str, TieBreak] = {
     "net_level_points": _per_team(lambda r, t: r.net(t)),  # 小分
     "level_points_for": _per_team(lambda r, t: r.level_points_for[t]),
     "head_to_head": _head_to_head,
-    "opponents_match_points": _per_team(lambda r, t: sum(r.match_points[o] for o in r.opponents[t])),  # 对手分
+    "opponents_match_points": _per_team(lambda r, t: sum(r.match_points[o] for o in r.opponents[t]
+                                                         if o not in r.uncounted)),  # 对手分
     # Seed 002: teams formed across 分会 rank first when all else is level.
     "mixed_club": _per_team(lambda r, t: 1.0 if r.event.team(t).mixed_club else 0.0),
     "game_ratio": _per_team(_game_ratio),
@@ -170,10 +173,12 @@ def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments
             lots_seed: bytes = b"") -> Records:
     """Per-team totals of the played ``scores``, the rounds' byes and the deductions."""
     teams = [t.id for t in event.teams]
+    adjustments = adjustments or Adjustments()
     found = Records(
         event, [s for s in scores if s.played], dict.fromkeys(teams, 0), dict.fromkeys(teams, 0),
         dict.fromkeys(teams, 0), dict.fromkeys(teams, 0), dict.fromkeys(teams, 0), dict.fromkeys(teams, 0),
-        {t: [] for t in teams}, lots_seed or event.id.encode("utf-8"))
+        {t: [] for t in teams}, lots_seed or event.id.encode("utf-8"),
+        adjustments.withdrawn() if event.profile.withdrawn_opponent == "excluded" else frozenset())
     for s in found.scores:
         for team in (s.home, s.away):
             own, other, points = s.side(team)
@@ -188,7 +193,7 @@ def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments
             found.byes[team] += 1
             found.match_points[team] += bye.match_points
             found.level_points_for[team] += bye.level_points
-    for team, points in (adjustments or Adjustments()).net_level_points().items():
+    for team, points in adjustments.net_level_points().items():
         if team in found.adjustment:  # a group's standings: the group's teams only
             found.adjustment[team] += points
     return found

@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from dealer.app.kinds import kind_of
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
-from dealer.scoring import Adjustments, Deduction, Forfeit, Misattributed, ResultColumns, ScoredEvent, score_event
+from dealer.scoring import (
+    Adjustments,
+    Deduction,
+    Forfeit,
+    Misattributed,
+    ResultColumns,
+    ScoredEvent,
+    Withdrawal,
+    score_event,
+)
 from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
 from dealer.store.rows import Action
@@ -62,13 +71,38 @@ def _check_format(event: Event, pairings: Sequence[Action]) -> None:
                          kind=kind, needed=needed)
 
 
+#: The director's actions that withdraw a team (the action's round: the first it misses; its
+#: ``after_round`` in the data) and bring it back (the round: the first it plays again):
+#: :mod:`dealer.app.teams`.
+WITHDRAWAL_ACTIONS = ("withdraw", "rejoin")
+
+
+def stored_withdrawals(actions: Sequence[Action]) -> tuple[Withdrawal, ...]:
+    """Each withdrawal of a team, with the round it rejoined from, oldest first (``actions``: the
+    withdraw and rejoin actions, oldest first; those undone are left out)."""
+    found: list[Withdrawal] = []
+    open_: dict[str, int] = {}  # team → index in found of its withdrawal still open
+    for action in actions:
+        if action.undone or action.kind not in WITHDRAWAL_ACTIONS:
+            continue
+        team = str(action.data["team"])
+        if action.kind == "withdraw":
+            open_[team] = len(found)
+            found.append(Withdrawal(team, int(action.data["after_round"]), action.reason or ""))
+        elif team in open_:
+            i = open_.pop(team)
+            found[i] = dataclasses.replace(found[i], back_from=action.round, back_reason=action.reason or "")
+    return tuple(found)
+
+
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
-    """The forfeits and deductions in force (not undone)."""
+    """The forfeits, deductions and withdrawals in force (not undone)."""
     if store is None:
         return Adjustments()
     forfeits, deductions = [], []
-    for action in store.actions(("forfeit", "late")):
-        if action.undone:
+    actions = store.actions(("forfeit", "late", *WITHDRAWAL_ACTIONS))
+    for action in actions:
+        if action.undone or action.kind in WITHDRAWAL_ACTIONS:
             continue
         data = action.data
         if data.get("forfeit"):
@@ -76,7 +110,7 @@ def stored_adjustments(store: ResultsStore | None) -> Adjustments:
         if data.get("net_level_points"):
             deductions.append(Deduction(action.round, data["team"], int(data["net_level_points"]),
                                         action.reason or ""))
-    return Adjustments(tuple(forfeits), tuple(deductions))
+    return Adjustments(tuple(forfeits), tuple(deductions), stored_withdrawals(actions))
 
 
 def scheduled(event: Event, store: ResultsStore | None) -> Event:

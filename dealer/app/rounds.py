@@ -287,7 +287,8 @@ def _pair_in(session: EventSession, store: ResultsStore, number: int, *, accept_
     paired = next_round(before, number, standings(scored, folder_seed(session.folder)), lots_key=key,
                         winners=winners(scored) if event.format.kind == "knockout" else None,
                         bracket_order=load_bracket_order(event.format.bracket)
-                        if event.format.kind == "knockout" else None)
+                        if event.format.kind == "knockout" else None,
+                        absent=scored.adjustments.absent(number))
     if not paired.pairings and not paired.byes:
         raise RoundError("round.knockout_decided", field="round", number=number)
     warnings.extend(paired.warnings)

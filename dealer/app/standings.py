@@ -262,12 +262,18 @@ class ReportData:
                   for m in rnd.matches]) for rnd in self.event.rounds]
 
     def footnotes(self, lang: str) -> list[str]:
-        """Every forfeit and deduction, with its reason, in ``lang``: each report prints them."""
+        """Every forfeit, deduction and withdrawal, with its reason, in ``lang``: each report prints them."""
         t = section("report", lang)
         notes = [t["forfeit_note"].format(round=f.round, match=f.match, team=f.team, reason=f.reason)
                  for f in self.adjustments.forfeits]
         notes += [t["deduction_note"].format(round=d.round, team=d.team, points=d.net_level_points, reason=d.reason)
                   for d in self.adjustments.deductions]
+        for w in self.adjustments.withdrawals:
+            note = t["withdrawal_note"].format(round=w.after_round, team=w.team, reason=w.reason,
+                                               policy=t[f"withdrawn_{self.event.profile.withdrawn_opponent}"])
+            if w.back_from is not None:
+                note += t["rejoin_note"].format(round=w.back_from, reason=w.back_reason)
+            notes.append(note)
         return notes
 
 

@@ -64,7 +64,10 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
               for f in data.adjustments.forfeits),
             *({"round": d.round, "team": d.team, "kind": "net_level_points", "value": d.net_level_points,
                "reason": d.reason} for d in data.adjustments.deductions),
+            *({"round": w.after_round, "team": w.team, "kind": "withdrawal", "back_from": w.back_from,
+               "reason": w.reason, "back_reason": w.back_reason} for w in data.adjustments.withdrawals),
         ],
+        "withdrawn_opponents": data.event.profile.withdrawn_opponent,
         "matches": [
             {
                 "round": s.round, "match": s.match, "home": s.home, "away": s.away,
@@ -273,7 +276,8 @@ def table_names(data: ReportData) -> list[str]:
                if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
     return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
             *(f"group-{chr(65 + g)}" for g, _t in data.groups),
-            *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions else []),
+            *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions
+              or data.adjustments.withdrawals else []),
             *(["prizes"] if data.event.prizes else []),
             *(["rules"] if data.event.profile.supplement else [])]
 

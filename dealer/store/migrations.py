@@ -231,6 +231,29 @@ def _migration_7(conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO meta (key, value) VALUES ('result', ?)", (kind,))
 
 
+def _migration_8(conn: sqlite3.Connection) -> None:
+    """Withdrawals (``dealer teams withdraw`` / ``rejoin``): actions of kind ``withdraw`` (its
+    round: the first round the team misses) and ``rejoin`` (its round: the first it plays
+    again), each with a reason."""
+    _rebuild(conn, "actions", """
+        CREATE TABLE actions (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('pair', 'undo', 'forfeit', 'late', 'end', 'withdraw', 'rejoin')),
+            round INTEGER NOT NULL CHECK (round >= 1),
+            data TEXT NOT NULL,
+            reason TEXT,
+            undoes INTEGER REFERENCES actions (id),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'undo') = (undoes IS NOT NULL)),
+            CHECK (kind NOT IN ('end', 'withdraw', 'rejoin') OR length(trim(coalesce(reason, ''))) > 0)
+        )""", ACTION_COLUMNS, ("CREATE UNIQUE INDEX actions_seq ON actions (seq)",
+                               "CREATE UNIQUE INDEX actions_undoes ON actions (undoes)"))
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7)
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
+    _migration_8)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -62,8 +62,12 @@ def next_round(
     lots_key: bytes | None = None,
     winners: Mapping[str, str] | None = None,
     bracket_order: BracketOrder | None = None,
+    absent: frozenset[str] = frozenset(),
 ) -> PairedRound:
     """Round ``number`` of ``event`` (whose ``rounds`` are those paired before it).
+
+    ``absent``: teams withdrawn from this round (a Swiss pairs the others; a round robin keeps
+    its table, and a team drawn against an absent one has a bye).
 
     ``lots_key``: the event key, for a Swiss round 1 drawn by lots. ``winners``: knockout slot →
     the team that went through, for every knockout match played so far. ``bracket_order``: a
@@ -74,22 +78,30 @@ def next_round(
         schedule = grouped_round_robin([t.id for t in event.seeded_teams()], event.format.groups,
                                        event.format.cycles)
         robin = schedule[number - 1]
-        return PairedRound(tuple(Pairing(m.home, m.away, group=m.group if event.format.groups > 1 else None)
-                                 for m in robin.matches), robin.byes)
+        byes = [t for t in robin.byes if t not in absent]
+        pairings = []
+        for m in robin.matches:
+            if m.home in absent or m.away in absent:
+                byes.extend(t for t in (m.home, m.away) if t not in absent)
+            else:
+                pairings.append(Pairing(m.home, m.away, group=m.group if event.format.groups > 1 else None))
+        return PairedRound(tuple(pairings), tuple(byes))
     if kind == "swiss":
         if number == 1:
             first = event.format.first_round
             clubs = {t.id: t.club for t in event.teams} if event.format.avoid_same_club else None
+            present = [t for t in event.teams if t.id not in absent]
             if first == "pinyin":
-                return swiss.first_round_pinyin([(t.id, t.name) for t in event.teams], clubs)
+                return swiss.first_round_pinyin([(t.id, t.name) for t in present], clubs)
             if first == "split":
-                return swiss.first_round_split([t.id for t in event.seeded_teams()], clubs)
+                return swiss.first_round_split([t.id for t in event.seeded_teams() if t.id not in absent], clubs)
             if lots_key is None:
                 raise PairingError("pairing.key_needed",
                                    field="key_file")
-            return swiss.first_round_lots([t.id for t in event.teams],
+            return swiss.first_round_lots([t.id for t in present],
                                           swiss.lots_material(lots_key, event.id, number), clubs)
-        return swiss.pair_round(swiss_teams(event, standings), event.format.avoid_same_club)
+        return swiss.pair_round(swiss_teams(event, [s for s in standings if s.team not in absent]),
+                                event.format.avoid_same_club)
     if kind == "knockout":
         from dealer.tournament.knockout_round import knockout_round
 

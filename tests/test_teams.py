@@ -1,0 +1,270 @@
+"""Registration (dealer init, teams import / list) and withdrawals (teams withdraw / rejoin),
+through the command line as a director runs them: a seed-002 event of 12 teams registered from an
+XLSX sheet with Chinese headers, every refusal naming row, column and value and writing nothing,
+and a team withdrawn after round 2 that is not paired in round 3 while its results stay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+from tests.conftest import Outcome, run_dealer
+
+NAMES = ["东风队", "长城队", "黄河队", "泰山队", "昆仑队", "珠江队", "阿里山队", "北斗队", "长江队", "华山队",
+         "峨眉队", "天山队"]
+CLUBS = ["数学学院", "法学院", "经济学院", "新闻学院"]
+HEADER = ["队号", "队名", "单位/分会", "领队", "选手", "种子", "联系方式", "跨分会"]
+
+
+def _rows(count: int = 12) -> list[list[Any]]:
+    return [[f"A{i:02d}", NAMES[i - 1], CLUBS[i % 4], f"领队{i}", "、".join(f"选手{i}{c}" for c in "甲乙丙丁"),
+             i if i <= 4 else None, f"1380000{i:04d}", "是" if i % 5 == 0 else "否"]
+            for i in range(1, count + 1)]
+
+
+def _xlsx(path: Path, rows: list[list[Any]], header: list[str] = HEADER) -> Path:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "报名表"
+    sheet.append(header)
+    for row in rows:
+        sheet.append(row)
+    book.save(path)
+    return path
+
+
+def _ok(*args: object) -> Outcome:
+    outcome = run_dealer(*args)
+    assert outcome.exit_code == 0, outcome.output
+    return outcome
+
+
+def _init(tmp_path: Path, sheet: Path | None = None, *more: str) -> tuple[Path, str]:
+    event = tmp_path / "ruc.toml"
+    boards = str(tmp_path / "boards")
+    _ok("init", event, "--profile", "renmin-shuangsheng", "--result", "levels",
+        *(["--teams", sheet] if sheet else []), *more, "--boards-dir", boards)
+    return event, boards
+
+
+def _report(event: Path, boards: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
+    return data
+
+
+def test_a_seed_002_registration_xlsx_with_chinese_headers_sets_up_the_event(tmp_path: Path) -> None:
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    text = event.read_text(encoding="utf-8")
+    assert 'teams_file = "ruc.teams.toml"' in text and "# " in text  # commented, the teams beside it
+    listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
+    assert [t["id"] for t in listed] == [f"A{i:02d}" for i in range(1, 13)]
+    first = listed[0]
+    assert (first["name"], first["club"], first["leader"], first["players"], first["seed"], first["contact"],
+            first["mixed_club"]) == ("东风队", "法学院", "领队1", ["选手1甲", "选手1乙", "选手1丙", "选手1丁"], 1,
+                                     "13800000001", False)
+    assert [t["id"] for t in listed if t["mixed_club"]] == ["A05", "A10"]
+    shown = _ok("teams", "list", event, "--boards-dir", boards).stdout
+    assert "A05 昆仑队: 选手5甲、选手5乙、选手5丙、选手5丁" in shown and "formed across clubs" in shown
+    # The event file validates and runs as its kind needs: a level race pairs round 1.
+    _ok("rules", "explain", "renmin-shuangsheng")
+    paired = _ok("round", "pair", event, "--round", "1", "--boards-dir", boards).stdout
+    assert "stored round 1: 6 match(es), 0 bye(s)" in paired
+    # Importing the same sheet again changes nothing, also after the first pairing.
+    again = _ok("teams", "import", event, tmp_path / "报名表.xlsx", "--boards-dir", boards).stdout
+    assert "nothing changed" in again
+
+
+def test_init_writes_a_boards_event_that_commits_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    event = tmp_path / "city.toml"
+    boards = str(tmp_path / "boards")
+    csv = tmp_path / "teams.csv"
+    csv.write_text("id,name,club,players\nBJ,北京队,北京,张伟、王芳、李娜、刘洋\nSH,上海队,上海,陈静;杨磊;赵敏;黄勇\n"
+                   "TJ,天津队,天津,周杰/吴刚/郑爽/孙丽\nCQ,重庆队,重庆,\n", encoding="gbk")
+    _ok("init", event, "--profile", "official-2002", "--format", "round-robin", "--teams", csv,
+        "--boards-dir", boards)
+    _ok("commit", event, "--boards-dir", boards)
+    listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
+    assert listed[1]["players"] == ["陈静", "杨磊", "赵敏", "黄勇"] and listed[3]["players"] == []
+    before = event.read_bytes()
+    refused = run_dealer("init", event, "--profile", "official-2002", "--boards-dir", boards)
+    assert refused.exit_code == 2 and "already there" in refused.stderr
+    assert event.read_bytes() == before
+
+
+def _bad(rows: list[list[Any]], row: int, value: str, header: list[str] = HEADER) -> tuple[list[list[Any]], int, str,
+                                                                                        list[str]]:
+    return rows, row, value, header
+
+
+def _player_on_two_teams() -> list[list[Any]]:
+    rows = _rows()
+    rows[6][4] = "选手7甲、选手3乙、选手7丙、选手7丁"  # 选手3乙 is on A03 (row 4) too
+    return rows
+
+
+def _same_id() -> list[list[Any]]:
+    rows = _rows()
+    rows[9][0] = "A02"
+    return rows
+
+
+def _same_name() -> list[list[Any]]:
+    rows = _rows()
+    rows[11][1] = "长城队"
+    return rows
+
+
+def _no_flag() -> list[list[Any]]:
+    rows = _rows()
+    rows[4][7] = ""
+    return rows
+
+
+@pytest.mark.parametrize(("rows", "expected"), [
+    (_player_on_two_teams(), ['row 8, column E "选手"', "'选手3乙'", "player registered on two teams",
+                              "team A03 (row 4)"]),
+    (_same_id(), ['row 11, column A "队号"', "'A02'", "id used twice: also row 3"]),
+    (_same_name(), ['row 13, column B "队名"', "'长城队'", "name used twice: also row 3"]),
+    (_no_flag(), ['row 6, column H "跨分会"', "no mixed_club: profile renmin-shuangsheng requires it"]),
+    ([r[:7] for r in _rows()], ["required column mixed_club (跨分会) is missing",
+                                "profile renmin-shuangsheng requires it"]),
+])
+def test_a_refused_sheet_names_row_column_and_value_and_writes_nothing(
+        tmp_path: Path, rows: list[list[Any]], expected: list[str]) -> None:
+    header = HEADER if len(rows[0]) == len(HEADER) else HEADER[:7]
+    event, boards = _init(tmp_path)
+    teams = tmp_path / "ruc.teams.toml"
+    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "bad.xlsx", rows, header), "--boards-dir", boards)
+    assert refused.exit_code == 2, refused.output
+    assert "bad.xlsx" in refused.stderr
+    for text in expected:
+        assert text in refused.stderr, refused.stderr
+    assert not teams.exists()  # nothing half-written
+    # With a registration in place, a refused sheet leaves it byte for byte.
+    _ok("teams", "import", event, _xlsx(tmp_path / "good.xlsx", _rows(11)), "--boards-dir", boards)
+    before = teams.read_bytes()
+    assert run_dealer("teams", "import", event, tmp_path / "bad.xlsx", "--boards-dir", boards).exit_code == 2
+    assert teams.read_bytes() == before
+
+
+def test_a_row_that_says_otherwise_than_the_registration_is_refused_by_name(tmp_path: Path) -> None:
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "a.xlsx", _rows(10)))
+    changed = _rows(10)
+    changed[1][3] = "别人"
+    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "b.xlsx", changed), "--boards-dir", boards)
+    assert refused.exit_code == 2
+    assert 'row 3, column D "领队"' in refused.stderr and "team 'A02' is registered with leader '领队2'" \
+        in refused.stderr and "--replace" in refused.stderr
+    _ok("teams", "import", event, tmp_path / "b.xlsx", "--replace", "--boards-dir", boards)
+    listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
+    assert listed[1]["leader"] == "别人"
+
+
+def test_late_entries_are_accepted_before_the_first_pairing_and_refused_after_it(tmp_path: Path) -> None:
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "first.xlsx", _rows(10)))
+    late = _ok("teams", "import", event, _xlsx(tmp_path / "late.xlsx", _rows(12)[10:]), "--boards-dir", boards)
+    assert "registered 2 team(s) (A11, A12)" in late.stdout and "12 team(s)" in late.stdout
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    teams = (tmp_path / "ruc.teams.toml").read_bytes()
+    extra = [["A13", "雪山队", "法学院", "领队13", "甲、乙、丙、丁", None, "", "否"]]
+    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "later.xlsx", extra), "--boards-dir", boards)
+    assert refused.exit_code == 2
+    assert "late entry refused (A13): round 1 was paired" in refused.stderr
+    assert (tmp_path / "ruc.teams.toml").read_bytes() == teams
+
+
+def _enter_round(tmp_path: Path, event: Path, boards: str, number: int) -> list[dict[str, Any]]:
+    """Every match of round ``number``: the home side climbs to 5 at table 1 and 3 at table 2
+    against 2 and 2 (it wins by 4 levels), except match 1, a draw (4:4 and 2:2)."""
+    matches: list[dict[str, Any]] = json.loads(_ok("round", "show", event, "--round", number, "--json",
+                                                   "--boards-dir", boards).stdout)["matches"]
+    rows = ["round,match,table,home_level,away_level"]
+    for m in matches:
+        if m["match"] == "1":
+            rows += [f"{number},1,1,4,4", f"{number},1,2,2,2"]
+        else:
+            rows += [f"{number},{m['match']},1,5,2", f"{number},{m['match']},2,3,2"]
+    csv = tmp_path / f"r{number}.csv"
+    csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    _ok("results", "import", event, csv, "--boards-dir", boards)
+    return matches
+
+
+def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_results(tmp_path: Path) -> None:
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    played: dict[int, list[dict[str, Any]]] = {}
+    for number in (1, 2):
+        _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
+        played[number] = _enter_round(tmp_path, event, boards, number)
+    before = {s["team"]: s for s in _report(event, boards)["standings"]}
+    # Withdrawing after round 1 is refused: round 2 is paired.
+    early = run_dealer("teams", "withdraw", event, "A07", "--after-round", "1", "--reason", "走了",
+                       "--boards-dir", boards)
+    assert early.exit_code == 2 and "round 2 is already paired" in early.stderr
+    said = _ok("teams", "withdraw", event, "A07", "--after-round", "2", "--reason", "全队返校",
+               "--boards-dir", boards).stdout
+    assert "not paired from round 3" in said and "its played results stay" in said
+    assert "count the match points it earned before it left (profile renmin-shuangsheng)" in said
+    again = run_dealer("teams", "withdraw", event, "A07", "--after-round", "2", "--reason", "x",
+                       "--boards-dir", boards)
+    assert again.exit_code == 2 and "already withdrawn" in again.stderr
+    third = _ok("round", "pair", event, "--round", "3", "--boards-dir", boards).stdout
+    assert "stored round 3: 5 match(es), 1 bye(s)" in third
+    round_3 = json.loads(_ok("round", "show", event, "--round", "3", "--json", "--boards-dir", boards).stdout)
+    assert all("A07" not in (m["home"], m["away"]) for m in round_3["matches"])
+    assert "A07" not in round_3["byes"]
+    report = _report(event, boards)
+    after = {s["team"]: s for s in report["standings"]}
+    # Its played results stay: what it had after round 2, by hand from its two matches.
+    a07 = after["A07"]
+    assert (a07["played"], a07["match_points"], a07["level_points_for"], a07["level_points_against"]) == \
+        (before["A07"]["played"], before["A07"]["match_points"], before["A07"]["level_points_for"],
+         before["A07"]["level_points_against"])
+    mine = [(m, n) for n, ms in played.items() for m in ms if "A07" in (m["home"], m["away"])]
+    assert a07["played"] == len(mine) == 2
+    by_hand = sum(1 if m["match"] == "1" else (2 if m["home"] == "A07" else 0) for m, _n in mine)
+    assert a07["match_points"] == by_hand
+    # Its opponents' 对手分 count A07's points as played (the profile's rule, stated).
+    opponents = [m["away"] if m["home"] == "A07" else m["home"] for m, _n in mine]
+    for team in opponents:
+        assert after[team]["tie_breaks"]["opponents_match_points"] >= a07["match_points"]
+    assert report["withdrawn_opponents"] == "as-played"
+    assert {"round": 2, "team": "A07", "kind": "withdrawal", "back_from": None, "reason": "全队返校",
+            "back_reason": ""} in report["adjustments"]
+    listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
+    assert [t["id"] for t in listed if t["withdrawn"]] == ["A07"]
+    # Shown on the reports (footnote) and audited like any action.
+    out = tmp_path / "reports"
+    _ok("report", event, "--format", "csv", "--lang", "en", "--out", out, "--boards-dir", boards)
+    notes = (out / "adjustments.csv").read_text(encoding="utf-8-sig")
+    assert "A07 withdrew after R2: not paired since, played results kept" in notes and "全队返校" in notes
+    _ok("results", "audit", event, "--boards-dir", boards)
+
+
+def test_a_withdrawn_team_rejoins_from_a_round_not_yet_paired(tmp_path: Path) -> None:
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    _ok("teams", "withdraw", event, "A12", "--after-round", "0", "--reason", "未到", "--boards-dir", boards)
+    first = _ok("round", "pair", event, "--round", "1", "--boards-dir", boards).stdout
+    assert "stored round 1: 5 match(es), 1 bye(s)" in first and "A12" not in first
+    refused = run_dealer("teams", "rejoin", event, "A12", "--from-round", "1", "--reason", "到了",
+                         "--boards-dir", boards)
+    assert refused.exit_code == 2 and "from round 2 to 5" in refused.stderr
+    _ok("teams", "rejoin", event, "A12", "--from-round", "2", "--reason", "到了", "--boards-dir", boards)
+    _enter_round(tmp_path, event, boards, 1)
+    second = _ok("round", "pair", event, "--round", "2", "--boards-dir", boards).stdout
+    assert "stored round 2: 6 match(es), 0 bye(s)" in second and second.count("A12") == 1
+
+
+def test_a_knockout_takes_no_withdrawal(tmp_path: Path) -> None:
+    event = tmp_path / "cup.toml"
+    boards = str(tmp_path / "boards")
+    _ok("init", event, "--profile", "renmin-shuangsheng", "--format", "knockout", "--result", "levels",
+        "--teams", _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
+    refused = run_dealer("teams", "withdraw", event, "A01", "--after-round", "0", "--reason", "x",
+                         "--boards-dir", boards)
+    assert refused.exit_code == 2 and "dealer results forfeit" in refused.stderr
