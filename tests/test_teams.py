@@ -5,6 +5,7 @@ and a team withdrawn after round 2 that is not paired in round 3 while its resul
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ from typing import Any
 import openpyxl
 import pytest
 
+from dealer.event import Match, Round
+from dealer.files import load_event_text
+from dealer.levels import LevelColumns, score_levels
+from dealer.scoring import Adjustments, Withdrawal
+from dealer.standings import standings
 from tests.conftest import Outcome, run_dealer
 
 NAMES = ["东风队", "长城队", "黄河队", "泰山队", "昆仑队", "珠江队", "阿里山队", "北斗队", "长江队", "华山队",
@@ -218,6 +224,7 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
     round_3 = json.loads(_ok("round", "show", event, "--round", "3", "--json", "--boards-dir", boards).stdout)
     assert all("A07" not in (m["home"], m["away"]) for m in round_3["matches"])
     assert "A07" not in round_3["byes"]
+    played[3] = _enter_round(tmp_path, event, boards, 3)
     report = _report(event, boards)
     after = {s["team"]: s for s in report["standings"]}
     # Its played results stay: what it had after round 2, by hand from its two matches.
@@ -229,10 +236,22 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
     assert a07["played"] == len(mine) == 2
     by_hand = sum(1 if m["match"] == "1" else (2 if m["home"] == "A07" else 0) for m, _n in mine)
     assert a07["match_points"] == by_hand
-    # Its opponents' 对手分 count A07's points as played (the profile's rule, stated).
-    opponents = [m["away"] if m["home"] == "A07" else m["home"] for m, _n in mine]
-    for team in opponents:
-        assert after[team]["tie_breaks"]["opponents_match_points"] >= a07["match_points"]
+    # Every team's 场分 and 对手分 by hand from the three rounds (a draw 1 each, a win 2, the
+    # round-3 bye a win): A07's opponents count A07's points as played (the profile's rule).
+    points = dict.fromkeys(after, 0)
+    met: dict[str, list[str]] = {team: [] for team in after}
+    for matches in played.values():
+        for m in matches:
+            home, away = m["home"], m["away"]
+            points[home] += 1 if m["match"] == "1" else 2
+            points[away] += 1 if m["match"] == "1" else 0
+            met[home].append(away)
+            met[away].append(home)
+    for team in round_3["byes"]:
+        points[team] += 2
+    for team, line in after.items():
+        assert line["match_points"] == points[team], team
+        assert line["tie_breaks"]["opponents_match_points"] == sum(points[o] for o in met[team]), team
     assert report["withdrawn_opponents"] == "as-played"
     assert {"round": 2, "team": "A07", "kind": "withdrawal", "back_from": None, "reason": "全队返校",
             "back_reason": ""} in report["adjustments"]
@@ -244,6 +263,12 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
     notes = (out / "adjustments.csv").read_text(encoding="utf-8-sig")
     assert "A07 withdrew after R2: not paired since, played results kept" in notes and "全队返校" in notes
     _ok("results", "audit", event, "--boards-dir", boards)
+    # The players' site lists it with the forfeits; no contact detail reaches a public page.
+    site = tmp_path / "site"
+    _ok("site", event, "--no-pdf", "--out", site, "--boards-dir", boards)
+    page = (site / "en" / "standings.html").read_text(encoding="utf-8")
+    assert "A07: withdrew after round 2, not paired since — 全队返校" in page
+    assert not [p for p in site.rglob("*") if p.is_file() and b"1380000" in p.read_bytes()]
 
 
 def test_a_withdrawn_team_rejoins_from_a_round_not_yet_paired(tmp_path: Path) -> None:
@@ -268,3 +293,45 @@ def test_a_knockout_takes_no_withdrawal(tmp_path: Path) -> None:
     refused = run_dealer("teams", "withdraw", event, "A01", "--after-round", "0", "--reason", "x",
                          "--boards-dir", boards)
     assert refused.exit_code == 2 and "dealer results forfeit" in refused.stderr
+
+
+ROBIN = """
+[event]
+id = "robin"
+name = "Robin"
+profile = "renmin-shuangsheng"
+result = "levels"
+tables = 2
+[format]
+kind = "round-robin"
+""" + "".join(f'[[teams]]\nid = "T{i}"\nname = "Team {i}"\nmixed_club = false\n' for i in range(1, 5))
+
+
+def test_a_round_robin_keeps_its_table_and_a_withdrawn_teams_opponent_has_a_bye(tmp_path: Path) -> None:
+    event = tmp_path / "robin.toml"
+    event.write_text(ROBIN, encoding="utf-8")
+    boards = str(tmp_path / "boards")
+    (tmp_path / "boards").mkdir()
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    _enter_round(tmp_path, event, boards, 1)
+    _ok("teams", "withdraw", event, "T4", "--after-round", "1", "--reason", "left", "--boards-dir", boards)
+    _ok("round", "pair", event, "--round", "2", "--boards-dir", boards)
+    second = json.loads(_ok("round", "show", event, "--round", "2", "--json", "--boards-dir", boards).stdout)
+    assert len(second["matches"]) == 1 and "T4" not in second["byes"] and len(second["byes"]) == 1
+    assert "T4" not in (second["matches"][0]["home"], second["matches"][0]["away"])
+
+
+def test_the_excluded_rule_leaves_a_withdrawn_opponent_out_of_opponents_match_points() -> None:
+    """A profile whose ``withdrawal.opponents_match_points`` is ``excluded``: A's 对手分 leave out
+    B, which beat C and then withdrew; as played, they count B's 2."""
+    event = dataclasses.replace(load_event_text(ROBIN, "rule.toml"), rounds=(
+        Round(1, (Match(1, "1", "T1", "T2", 1, 1), Match(1, "2", "T3", "T4", 1, 2))),))
+    rows = [(1, "1", 1, "4", "2", None), (1, "1", 2, "3", "2", None),   # T1 beats T2
+            (1, "2", 1, "2", "5", None), (1, "2", 2, "2", "3", None)]   # T4 beats T3
+    gone = Adjustments(withdrawals=(Withdrawal("T4", 1, "left"),))
+    as_played = {s.team: s for s in standings(score_levels(event, LevelColumns.from_rows(rows), gone))}
+    assert as_played["T3"].tie_values["opponents_match_points"] == 2
+    excluded = dataclasses.replace(event, profile=dataclasses.replace(event.profile, withdrawn_opponent="excluded"))
+    left_out = {s.team: s for s in standings(score_levels(excluded, LevelColumns.from_rows(rows), gone))}
+    assert left_out["T3"].tie_values["opponents_match_points"] == 0
+    assert left_out["T2"].tie_values["opponents_match_points"] == 2  # T1 is not withdrawn
