@@ -267,7 +267,7 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
     site = tmp_path / "site"
     _ok("site", event, "--no-pdf", "--out", site, "--boards-dir", boards)
     page = (site / "en" / "standings.html").read_text(encoding="utf-8")
-    assert "A07: withdrew after round 2, not paired since — 全队返校" in page
+    assert "<li>A07: withdrew after round 2, not paired since — 全队返校</li>" in page
     assert not [p for p in site.rglob("*") if p.is_file() and b"1380000" in p.read_bytes()]
 
 

@@ -262,9 +262,11 @@ class SiteData:
 
     def _round_keys(self) -> list[tuple[int, str]]:
         """(round, key) of the standings after each round: a digest of everything ranked then
-        (the teams, the profile, the seed, and each round so far: its byes, scores and adjustments)."""
+        (the teams, the profile, the seed, the withdrawals, and each round so far: its byes, scores and
+        adjustments)."""
         e, adjustments = self.event, self.data.adjustments
-        key = _digest(SCHEMA, e.teams, e.profile, e.format, self.lots_seed)
+        key = _digest(SCHEMA, e.teams, e.profile, e.format, self.lots_seed,
+                      *((adjustments.withdrawals,) if adjustments.withdrawals else ()))
         found = []
         for rnd in sorted(e.rounds, key=lambda r: r.number):
             number = rnd.number
