@@ -335,3 +335,17 @@ def test_the_excluded_rule_leaves_a_withdrawn_opponent_out_of_opponents_match_po
     left_out = {s.team: s for s in standings(score_levels(excluded, LevelColumns.from_rows(rows), gone))}
     assert left_out["T3"].tie_values["opponents_match_points"] == 0
     assert left_out["T2"].tie_values["opponents_match_points"] == 2  # T1 is not withdrawn
+
+
+def test_an_event_file_listing_its_teams_is_never_rewritten_by_an_import(tmp_path: Path) -> None:
+    event = tmp_path / "robin.toml"
+    event.write_text(ROBIN, encoding="utf-8")
+    boards = str(tmp_path / "boards")
+    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
+    assert refused.exit_code == 2 and 'names no teams_file: add the line teams_file = "teams.toml" under [event]' \
+        in refused.stderr
+    assert event.read_text(encoding="utf-8") == ROBIN
+    both = ROBIN.replace('tables = 2\n', 'tables = 2\nteams_file = "robin.teams.toml"\n')
+    event.write_text(both, encoding="utf-8")
+    twice = run_dealer("teams", "list", event, "--boards-dir", boards)
+    assert twice.exit_code == 2 and "lists [[teams]] and names a teams_file" in twice.stderr
