@@ -21,6 +21,7 @@ from dealer.app.session import event_as_played
 from dealer.demo import sample_levels_csv, sample_round_csv
 from dealer.files import load_event
 from dealer.store.folder import EventFolder
+from dealer.store.migrations import SCHEMA_VERSION
 
 #: The review's level-race event file over the demo's id (defect 8).
 LEVELS_OVER_DEMO = """[event]
@@ -401,7 +402,7 @@ def test_a_schema_6_database_is_upgraded_with_its_rows_and_links(tmp_path: Path)
     assert at(boards, "report", event_file, "--json").exit_code == 0  # a reading command upgrades it
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION  # 7, then the later ones
         assert conn.execute("SELECT value FROM meta WHERE key = 'result'").fetchone() == ("boards",)
     finally:
         conn.close()

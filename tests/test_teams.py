@@ -349,3 +349,59 @@ def test_an_event_file_listing_its_teams_is_never_rewritten_by_an_import(tmp_pat
     event.write_text(both, encoding="utf-8")
     twice = run_dealer("teams", "list", event, "--boards-dir", boards)
     assert twice.exit_code == 2 and "lists [[teams]] and names a teams_file" in twice.stderr
+
+
+SCHEMA_7_ACTIONS = """
+    CREATE TABLE actions (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('pair', 'undo', 'forfeit', 'late', 'end')),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        data TEXT NOT NULL,
+        reason TEXT,
+        undoes INTEGER REFERENCES actions (id),
+        entered_by TEXT,
+        at TEXT NOT NULL,
+        seq INTEGER,
+        chain TEXT,
+        CHECK ((kind = 'undo') = (undoes IS NOT NULL)),
+        CHECK (kind != 'end' OR length(trim(coalesce(reason, ''))) > 0)
+    )"""
+
+
+def test_a_schema_7_database_is_upgraded_and_then_takes_a_withdrawal(tmp_path: Path) -> None:
+    """A database whose actions table predates withdrawals (schema 7): the next command upgrades
+    it (migration 8), every row and link kept, and the withdrawal is stored and audited."""
+    import sqlite3
+
+    from dealer.store.migrations import SCHEMA_VERSION
+    from dealer.store.schema import TRIGGERS
+
+    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    path = tmp_path / "boards" / "ruc" / "results.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        conn.execute("ALTER TABLE actions RENAME TO old_actions")
+        conn.execute(SCHEMA_7_ACTIONS)
+        conn.execute("INSERT INTO actions SELECT * FROM old_actions")
+        conn.execute("DROP TABLE old_actions")
+        conn.execute("CREATE UNIQUE INDEX actions_seq ON actions (seq)")
+        conn.execute("CREATE UNIQUE INDEX actions_undoes ON actions (undoes)")
+        for name, sql in TRIGGERS.items():
+            if name.startswith("actions_"):
+                conn.execute(sql)
+        conn.execute("PRAGMA user_version = 7")
+        conn.execute("COMMIT")
+        old = conn.execute("SELECT * FROM actions ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    _ok("teams", "withdraw", event, "A03", "--after-round", "1", "--reason", "生病", "--boards-dir", boards)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        rows = conn.execute("SELECT * FROM actions ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    assert rows[:len(old)] == old and [r[1] for r in rows[len(old):]] == ["withdraw"]
+    _ok("results", "audit", event, "--boards-dir", boards)
