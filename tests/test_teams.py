@@ -405,3 +405,22 @@ def test_a_schema_7_database_is_upgraded_and_then_takes_a_withdrawal(tmp_path: P
         conn.close()
     assert rows[:len(old)] == old and [r[1] for r in rows[len(old):]] == ["withdraw"]
     _ok("results", "audit", event, "--boards-dir", boards)
+
+
+def test_an_events_own_rules_can_leave_a_withdrawn_team_out_of_opponents_match_points(tmp_path: Path) -> None:
+    """补充规定: ``[rules] withdrawal = { opponents_match_points = "excluded" }`` over the profile's
+    ``as-played``, stated by ``rules explain EVENT.toml`` and applied to the standings."""
+    event = tmp_path / "robin.toml"
+    event.write_text(ROBIN + '[rules]\nwithdrawal = { opponents_match_points = "excluded" }\n', encoding="utf-8")
+    boards = str(tmp_path / "boards")
+    (tmp_path / "boards").mkdir()
+    explained = _ok("rules", "explain", event, "--lang", "en").stdout
+    assert "its opponents' 对手分 leave it out" in explained
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    matches = _enter_round(tmp_path, event, boards, 1)
+    said = _ok("teams", "withdraw", event, "T4", "--after-round", "1", "--reason", "left", "--boards-dir", boards)
+    assert "its opponents' 对手分 leave it out" in said.stdout
+    opponent = next(m["away"] if m["home"] == "T4" else m["home"] for m in matches if "T4" in (m["home"], m["away"]))
+    standings = {s["team"]: s for s in _report(event, boards)["standings"]}
+    assert standings["T4"]["match_points"] > 0  # it earned points, which its opponent does not count
+    assert standings[opponent]["tie_breaks"]["opponents_match_points"] == 0
