@@ -85,5 +85,10 @@ def init_event(path: str | Path, profile_id: str, format_kind: str = "swiss", re
     imported = None
     if teams_sheet is not None:
         imported = register(parse_toml(text, str(path)), path, teams_sheet, boards_root, sheet=sheet)
-    write_atomic(path, text.encode("utf-8"))
+    try:
+        write_atomic(path, text.encode("utf-8"))
+    except BaseException:
+        if imported is not None:  # no registration left without its event file
+            (path.parent / teams_file).unlink(missing_ok=True)
+        raise
     return Initialised(str(path), imported)

@@ -153,7 +153,7 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
         problems.append(Problem(source, None, None, None, None, "teams.no_team_rows"))
     problems.extend(_duplicates(source, teams))
     if problems:
-        raise Rejected(source, problems, len(parsed.rows))
+        raise Rejected(source, sorted(problems, key=lambda p: p.row or 0), len(parsed.rows))
     return teams
 
 
