@@ -47,6 +47,8 @@ from dealer.store.schema import RESULT_TABLES
 #: The formats a team can withdraw from: a knockout's or a fixed schedule's later matches are
 #: forfeits (``dealer results forfeit``), not a change of the field.
 WITHDRAW_FORMATS = ("swiss", "round-robin")
+#: Team ids an import names (the rest are counted).
+SHOWN_IDS = 20
 #: The registration fields shown and compared, in order.
 FIELDS = ("name", "club", "leader", "players", "seed", "contact", "mixed_club")
 
@@ -71,7 +73,8 @@ class TeamsImported:
             return Phrase.of("said_teams.import_unchanged", source=self.source, unchanged=self.unchanged,
                              teams_file=self.teams_file)
         return Phrase.of("said_teams.imported", source=self.source, added=len(self.added),
-                         ids=", ".join(self.added) or "-", unchanged=self.unchanged, teams=self.teams,
+                         ids=", ".join(self.added[:SHOWN_IDS]) + (", …" if len(self.added) > SHOWN_IDS else "")
+                         or "-", unchanged=self.unchanged, teams=self.teams,
                          teams_file=self.teams_file,
                          replaced=Phrase("said_teams.replaced") if self.replaced else "")
 
