@@ -136,6 +136,8 @@ class Deduction:
     team: str
     net_level_points: int
     reason: str = ""
+    #: Minutes late, for a lateness (recorded even when it costs nothing: ``net_level_points`` 0).
+    minutes: int | None = None
 
 
 @dataclass(frozen=True)

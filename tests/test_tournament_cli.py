@@ -141,9 +141,10 @@ def test_seed_002_swiss_from_first_pairing_to_prizes(tmp_path: Path) -> None:
     late = _ok("results", "late", event, "--round", 1, "--team", "T6", "--minutes", 20,
                "--reason", "arrived 20 minutes after the start", "--boards-dir", boards)
     assert "T6 forfeits" in late.stdout
-    cheap = _run("results", "late", event, "--round", 1, "--team", "T1", "--minutes", 3, "--reason", "x",
-                 "--boards-dir", boards)
-    assert cheap.exit_code == 2 and "costs nothing" in cheap.stderr
+    # 3 minutes costs nothing, but is on record (every report notes it).
+    cheap = _ok("results", "late", event, "--round", 1, "--team", "T1", "--minutes", 3,
+                "--reason", "stuck at the door", "--boards-dir", boards)
+    assert "T1 3 minute(s) late, recorded; it costs nothing" in cheap.stdout
     _play(tmp_path, event, boards, 1, skip={"3"})
 
     for number in range(2, 6):
@@ -185,13 +186,16 @@ def test_seed_002_swiss_from_first_pairing_to_prizes(tmp_path: Path) -> None:
     assert forfeit["forfeited_by"] == ["T6"]
     assert (forfeit["home_level_points"], forfeit["away_level_points"]) == (10, 0)
     kinds = sorted((a["team"], a["kind"]) for a in report["adjustments"])
-    assert kinds == [("T2", "net_level_points"), ("T6", "forfeit")]
+    assert kinds == [("T1", "net_level_points"), ("T2", "net_level_points"), ("T6", "forfeit")]
+    free = next(a for a in report["adjustments"] if a["team"] == "T1")
+    assert (free["round"], free["value"], free["minutes"]) == (1, 0, 3)
 
     # Every report footnotes the adjustments.
     out = tmp_path / "reports"
     _ok("report", event, "--format", "html,csv", "--out", out, "--boards-dir", boards)
     html = (out / "seed002-results.html").read_text(encoding="utf-8")
     assert "arrived 20 minutes after the start" in html and "10 minutes late" in html
+    assert "第 1 轮：T1 迟到 3 分钟，不扣分 — stuck at the door" in html
     assert "arrived 20 minutes after the start" in (out / "adjustments.csv").read_text(encoding="utf-8-sig")
 
     # The audit covers the director's actions: they are in the chain.

@@ -53,6 +53,24 @@ class ResultKind:
     own_fields: tuple[str, ...]
     #: Whether a correction can say which value it expects to replace (points, or ``withdrawn``).
     expect_current: bool
+    #: The fields a correction keeps from the stored result when it is not told them (the stored
+    #: row's columns of the same names); all but the note can be what a correction changes.
+    kept: tuple[str, ...] = ()
+
+    def keep_stored(self, values: Values, row: sqlite3.Row | None) -> dict[str, str | None]:
+        """``values`` with every field of :attr:`kept` it does not give taken from the stored
+        ``row`` (a correction changes only what it is told; a withdrawn row keeps nothing)."""
+        kept = dict(values)
+        if row is None or row["withdrawn"]:
+            return kept
+        for key in self.kept:
+            if kept.get(key) is None and row[key] is not None:
+                kept[key] = str(row[key])
+        return kept
+
+    def changes(self, values: Values) -> bool:
+        """Whether a correction's ``values`` give any field of the result (the note aside)."""
+        return any(values.get(key) not in (None, "") for key in self.kept if key != "note")
 
     def stored_text(self, row: sqlite3.Row) -> Phrase:
         """A stored row's value, with when and by whom it was entered."""
@@ -91,13 +109,15 @@ BOARD_RESULTS = ResultKind(
     "boards", BOARDS, TRAVELLERS, validate.validate_row, validate.board_stored_slot,
     validate.board_stored_match, _board_withdrawal, validate.board_slot_text, validate.board_stored_value,
     _board_misattributed, "defenders_points",
-    ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team"), expect_current=True)
+    ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team"), expect_current=True,
+    kept=("defenders_points", "trump", "declarer", "level", "note"))
 TABLE_RESULTS = ResultKind(
     "levels", LEVELS, validate.LEVEL_LAYOUT, lambda event, source, row, _plausible:
     validate.validate_level_row(event, source, row), _table_slot,
     lambda values: validate.table_stored_slot(values, table=False)[:2], _table_withdrawal,
     validate.table_slot_text, validate.table_stored_value, validate.level_attribution_problems, "home_level",
-    ("home_level", "away_level", "last_game", "home_games", "away_games"), expect_current=False)
+    ("home_level", "away_level", "last_game", "home_games", "away_games"), expect_current=False,
+    kept=("home_level", "away_level", "last_game", "home_games", "away_games", "note"))
 #: The kinds by the event's ``result``.
 KINDS = {kind.name: kind for kind in (BOARD_RESULTS, TABLE_RESULTS)}
 

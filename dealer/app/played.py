@@ -107,9 +107,11 @@ def stored_adjustments(store: ResultsStore | None) -> Adjustments:
         data = action.data
         if data.get("forfeit"):
             forfeits.append(Forfeit(action.round, str(data["match"]), data["team"], action.reason or ""))
-        if data.get("net_level_points"):
-            deductions.append(Deduction(action.round, data["team"], int(data["net_level_points"]),
-                                        action.reason or ""))
+        minutes = data.get("minutes")
+        if data.get("net_level_points") or (minutes is not None and not data.get("forfeit")):
+            # A lateness that costs nothing is on record too (net 0): every report notes it.
+            deductions.append(Deduction(action.round, data["team"], int(data.get("net_level_points") or 0),
+                                        action.reason or "", None if minutes is None else int(minutes)))
     return Adjustments(tuple(forfeits), tuple(deductions), stored_withdrawals(actions))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from dealer.app.kinds import ResultKind, kind_of
-from dealer.app.validate import entry_row
+from dealer.app.validate import entry_row, not_paired_yet
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
 from dealer.files import read_bytes
@@ -366,7 +366,12 @@ def correct_result(
                                 slot=kind.slot_text(slot))
             entry = kind.withdrawal(old, values.get("note") or None, values.get("entered_by") or None)
         else:
-            entry = _entry(event, kind, values, check_plausible)
+            # A correction changes only the fields it gives: the others are the stored result's.
+            try:
+                previous = store.current_row(kind.table, kind.stored_slot(values))
+            except Rejected:  # a slot that is not one: the validation below names every problem
+                previous = None
+            entry = _entry(event, kind, kind.keep_stored(values, previous), check_plausible)
             check_seating(store, event, {(entry.round, entry.match)})
             old = store.current_row(kind.table, entry.slot)
             if old is None:
@@ -392,13 +397,13 @@ def correct(session: EventSession, values: Mapping[str, str | None], reason: str
             ) -> Corrected | Unchanged | WithdrawnMatch:
     """``results correct``: a new value for one slot, or its withdrawal; with only the round and
     the match, every current result of that match withdrawn (:func:`withdraw_match`)."""
+    given = kind_of(session.event).changes(values)
     if session.event.levels:
-        given = values.get("home_level") is not None or values.get("away_level") is not None
         if withdraw == given:
             raise UserError("cli.levels_or_withdraw")
         if expect_current is not None:
             raise UserError("cli.expect_current_for_boards")
-    elif withdraw == (values.get("defenders_points") is not None):
+    elif withdraw == given:
         raise UserError("cli.points_or_withdraw")
     whole_match = withdraw and values.get("table") is None and values.get("board") is None
     if whole_match and expect_current is not None:
@@ -476,6 +481,8 @@ def missing(session: EventSession, round_number: int | None = None) -> list[Miss
     """Per match, the missing (board, table) results (a level race: the tables); no database
     yet: all missing."""
     event = session.event
+    if round_number is not None and not_paired_yet(event, round_number):
+        raise UserError("round.not_paired_yet", field="round", number=round_number)
     if round_number is not None and event.round(round_number) is None:
         raise UserError("entry.round_not_in_event", field="round", round=round_number)
     session.check_attribution()

@@ -364,12 +364,13 @@ def record_forfeit(session: EventSession, number: int, match_id: str, team: str,
 
 def record_lateness(session: EventSession, number: int, team: str, minutes: int, reason: str,
                     entered_by: str | None = None) -> Phrase:
-    """Record a team's lateness as the profile says: a deduction, a forfeit of the round, or nothing."""
+    """Record a team's lateness as the profile says: a deduction, a forfeit of the round, or (below
+    the profile's threshold) on record at no cost, noted in every report like a deduction."""
     event = session.declared
     rule = event.profile.lateness_rule(minutes)
     if rule is None:
-        raise RoundError("round.lateness_costs_nothing", field="minutes", minutes=minutes,
-                         profile=event.profile.id)
+        _record(session, number, team, reason, entered_by, minutes=minutes)
+        return Phrase.of("outcome.late_free", round=number, team=team, minutes=minutes, profile=event.profile.id)
     return _record(session, number, team, reason, entered_by, minutes=minutes, forfeit=rule.forfeit,
                    net_level_points=rule.net_level_points)
 

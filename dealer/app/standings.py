@@ -266,7 +266,9 @@ class ReportData:
         t = section("report", lang)
         notes = [t["forfeit_note"].format(round=f.round, match=f.match, team=f.team, reason=f.reason)
                  for f in self.adjustments.forfeits]
-        notes += [t["deduction_note"].format(round=d.round, team=d.team, points=d.net_level_points, reason=d.reason)
+        notes += [t["late_note"].format(round=d.round, team=d.team, minutes=d.minutes, reason=d.reason)
+                  if d.minutes is not None and not d.net_level_points else
+                  t["deduction_note"].format(round=d.round, team=d.team, points=d.net_level_points, reason=d.reason)
                   for d in self.adjustments.deductions]
         for w in self.adjustments.withdrawals:
             note = t["withdrawal_note"].format(round=w.after_round, team=w.team, reason=w.reason,

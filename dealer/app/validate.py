@@ -8,6 +8,7 @@ the field is called to its user.
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Mapping
 
 from dealer.cards import LEVELS, SEATS, normalize_level
@@ -44,6 +45,30 @@ FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "decl
 
 _EMPTY = Cell("")
 
+#: Fields kept exactly as written (free text); every other field of a result is read after NFKC
+#: normalisation (:func:`normal`), and a team's name is tried as written first.
+FREE_TEXT = frozenset({"note", "entered_by"})
+TEAM_FIELDS = frozenset({"ns_team", "ew_team", "home_team", "away_team", "last_game"})
+
+
+def normal(text: str | None) -> str:
+    """A value as the validators read it: NFKC-normalised (a Chinese IME's full-width "５０", "Ａ"
+    and "１０" are 50, A and 10), surrounding space removed. The one place typed and file values
+    are normalised: every field of both kinds of result except free text (:data:`FREE_TEXT`)."""
+    return unicodedata.normalize("NFKC", text or "").strip()
+
+
+def _normalised(row: RawRow) -> RawRow:
+    """``row`` with every coded field :func:`normal` (the cell's column kept for problems)."""
+    cells = {key: cell if key in FREE_TEXT or key in TEAM_FIELDS or cell.value.isascii()
+             else Cell(normal(cell.value), cell.column) for key, cell in row.cells.items()}
+    return RawRow(row.number, cells)
+
+
+def _team(event: Event, text: str) -> str | None:
+    """The team a slip names (id or name), as written or else NFKC-normalised."""
+    return event.team_named(text) or event.team_named(normal(text))
+
 
 def entry_row(values: Mapping[str, object], layout: Layout) -> RawRow:
     """An entry typed in (``results add``), by field, as a row without a file (the fields of a
@@ -74,6 +99,13 @@ def absolute_limit(event: Event) -> int:
     return ABSOLUTE_PACKS * 100 * event.decks
 
 
+def not_paired_yet(event: Event, number: int) -> bool:
+    """Whether round ``number`` is one of the rounds the event's format pairs as it goes, not
+    paired yet (rather than a round the event does not have)."""
+    return event.format.paired and event.round(number) is None \
+        and 1 <= number <= event.format.rounds_needed(len(event.teams))
+
+
 def validate_row(
     event: Event, source: str | None, row: RawRow, check_plausible: bool = True
 ) -> tuple[Entry | None, list[Problem]]:
@@ -83,6 +115,7 @@ def validate_row(
     result the scorer confirms explicitly).
     """
     problems: list[Problem] = []
+    row = _normalised(row)
     cells = row.cells
 
     def cell(key: str) -> Cell:
@@ -111,8 +144,11 @@ def validate_row(
     match: Match | None = None
     rnd = event.round(round_number) if round_number is not None else None
     if round_number is not None and rnd is None:
-        numbers = ", ".join(str(r.number) for r in event.rounds)
-        problem("round", "result.round_not_in_event", round=round_number, rounds=numbers)
+        if not_paired_yet(event, round_number):
+            problem("round", "result.round_not_paired", round=round_number)
+        else:
+            numbers = ", ".join(str(r.number) for r in event.rounds)
+            problem("round", "result.round_not_in_event", round=round_number, rounds=numbers)
     if not match_id:
         problem("match", "result.match_missing")
     elif rnd is not None:
@@ -178,7 +214,7 @@ def validate_row(
         text = cell(key).value
         if not text:
             continue
-        team = event.team_named(text)
+        team = _team(event, text)
         if team is None:
             problem(key, "result.unknown_team")
         elif match is not None and table is not None:
@@ -221,6 +257,7 @@ def board_stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, 
     """The slot an entry names, read without the event: a withdrawal reaches results of matches
     the event file no longer has."""
     problems: list[Problem] = []
+    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
         try:
@@ -242,6 +279,7 @@ def board_stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, 
 
 def board_stored_match(values: Mapping[str, str | None]) -> tuple[int, str]:
     """The round and match an entry names (a whole match withdrawn), read without the event."""
+    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
     problems: list[Problem] = []
     round_number = 0
     try:
@@ -293,7 +331,7 @@ def table_number(text: str | None) -> int | None:
     """A table as written: its number (1 …, as :func:`~dealer.numbers.whole_number` reads it) or
     its ASCII letter (A = 1, B = 2 …); ``None`` for anything else. The one reading of a level
     race's table: files, ``results add``, ``correct``, withdrawals and ``history``."""
-    text = (text or "").strip()
+    text = normal(text)
     if len(text) == 1 and text.isascii() and text.isalpha():
         return ord(text.upper()) - ord("A") + 1
     number = whole_number_or_none(text)
@@ -308,6 +346,7 @@ def table_stored_slot(values: Mapping[str, str | None], table: bool = True) -> t
     """The slot (round, match, table) or, ``table=False``, the match (table ``None``) an entry
     names, read without the event (a withdrawal reaches results of matches the event file no
     longer has) by the same rules as a file row; :class:`Rejected` naming each bad field."""
+    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
     problems: list[Problem] = []
 
     def refuse(key: str, message: str, **params: object) -> None:
@@ -339,6 +378,7 @@ def table_stored_slot(values: Mapping[str, str | None], table: bool = True) -> t
 def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[LevelEntry | None, list[Problem]]:
     """Check one table result against the event; the entry to store, or the problems."""
     problems: list[Problem] = []
+    row = _normalised(row)
     cells = row.cells
     empty = Cell("")
 
@@ -366,7 +406,9 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
 
     round_number = number("round", "terms.the_round_number")
     rnd = event.round(round_number) if round_number is not None else None
-    if round_number is not None and rnd is None:
+    if round_number is not None and rnd is None and not_paired_yet(event, round_number):
+        problem("round", "result.round_not_paired", round=round_number)
+    elif round_number is not None and rnd is None:
         problem("round", "level_result.round_not_in_event", round=round_number,
                 rounds=', '.join(str(r.number) for r in event.rounds) or Phrase("terms.none_yet"))
     teams: dict[str, str] = {}
@@ -374,7 +416,7 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         text = cell(key).value
         if not text:
             continue
-        team = event.team_named(text)
+        team = _team(event, text)
         if team is None:
             problem(key, "result.unknown_team")
         elif rnd is not None and team in rnd.byes:
@@ -434,9 +476,9 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
     last_game = None
     text = cell("last_game").value
     if text:
-        last_game = SIDES.get("".join(text.split()).upper())
+        last_game = SIDES.get("".join(normal(text).split()).upper())
         if last_game is None and match is not None:
-            team = next((t.id for t in event.teams if text.strip() in (t.id, t.name)), None)
+            team = _team(event, text.strip())
             last_game = "home" if team == match.home else "away" if team == match.away else None
         if last_game is None:
             problem("last_game", "level_result.bad_last_game")

@@ -63,7 +63,8 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
             *({"round": f.round, "match": f.match, "team": f.team, "kind": "forfeit", "reason": f.reason}
               for f in data.adjustments.forfeits),
             *({"round": d.round, "team": d.team, "kind": "net_level_points", "value": d.net_level_points,
-               "reason": d.reason} for d in data.adjustments.deductions),
+               "reason": d.reason, **({} if d.minutes is None else {"minutes": d.minutes})}
+              for d in data.adjustments.deductions),
             *({"round": w.after_round, "team": w.team, "kind": "withdrawal", "back_from": w.back_from,
                "reason": w.reason, "back_reason": w.back_reason} for w in data.adjustments.withdrawals),
         ],
