@@ -600,6 +600,24 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str) -> Non
         show("said_missing.nothing")
 
 
+@results.command("template")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round (paired).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True)
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="The file to write (default: output/<event>/results-template-round-NN.csv|xlsx); never replaced.")
+@LANG_OPTION
+@BOARDS_DIR_OPTION
+def results_template(event_file: str, round_: int, fmt: str, output: str | None, lang: str, boards_dir: str) -> None:
+    """Write a round's result file to fill in: every slot (boards: every board of both tables; a
+    level race: every table) pre-filled with round, match, table, board, teams, declarer and level,
+    in the columns `dealer results import` reads (headers in --lang)."""
+    from dealer.app.results import write_template
+
+    with _session(event_file, boards_dir) as session:
+        tell(write_template(session, round_, fmt, Path(output) if output else None, lang).phrase())
+
+
 @results.command("audit")
 @EVENT_ARGUMENT
 @click.option("--head", "published_head",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import run_dealer
 from test_levels import SEED_002
 from test_results_support import HEADER, write_csv, write_event
@@ -175,3 +176,92 @@ def test_lateness_below_the_threshold_is_recorded_at_no_cost(tmp_path: Path) -> 
                                 "--reason", "entered for the wrong team", *boards)
     assert code == 0, err
     assert json.loads(run_dealer("report", event, "--json", *boards).stdout)["adjustments"] == []
+
+
+# --- a round's result template -------------------------------------------------------------------
+
+
+def _fill(path: Path, values: dict[str, str]) -> None:
+    """Fill in every row of a template (CSV or XLSX) as a scorer would: ``values`` by header."""
+    if path.suffix == ".csv":
+        import csv
+
+        with path.open(encoding="utf-8-sig", newline="") as stream:
+            rows = list(csv.reader(stream))
+        header = rows[0]
+        for row in rows[1:]:
+            for name, value in values.items():
+                row[header.index(name)] = value
+        with path.open("w", encoding="utf-8-sig", newline="") as stream:
+            csv.writer(stream).writerows(rows)
+        return
+    import openpyxl
+
+    book = openpyxl.load_workbook(path)
+    sheet = book.active
+    assert sheet is not None
+    header = [cell.value for cell in sheet[1]]
+    for row in sheet.iter_rows(min_row=2):
+        for name, value in values.items():
+            row[header.index(name)].value = int(value) if value.isdigit() else value
+    book.save(path)
+
+
+@pytest.mark.parametrize(("fmt", "lang"), [("csv", "zh"), ("xlsx", "en")])
+def test_a_boards_round_template_is_pre_filled_and_imports_filled_in(tmp_path: Path, fmt: str, lang: str) -> None:
+    event = write_event(tmp_path)
+    boards = ("--boards-dir", tmp_path / "boards")
+    path = tmp_path / f"round-1.{fmt}"
+    code, out, err = run_dealer("results", "template", event, "--round", 1, "--format", fmt, "--output", path,
+                                "--lang", lang, *boards)
+    assert code == 0 and f"wrote {path}: round 1, 64 result(s) to fill in" in out, err
+    from dealer.app.results import read_file
+
+    parsed = read_file(path)
+    header = {"zh": ["轮次", "场次", "桌", "牌号", "南北", "东西", "庄家", "级数", "防守方得分", "将牌", "备注"],
+              "en": ["round", "match", "table", "board", "ns_team", "ew_team", "declarer", "level",
+                     "defenders_points", "trump", "note"]}[lang]
+    assert [label.split('"')[1] for _i, label in sorted(parsed.fields.values())] == header
+    # Every board of both tables of both matches, with the teams as they sit and the schedule.
+    assert len(parsed.cells) == 64
+    assert parsed.cells[0][:8] == ["1", "1", "A", "1", "客队", "主队", "N", "2"]  # A: home E-W
+    assert parsed.cells[16][:8] == ["1", "1", "B", "1", "主队", "客队", "N", "2"]  # B: home N-S
+    assert parsed.cells[34][:8] == ["1", "2", "A", "3", "第四队", "第三队", "S", "4"]
+    assert all(cells[8:] == [] or not any(cells[8:]) for cells in parsed.cells)  # nothing to import yet
+    # Not replaced: it may hold results already.
+    code, _out, err = run_dealer("results", "template", event, "--round", 1, "--format", fmt, "--output", path,
+                                 *boards)
+    assert code == 2 and "already there; not replacing it" in err
+    _fill(path, {header[8]: "40", header[9]: "NT"})
+    code, out, err = run_dealer("results", "import", event, path, *boards)
+    assert code == 0 and "imported 64 row(s)" in out, err
+    code, out, err = run_dealer("results", "missing", event, "--round", 1, *boards)
+    assert code == 0 and "nothing missing" in out.lower(), out
+
+
+@pytest.mark.parametrize(("fmt", "lang"), [("csv", "en"), ("xlsx", "zh")])
+def test_a_level_race_round_template_lists_every_table(tmp_path: Path, fmt: str, lang: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output/<event>/ folder is the current directory's
+    event = tmp_path / "levels.toml"
+    event.write_text(SEED_002, encoding="utf-8")
+    (tmp_path / "boards").mkdir()
+    boards = ("--boards-dir", tmp_path / "boards")
+    code, out, err = run_dealer("results", "template", event, "--round", 2, "--format", fmt, "--lang", lang,
+                                *boards)
+    path = Path("output") / "renmin-levels" / f"results-template-round-02.{fmt}"
+    assert code == 0 and f"wrote {path}: round 2, 4 result(s) to fill in" in out, err
+    from dealer.app.results import read_file
+    from dealer.app.validate import LEVEL_LAYOUT
+
+    parsed = read_file(path, layout=LEVEL_LAYOUT)
+    assert [cells[:5] for cells in parsed.cells] == [
+        ["2", "1", "1", "东风队", "黄河队"], ["2", "1", "2", "东风队", "黄河队"],
+        ["2", "2", "1", "长城队", "泰山队"], ["2", "2", "2", "长城队", "泰山队"]]
+    home, away = ("home_level", "away_level") if lang == "en" else ("主队级数", "客队级数")
+    _fill(path, {home: "K", away: "5"})
+    code, out, err = run_dealer("results", "import", event, path, *boards)
+    assert code == 0 and "imported 4 row(s)" in out, err
+    # A round not paired yet, and one the event does not have.
+    code, _out, err = run_dealer("results", "template", event, "--round", 3, *boards)
+    assert code == 2 and "round 3 is not in the event" in err

@@ -15,7 +15,7 @@ from typing import Any
 
 from dealer.app import validate
 from dealer.errors import Phrase, Problem
-from dealer.event import Event
+from dealer.event import Event, Match
 from dealer.formats.travellers import TRAVELLERS, Layout, RawRow
 from dealer.scoring import Misattributed, attribution_problems
 from dealer.store.db import ResultsStore
@@ -56,6 +56,10 @@ class ResultKind:
     #: The fields a correction keeps from the stored result when it is not told them (the stored
     #: row's columns of the same names); all but the note can be what a correction changes.
     kept: tuple[str, ...] = ()
+    #: A round's result template: its columns (fields of :attr:`layout`, in the order a scorer
+    #: fills them) and one match's slots, pre-filled (field → value; the rest left to fill in).
+    template: tuple[str, ...] = ()
+    slots: Callable[[Event, Match], list[dict[str, str | int]]] = lambda _event, _match: []
 
     def keep_stored(self, values: Values, row: sqlite3.Row | None) -> dict[str, str | None]:
         """``values`` with every field of :attr:`kept` it does not give taken from the stored
@@ -100,6 +104,27 @@ def _board_misattributed(event: Event, store: ResultsStore,
     return attribution_problems(event, [s for s in store.seatings(BOARDS, rounds) if (s.round, s.match) in matches])
 
 
+def _board_slots(event: Event, match: Match) -> list[dict[str, str | int]]:
+    """Every board of both tables of ``match``: teams by name as they sit, the scheduled declarer
+    and level."""
+    names = {t.id: t.name for t in event.teams}
+    slots: list[dict[str, str | int]] = []
+    for table in ("A", "B"):
+        seats = match.seats(table)
+        for board in event.set_boards(match.set):
+            slots.append({"round": match.round, "match": match.id, "table": table, "board": board.number,
+                          "ns_team": names[seats["NS"]], "ew_team": names[seats["EW"]],
+                          "declarer": board.declarer, "level": board.level})
+    return slots
+
+
+def _table_slots(event: Event, match: Match) -> list[dict[str, str | int]]:
+    """Every table of ``match`` (a level race): its teams by name."""
+    names = {t.id: t.name for t in event.teams}
+    return [{"round": match.round, "match": match.id, "table": table, "home_team": names[match.home],
+             "away_team": names[match.away]} for table in range(1, event.tables + 1)]
+
+
 def _table_slot(values: Values) -> Slot:
     round_number, match, table = validate.table_stored_slot(values)
     return (round_number, match, table)
@@ -110,14 +135,18 @@ BOARD_RESULTS = ResultKind(
     validate.board_stored_match, _board_withdrawal, validate.board_slot_text, validate.board_stored_value,
     _board_misattributed, "defenders_points",
     ("board", "defenders_points", "trump", "declarer", "level", "ns_team", "ew_team"), expect_current=True,
-    kept=("defenders_points", "trump", "declarer", "level", "note"))
+    kept=("defenders_points", "trump", "declarer", "level", "note"),
+    template=("round", "match", "table", "board", "ns_team", "ew_team", "declarer", "level", "defenders_points",
+              "trump", "note"), slots=_board_slots)
 TABLE_RESULTS = ResultKind(
     "levels", LEVELS, validate.LEVEL_LAYOUT, lambda event, source, row, _plausible:
     validate.validate_level_row(event, source, row), _table_slot,
     lambda values: validate.table_stored_slot(values, table=False)[:2], _table_withdrawal,
     validate.table_slot_text, validate.table_stored_value, validate.level_attribution_problems, "home_level",
     ("home_level", "away_level", "last_game", "home_games", "away_games"), expect_current=False,
-    kept=("home_level", "away_level", "last_game", "home_games", "away_games", "note"))
+    kept=("home_level", "away_level", "last_game", "home_games", "away_games", "note"),
+    template=("round", "match", "table", "home_team", "away_team", "home_level", "away_level", "last_game",
+              "home_games", "away_games", "note"), slots=_table_slots)
 #: The kinds by the event's ``result``.
 KINDS = {kind.name: kind for kind in (BOARD_RESULTS, TABLE_RESULTS)}
 

@@ -22,8 +22,17 @@ from dealer.app.kinds import ResultKind, kind_of
 from dealer.app.validate import entry_row, not_paired_yet
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
-from dealer.files import read_bytes
-from dealer.formats.travellers import FILE_LIMIT, TRAVELLERS, Layout, ParsedFile, file_kind, parse_file
+from dealer.files import read_bytes, write_atomic
+from dealer.formats.travellers import (
+    FILE_LIMIT,
+    TRAVELLERS,
+    Layout,
+    ParsedFile,
+    file_kind,
+    header_spelling,
+    parse_file,
+    template_bytes,
+)
 from dealer.numbers import whole_number_or_none
 from dealer.scoring import (
     AttributionError,
@@ -442,6 +451,57 @@ def history(session: EventSession, round_number: int | None = None, match: str |
     if kind.table is LEVELS:
         return session.store.history(LEVELS, round_number, match, table)
     return session.store.history(BOARDS, round_number, match, table, board)
+
+
+# --- a round's result template ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TemplateWritten:
+    """A round's result template written: where, and how many slots it lists."""
+
+    path: Path
+    round: int
+    slots: int
+    left_out: tuple[str, ...] = ()  # matches left out: a forfeit is recorded for them
+
+    def phrase(self) -> Phrase:
+        forfeited = Phrase.of("outcome.template_forfeited", matches=", ".join(self.left_out)) if self.left_out else ""
+        return Phrase.of("outcome.template_written", path=self.path, round=self.round, slots=self.slots,
+                         forfeited=forfeited)
+
+
+def template_path(session: EventSession, round_number: int, fmt: str) -> Path:
+    """Where a round's template goes by default: ``output/<event>/results-template-round-NN.<fmt>``."""
+    return session.folder.output_path / f"results-template-round-{round_number:02d}.{fmt}"
+
+
+def write_template(session: EventSession, round_number: int, fmt: str = "csv", path: Path | None = None,
+                   lang: str = "zh") -> TemplateWritten:
+    """Write round ``round_number``'s result file to fill in: every slot of every match (a level
+    race: every table), pre-filled with what the event fixes (round, match, table, board, the
+    teams as they sit, the scheduled declarer and level), in the columns and the header language
+    (``lang``) the importer reads; :func:`import_file` takes it back as filled. A match a forfeit
+    is recorded for takes no result and is left out. Never replaces a file."""
+    event = session.event
+    kind = kind_of(event)
+    rnd = event.round(round_number)
+    if rnd is None and not_paired_yet(event, round_number):
+        raise UserError("round.not_paired_yet", field="round", number=round_number)
+    if rnd is None:
+        raise UserError("entry.round_not_in_event", field="round", round=round_number)
+    target = path if path is not None else template_path(session, round_number, fmt)
+    if target.exists():
+        raise FileProblem("results.template_exists", field="output", path=target)
+    forfeited = tuple(m.id for m in rnd.matches if session.adjustments.forfeiters(rnd.number, m.id))
+    slots = [slot for m in rnd.matches if m.id not in forfeited for slot in kind.slots(event, m)]
+    header = [header_spelling(kind.layout, key, lang) for key in kind.template]
+    rows = [[slot.get(key, "") for key in kind.template] for slot in slots]
+    try:
+        write_atomic(target, template_bytes(header, rows, fmt, sheet=f"round {round_number}"), field="output")
+    except FileExistsError:  # appeared meanwhile
+        raise FileProblem("results.template_exists", field="output", path=target) from None
+    return TemplateWritten(target, round_number, len(slots), forfeited)
 
 
 # --- what is missing, and the scores ----------------------------------------------------------

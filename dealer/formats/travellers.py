@@ -499,3 +499,44 @@ def parse_file(data: bytes, source: str, sheet: str | None = None, layout: Layou
         chosen = _choose_sheet(book, source, sheet, budget)
         with contextlib.closing(_sheet_rows(chosen, source, budget)) as rows:
             return _read_table(rows, source, digest, chosen.title, layout)
+
+
+# --- a round's result template (rows out, bytes in the importer's format) -----------------------
+
+#: The formats a result template is written in (:func:`template_bytes`).
+TEMPLATE_FORMATS = ("csv", "xlsx")
+
+
+def header_spelling(layout: Layout, key: str, lang: str) -> str:
+    """The header of field ``key`` as a file of ``layout`` spells it in ``lang``: the field's own
+    name in English, its first Chinese spelling in Chinese (both read back by :func:`parse_file`)."""
+    if lang == "zh":
+        return next((name for name in layout.columns[key] if not name.isascii()), key)
+    return key
+
+
+def template_bytes(header: list[str], rows: list[list[str | int]], fmt: str, sheet: str = "results") -> bytes:
+    """A result file to fill in: ``header`` and ``rows`` as CSV (UTF-8 with a byte-order mark, as
+    a spreadsheet opens Chinese text right) or as an XLSX workbook of one sheet (numbers as
+    numeric cells). Read back by :func:`parse_file` as it is."""
+    if fmt == "csv":
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\r\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return codecs.BOM_UTF8 + text.getvalue().encode("utf-8")
+    if fmt != "xlsx":
+        raise ValueError(fmt)
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    worksheet = book.active
+    assert worksheet is not None
+    worksheet.title = sheet[:31]
+    worksheet.append(header)
+    for row in rows:
+        worksheet.append(row)
+    worksheet.freeze_panes = "A2"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
