@@ -43,6 +43,10 @@ def test_full_width_values_are_read_as_typed_in_a_chinese_ime(tmp_path: Path) ->
                                  "--board", "２", "--points", "４０", "--note", "ＩＭＥ ｎｏｔｅ", *boards)
     assert code == 0, err
     assert "ＩＭＥ ｎｏｔｅ" in [h["note"] for h in _history(event, boards)]
+    # A refused value is quoted as written.
+    code, _out, err = run_dealer("results", "add", event, "--round", "1", "--match", "1", "--table", "B",
+                                 "--board", "３", "--points", "３７", *boards)
+    assert code == 2 and "--points: value '３７': defenders' points must be a multiple of 5" in err, err
 
 
 def test_full_width_levels_in_a_level_race(tmp_path: Path) -> None:

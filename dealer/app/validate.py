@@ -61,8 +61,13 @@ def normal(text: str | None) -> str:
 def _normalised(row: RawRow) -> RawRow:
     """``row`` with every coded field :func:`normal` (the cell's column kept for problems)."""
     cells = {key: cell if key in FREE_TEXT or key in TEAM_FIELDS or cell.value.isascii()
-             else Cell(normal(cell.value), cell.column) for key, cell in row.cells.items()}
+             else Cell(normal(cell.value), cell.column, cell.value) for key, cell in row.cells.items()}
     return RawRow(row.number, cells)
+
+
+def _normal_values(values: Mapping[str, str | None]) -> dict[str, str | None]:
+    """An entry's values (``results correct --withdraw``: no event) with every coded field :func:`normal`."""
+    return {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
 
 
 def _team(event: Event, text: str) -> str | None:
@@ -123,7 +128,7 @@ def validate_row(
 
     def problem(key: str, message: str, hint: str | None = None, **params: object) -> None:
         c = cell(key)
-        problems.append(Problem(source, row.number, key, c.column, c.value, message, hint, params))
+        problems.append(Problem(source, row.number, key, c.column, c.as_written, message, hint, params))
 
     for key, value in cells.items():
         if len(value.value) > TEXT_LIMIT:
@@ -136,7 +141,7 @@ def validate_row(
             return read_whole_number(cell(key).value, Phrase(what))
         except NotAWholeNumber as refused:
             c = cell(key)
-            problems.append(Problem(source, row.number, key, c.column, c.value, refused.key, params=refused.params))
+            problems.append(Problem(source, row.number, key, c.column, c.as_written, refused.key, params=refused.params))
             return None
 
     round_number = required_int("round", "terms.the_round_number")
@@ -257,21 +262,22 @@ def board_stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, 
     """The slot an entry names, read without the event: a withdrawal reaches results of matches
     the event file no longer has."""
     problems: list[Problem] = []
-    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
+    written, values = values, _normal_values(values)
     numbers: dict[str, int] = {}
     for key in ("round", "board"):
         try:
             what = Phrase("terms.the_round_number") if key == "round" else Phrase("terms.the_board_number")
             numbers[key] = read_whole_number(values.get(key), what, low=1)
         except NotAWholeNumber as refused:
-            problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, refused.key,
+            problems.append(Problem(None, None, key, None, (written.get(key) or "").strip() or None, refused.key,
                                     params=refused.params))
     match = (values.get("match") or "").strip()
     if not match:
         problems.append(Problem(None, None, "match", None, None, "entry.match_missing"))
     table = (values.get("table") or "").strip().upper()
     if table not in ("A", "B"):
-        problems.append(Problem(None, None, "table", None, table or None, "result.table_not_a_or_b"))
+        problems.append(Problem(None, None, "table", None, (written.get("table") or "").strip() or None,
+                                "result.table_not_a_or_b"))
     if problems:
         raise Rejected(None, problems, 1)
     return numbers["round"], match, table, numbers["board"]
@@ -279,13 +285,13 @@ def board_stored_slot(values: Mapping[str, str | None]) -> tuple[int, str, str, 
 
 def board_stored_match(values: Mapping[str, str | None]) -> tuple[int, str]:
     """The round and match an entry names (a whole match withdrawn), read without the event."""
-    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
+    written, values = values, _normal_values(values)
     problems: list[Problem] = []
     round_number = 0
     try:
         round_number = read_whole_number(values.get("round"), Phrase("terms.the_round_number"), low=1)
     except NotAWholeNumber as refused:
-        problems.append(Problem(None, None, "round", None, (values.get("round") or "").strip() or None,
+        problems.append(Problem(None, None, "round", None, (written.get("round") or "").strip() or None,
                                 refused.key, params=refused.params))
     match = (values.get("match") or "").strip()
     if not match:
@@ -346,11 +352,11 @@ def table_stored_slot(values: Mapping[str, str | None], table: bool = True) -> t
     """The slot (round, match, table) or, ``table=False``, the match (table ``None``) an entry
     names, read without the event (a withdrawal reaches results of matches the event file no
     longer has) by the same rules as a file row; :class:`Rejected` naming each bad field."""
-    values = {key: value if value is None or key in FREE_TEXT else normal(value) for key, value in values.items()}
+    written, values = values, _normal_values(values)
     problems: list[Problem] = []
 
     def refuse(key: str, message: str, **params: object) -> None:
-        problems.append(Problem(None, None, key, None, (values.get(key) or "").strip() or None, message,
+        problems.append(Problem(None, None, key, None, (written.get(key) or "").strip() or None, message,
                                 params=params))
 
     round_number = None
@@ -387,7 +393,7 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
 
     def problem(key: str, message: str, **params: object) -> None:
         c = cell(key)
-        problems.append(Problem(source, row.number, key, c.column, c.value, message, params=params))
+        problems.append(Problem(source, row.number, key, c.column, c.as_written, message, params=params))
 
     for key, value in cells.items():
         if len(value.value) > TEXT_LIMIT:

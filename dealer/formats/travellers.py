@@ -36,6 +36,11 @@ TEXT_LIMIT = 500
 class Cell:
     value: str
     column: str | None = None  # the column as written in a file (letter and header); None for an entry
+    written: str | None = None  # the value as written, when ``value`` is it normalised (a problem quotes this)
+
+    @property
+    def as_written(self) -> str:
+        return self.value if self.written is None else self.written
 
 
 @dataclass(frozen=True, slots=True)
