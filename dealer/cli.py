@@ -7,12 +7,13 @@ modules (WeasyPrint, NumPy, openpyxl) are imported inside the commands that need
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,8 +42,10 @@ LANG_OPTION = click.option(
     "--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True,
     help="Language of the output.",
 )
-BOARDS_DIR_OPTION = click.option("--boards-dir", default="boards", show_default=True,
-                                 help="Where the events' folders (board sets, results.sqlite) live.")
+BOARDS_DIR_OPTION = click.option(
+    "--boards-dir", default=None,
+    help="Where the events' folders (board sets, results.sqlite) live (default: found from the event file's place: "
+         "its [event] boards_dir, the boards/ folder its own event folder is in, or the boards/ beside it).")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
 # Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
@@ -254,33 +257,47 @@ def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) ->
 # --- dealing -------------------------------------------------------------------------------
 
 
-def _event_folder(event_file: str, boards_dir: str) -> tuple[Event, EventFolder]:
+def _event_folder(event_file: str, boards_dir: str | None) -> tuple[Event, EventFolder]:
+    """The event file's event and its folder (:meth:`dealer.app.EventFolder.for_file`: ``--boards-dir``,
+    else found from the event file's place)."""
     from dealer.app import EventFolder
     from dealer.files import load_event
 
     event = load_event(event_file)
-    return event, EventFolder.of(event, boards_dir)
+    return event, EventFolder.for_file(event_file, event, boards_dir)
 
 
-def _session(event_file: str, boards_dir: str, *, write: bool = False, check_deal: bool = True,
-             check_identity: bool = True, results: bool = True, as_played: bool = True) -> EventSession:
-    """The command's one session of the event (:class:`dealer.app.EventSession`)."""
+def said_created(folder: Path) -> None:
+    """Say that a command created the event's folder, and where (never silently)."""
+    show("said_files.created_folder", path=folder)
+
+
+@contextlib.contextmanager
+def _session(event_file: str, boards_dir: str | None, *, write: bool = False, check_deal: bool = True,
+             check_identity: bool = True, results: bool = True, as_played: bool = True) -> Iterator[EventSession]:
+    """The command's one session of the event (:class:`dealer.app.EventSession`), closed at the
+    end; the folder it created, if it did (a level race's first write), said."""
     from dealer.app.session import EventSession
 
-    return EventSession.open(event_file, boards_dir, write=write, check_deal=check_deal,
-                             check_identity=check_identity, results=results, as_played=as_played)
+    with EventSession.open(event_file, boards_dir, write=write, check_deal=check_deal, check_identity=check_identity,
+                           results=results, as_played=as_played) as session:
+        yield session
+    if session.created is not None:
+        said_created(session.created)
 
 
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--key-file", type=click.Path(dir_okay=False), help="Existing key file.")
 @BOARDS_DIR_OPTION
-def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
+def commit(event_file: str, key_file: str | None, boards_dir: str | None) -> None:
     """Create the key and write the commitment to publish before the deal and play."""
     from dealer.app.dealing import commit_event
 
     event, folder = _event_folder(event_file, boards_dir)
     report = commit_event(event, folder, key_file)
+    if report.folder_created:
+        said_created(folder.path)
     if report.key_created:
         show("said_files.key_created", path=report.key_file)
     show("said_files.commitment", commitment=report.commitment)
@@ -296,7 +313,7 @@ def commit(event_file: str, key_file: str | None, boards_dir: str) -> None:
               help="Remove the set files of a deal that did not finish (no manifest.json), then stop.")
 @BOARDS_DIR_OPTION
 def deal(event_file: str, key_file: str | None, public_value: str | None, discard_incomplete: bool,
-         boards_dir: str) -> None:
+         boards_dir: str | None) -> None:
     """Deal every board set of an event into boards/<event>/. Never prints a hand.
 
     A deal that stopped midway is finished by running the same command again (the files already
@@ -311,6 +328,8 @@ def deal(event_file: str, key_file: str | None, public_value: str | None, discar
             show("said_files.removed", path=path)
         return
     report = deal_event(event, folder, key_file, public_value)
+    if report.folder_created:
+        said_created(folder.path)
     for warning in report.warnings:
         say("cli.warning", warning=warning)
     if report.key_created:
@@ -354,7 +373,8 @@ def verify(boardsets: tuple[str, ...], key_file: str, public_value: str | None, 
 
 
 @main.command()
-@BOARDS_DIR_OPTION
+@click.option("--boards-dir", default="boards", show_default=True,
+              help="Where the demo's event folders (boards/demo/ with its event.toml, …) are made.")
 @click.option("--out", "out_dir", default="output", show_default=True, help="Where the print pack and reports go.")
 def demo(boards_dir: str, out_dir: str) -> None:
     """Deal the built-in example event into boards/demo/ with a throw-away key, print and score it."""
@@ -405,7 +425,7 @@ def results() -> None:
 @click.option("--sheet", help="XLSX: the sheet to read (default: the one visible sheet holding data).")
 @BOARDS_DIR_OPTION
 def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, sheet: str | None,
-                   boards_dir: str) -> None:
+                   boards_dir: str | None) -> None:
     """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
     from dealer.app.results import import_files
 
@@ -459,7 +479,7 @@ def _result_kind_fields(kind_name: str, fields: dict[str, str | None]) -> None:
 @_level_options
 @_played_options
 @BOARDS_DIR_OPTION
-def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str,
+def results_add(event_file: str, qr_payload: str | None, accept_implausible: bool, boards_dir: str | None,
                 **values: Any) -> None:
     """Enter one table's result of one board (a level race: one table's final levels)."""
     from dealer.app.results import add_result
@@ -499,7 +519,7 @@ def _slip(session: EventSession, values: dict[str, Any], qr_payload: str | None)
 @_played_options
 @BOARDS_DIR_OPTION
 def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, reason: str,
-                    expect_current: str | None, accept_implausible: bool, boards_dir: str,
+                    expect_current: str | None, accept_implausible: bool, boards_dir: str | None,
                     **values: Any) -> None:
     """Replace a stored result by a new value (the old one stays in the history)."""
     from dealer.app.results import correct
@@ -520,7 +540,7 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
               help="One JSON document: a list of the stored rows, as the lines give them.")
 @BOARDS_DIR_OPTION
 def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
-                    board: int | None, as_json: bool, boards_dir: str) -> None:
+                    board: int | None, as_json: bool, boards_dir: str | None) -> None:
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
     from dealer.app.results import history
     from dealer.app.session import EventSession
@@ -585,7 +605,7 @@ def _history_trail(current: object, entered_at: str, entered_by: str | None, sou
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=click.IntRange(1, 999), help="Only this round.")
 @BOARDS_DIR_OPTION
-def results_missing(event_file: str, round_: int | None, boards_dir: str) -> None:
+def results_missing(event_file: str, round_: int | None, boards_dir: str | None) -> None:
     """Per match, the boards and tables that still have no result."""
     from dealer.app.results import missing
 
@@ -608,7 +628,8 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str) -> Non
               help="The file to write (default: output/<event>/results-template-round-NN.csv|xlsx); never replaced.")
 @LANG_OPTION
 @BOARDS_DIR_OPTION
-def results_template(event_file: str, round_: int, fmt: str, output: str | None, lang: str, boards_dir: str) -> None:
+def results_template(event_file: str, round_: int, fmt: str, output: str | None, lang: str,
+                     boards_dir: str | None) -> None:
     """Write a round's result file to fill in: every slot (boards: every board of both tables; a
     level race: every table) pre-filled with round, match, table, board, teams, declarer and level,
     in the columns `dealer results import` reads (headers in --lang)."""
@@ -623,7 +644,7 @@ def results_template(event_file: str, round_: int, fmt: str, output: str | None,
 @click.option("--head", "published_head",
               help="The chain head a report published: check that the results it showed are still there.")
 @BOARDS_DIR_OPTION
-def results_audit(event_file: str, published_head: str | None, boards_dir: str) -> None:
+def results_audit(event_file: str, published_head: str | None, boards_dir: str | None) -> None:
     """Check the whole results database: every row as the tool wrote it (hash chain), nothing
     deleted or added behind its back, the append-only guards in place, and (with --head) the
     results a published report showed; exit 1 on any finding."""
@@ -657,7 +678,7 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str) 
 @click.option("--by", "entered_by", help="Who records it.")
 @BOARDS_DIR_OPTION
 def results_forfeit(event_file: str, round_: int, match: str | None, team: str, withdraw: bool, reason: str,
-                    entered_by: str | None, boards_dir: str) -> None:
+                    entered_by: str | None, boards_dir: str | None) -> None:
     """Record a forfeit; it scores as the rule profile says (seed 002: the winner nets 5 levels a table)."""
     from dealer.app.rounds import record_forfeit, withdraw_adjustment
 
@@ -681,7 +702,7 @@ def results_forfeit(event_file: str, round_: int, match: str | None, team: str, 
 @click.option("--by", "entered_by", help="Who records it.")
 @BOARDS_DIR_OPTION
 def results_late(event_file: str, round_: int, team: str, minutes: int | None, withdraw: bool, reason: str,
-                 entered_by: str | None, boards_dir: str) -> None:
+                 entered_by: str | None, boards_dir: str | None) -> None:
     """Record lateness as the profile says (seed 002: 5–15 minutes −2 小分; over 15 a forfeit)."""
     from dealer.app.rounds import record_lateness, withdraw_adjustment
 
@@ -837,7 +858,7 @@ def _echo_round(view: Any, event: Event) -> None:
 @click.option("--by", "entered_by", help="Who pairs (the director).")
 @BOARDS_DIR_OPTION
 def round_pair(event_file: str, round_: int | None, pair_all: bool, accept_warnings: bool, allow_incomplete: bool,
-               key_file: str | None, entered_by: str | None, boards_dir: str) -> None:
+               key_file: str | None, entered_by: str | None, boards_dir: str | None) -> None:
     """Compute and store round N's pairings (teams, home/away, tables, set); a round robin's
     whole schedule with --all."""
     from dealer.app.rounds import pair_round, pair_schedule
@@ -874,7 +895,7 @@ def round_pair(event_file: str, round_: int | None, pair_all: bool, accept_warni
 @click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @BOARDS_DIR_OPTION
-def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str) -> None:
+def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str | None) -> None:
     """Print a round's pairings (tables, home/away, set, byes, warnings)."""
     from dealer.app.rounds import show_round
 
@@ -892,7 +913,7 @@ def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str) -> 
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
 @click.option("--by", "entered_by", help="Who undoes it.")
 @BOARDS_DIR_OPTION
-def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None, boards_dir: str) -> None:
+def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None, boards_dir: str | None) -> None:
     """Undo the last paired round while it has no result (appended; the pairing stays in the history)."""
     from dealer.app.rounds import undo_round
 
@@ -908,7 +929,7 @@ def round_undo(event_file: str, round_: int, reason: str, entered_by: str | None
 @click.option("--withdraw", is_flag=True, help="Withdraw the declared end (only before the key is released).")
 @click.option("--by", "entered_by", help="Who declares it (裁判长).")
 @BOARDS_DIR_OPTION
-def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | None, boards_dir: str) -> None:
+def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | None, boards_dir: str | None) -> None:
     """Declare the event over early (rounds not played, a result never to come): no round is paired
     after it, and the key can be released once every set is released or declared unused."""
     from dealer.app.rounds import end_event, withdraw_end
@@ -927,7 +948,7 @@ def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | No
 @LANG_OPTION
 @BOARDS_DIR_OPTION
 def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, lang: str,
-           boards_dir: str) -> None:
+           boards_dir: str | None) -> None:
     """Match sheets, cross-table and standings from the results database."""
     from dealer.report import parse_formats, report_json, sheets_inline, write_reports
 
@@ -961,7 +982,7 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
               help="Release although a match playing the set still misses results (or none has played it).")
 @BOARDS_DIR_OPTION
 def release(event_file: str, set_number: int | None, reveal_key: bool, unused: bool, reason: str,
-            entered_by: str | None, accept_missing: bool, boards_dir: str) -> None:
+            entered_by: str | None, accept_missing: bool, boards_dir: str | None) -> None:
     """Make a board set's hands public on the players' site, declare a set unused, or reveal the
     key at the end (recorded with time and reason)."""
     from dealer.app.release import release as release_set
@@ -990,7 +1011,7 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
 @LANG_OPTION
 @BOARDS_DIR_OPTION
 def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: bool, lang: str,
-         boards_dir: str) -> None:
+         boards_dir: str | None) -> None:
     """The players' static results site (Chinese, with its English twin under en/): copy the folder
     to any web host, shared drive or USB stick."""
     from dealer.app.session import EventSession
@@ -1007,7 +1028,7 @@ def site(event_file: str, out_dir: str | None, key_file: str | None, no_pdf: boo
 @click.argument("championship_file", metavar="CHAMPIONSHIP.toml", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @BOARDS_DIR_OPTION
-def championship(championship_file: str, as_json: bool, boards_dir: str) -> None:
+def championship(championship_file: str, as_json: bool, boards_dir: str | None) -> None:
     """The overall championship: each named event's final places scored by place points
     (seed 001: 10 / 7 / 5 / 3), summed per team; an unfinished event is marked provisional."""
     from dealer.app.championship import build_championship
@@ -1076,7 +1097,7 @@ PROGRESS_PAGES = 12
                    "(travellers, score sheets and table cards of its matches only); a level race's "
                    "pairings and score sheets.")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
-                  fmt: str, out_dir: str | None, boards_dir: str, key_file: str | None, per_page: str,
+                  fmt: str, out_dir: str | None, boards_dir: str | None, key_file: str | None, per_page: str,
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
                   with_results: bool, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
@@ -1086,7 +1107,8 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
 
     options = PrintOptions(
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
-        copies=copies, boards_root=Path(boards_dir), key_file=Path(key_file) if key_file else None,
+        copies=copies, boards_root=Path(boards_dir) if boards_dir else None,
+        key_file=Path(key_file) if key_file else None,
         per_page=int(per_page), layout=layout, start_at=start_at, offset_x=offset_x, offset_y=offset_y,
         boards=boards or None, with_results=with_results, round=round_,
     )
@@ -1117,7 +1139,8 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
 @click.option("--key-file", type=click.Path(dir_okay=False), default=None,
               help="The event's key (default: boards/<event>/deal.key); checked against the commitment.")
 @BOARDS_DIR_OPTION
-def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: str | None, boards_dir: str) -> None:
+def check_label_command(event_file: str, payloads: tuple[str, ...], key_file: str | None,
+                        boards_dir: str | None) -> None:
     """Check wallet labels before play: for each scanned QR payload (arguments, or one per line on
     stdin as a keyboard-wedge scanner types them), whether its check tag is genuine and which set,
     board and copy it is; exit 1 if any is not."""

@@ -30,7 +30,7 @@ TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
-               "timezone", "teams_file"}
+               "timezone", "teams_file", "boards_dir"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -194,6 +194,9 @@ class Event:
     #: The registration file the teams come from (``teams_file`` in ``[event]``, beside the event
     #: file; written by ``dealer teams import``), or ``None``: the event file lists them.
     teams_file: str | None = None
+    #: Where the event's folder lives, relative to the event file's folder (``[event] boards_dir``;
+    #: how it is found without one: :meth:`dealer.store.folder.EventFolder.for_file`). Not part of the plan.
+    boards_dir: str | None = None
 
     @property
     def levels(self) -> bool:
@@ -459,6 +462,9 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     public_source = head.get("public_value_source")
     if public_source is not None:
         public_source = _str(public_source, "event.public_value_source")
+    boards_dir = head.get("boards_dir")
+    if boards_dir is not None:
+        boards_dir = _str(boards_dir, "event.boards_dir")
 
     schedule_data = _table(data.get("schedule", {}), "schedule",
                            {"declarer_rotation", "levels", "overrides"}, "[schedule]")
@@ -562,6 +568,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         rounds=tuple(sorted(rounds, key=lambda r: r.number)),
         schedule=schedule,
         public_value_source=public_source,
+        boards_dir=boards_dir,
         format=event_format,
         prizes=tuple(prizes),
         result=result,

@@ -138,6 +138,7 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
     """Read the championship file, report each event (read-only) and rank the teams."""
     from dealer.app.session import EventSession
     from dealer.files import load_event
+    from dealer.store.folder import EventFolder
 
     championship = read_championship(path)
     found: list[EventPlaces] = []
@@ -149,7 +150,7 @@ def build_championship(path: str | Path, boards_root: str | Path | None = None
         points = championship.place_points or event.profile.place_points
         if not points:
             raise ChampionshipError("championship.no_place_points", event_path=event_path, profile_id=event.profile.id)
-        with EventSession.open(event, boards_root) as session:
+        with EventSession.open(event, EventFolder.for_file(event_path, event, boards_root)) as session:
             data = session.report()
         if data.places is not None:
             order = tuple((place, tuple(teams)) for place, teams in data.places)

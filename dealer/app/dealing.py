@@ -62,6 +62,7 @@ class DealReport:
     files: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)  # set files of an unfinished deal, found identical
     warnings: list[Phrase] = field(default_factory=list)
+    folder_created: bool = False  # the event's folder was made by this command (its commit)
 
 
 def _other_events_with_key(root: Path, this_event: str, this_key_id: str) -> list[str]:
@@ -111,6 +112,7 @@ def commit_event(event: Event, folder: EventFolder, key_file: str | Path | None 
 def _commit(event: Event, folder: EventFolder, key_file: str | Path | None, plan: PlanOf) -> DealReport:
     refuse_level_race(event)
     folder.check_kind(event)  # not into the folder of a level race of the same id
+    folder_created = not folder.path.is_dir()
     make_folder(folder.path, OWNER_ONLY_FOLDER)
     key, path, created = _key(folder, key_file)
     committed = commitment_of_digest(key, plan.sha256)
@@ -121,7 +123,7 @@ def _commit(event: Event, folder: EventFolder, key_file: str | Path | None, plan
         "plan": plan.plan,
     }
     target = folder.commitment_path
-    report = DealReport(folder.path, committed, path, created)
+    report = DealReport(folder.path, committed, path, created, folder_created=folder_created)
     if not target.exists():
         try:
             write_atomic(target, commitment_bytes(document))

@@ -20,7 +20,7 @@ from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
 from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
-from dealer.store.folder import DEFAULT_BOARDS_ROOT, CheckedDeal, EventFolder
+from dealer.store.folder import DEFAULT_BOARDS_ROOT, GIVEN, RESULTS_FILE, CheckedDeal, EventFolder
 from dealer.store.rows import Release
 
 if TYPE_CHECKING:
@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 
 def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> ResultsStore | None:
     """The results database read-only if there is one, else ``None`` (none created). A level race
-    without its folder yet has no results, as long as the boards folder itself is there (a
-    mistyped ``--boards-dir`` is still refused)."""
-    if event.levels and not folder.path.exists() and folder.boards_root.is_dir():
+    without its folder yet has no results, as long as the boards folder itself is there or was
+    found by the rule of :meth:`EventFolder.for_file` (a mistyped ``--boards-dir`` is still
+    refused)."""
+    if event.levels and not folder.path.exists() and (folder.boards_root.is_dir() or folder.found != GIVEN):
         return None
     if event.levels and not folder.path.is_dir():
         # Not folder.require()'s "was not committed or dealt": a level race is never dealt.
@@ -43,6 +44,15 @@ def _existing_store(event: Event, folder: EventFolder, check_identity: bool) -> 
     folder.check_kind(event, database=False)
     return ResultsStore.open_existing(folder.results_path, event.id, check_identity=check_identity,
                                       result=event.result)
+
+
+def _require_boards_root(event: Event, folder: EventFolder) -> None:
+    """A level race's write with its boards folder given (``--boards-dir``): the boards folder
+    must be there (a mistyped one is refused, never created); the event's own folder is made by
+    its first write."""
+    if not folder.path.is_dir() and not folder.boards_root.is_dir():
+        raise FileProblem("entry.no_level_race_folder", field="boards_root", folder=folder.boards_root,
+                          event=event.id)
 
 
 class NotReleased(UserError):
@@ -67,6 +77,9 @@ class EventSession:
         self._deal_checked = deal_checked
         self._sets: dict[int, BoardSet] = {}
         self._reports: dict[bool, ReportData] = {}
+        #: The event's folder when this session created it (a level race's first write), for the
+        #: face to say so; ``None`` when it was there.
+        self.created: Path | None = None
 
     @classmethod
     def open(cls, event: Event | str | Path, boards_root: str | Path | EventFolder | None = None, *,
@@ -76,7 +89,8 @@ class EventSession:
         ``boards_root`` (or that folder itself, an :class:`EventFolder`).
 
         ``write``: the results database for writing, created owner-only when new (a level race,
-        which deals nothing, gets its folder made here); refused when the folder holds another
+        which deals nothing, gets its folder made by its first write: :attr:`created`); refused
+        when the folder holds another
         kind of event (a new database is made by the first write, :meth:`writable_store`).
         Read-only: the database if there is one, none created; a level race
         without its folder yet simply has no results. ``check_deal``: the deal is checked as the
@@ -90,15 +104,20 @@ class EventSession:
         from dealer.app.played import scheduled
 
         declared = event if isinstance(event, Event) else load_event(event)
-        folder = boards_root if isinstance(boards_root, EventFolder) else \
-            EventFolder.of(declared, boards_root if boards_root is not None else DEFAULT_BOARDS_ROOT)
+        if isinstance(boards_root, EventFolder):
+            folder = boards_root
+        elif isinstance(event, Event):  # no file to find the folder from: the caller's, or boards/
+            folder = EventFolder.of(declared, boards_root if boards_root is not None else DEFAULT_BOARDS_ROOT)
+        else:
+            folder = EventFolder.for_file(event, declared, boards_root)
         store: ResultsStore | None = None
         try:
             if write:
                 folder.check_kind(declared, database=False)
-                if declared.levels:
-                    make_folder(folder.path, OWNER_ONLY_FOLDER, field="boards_root")
-                folder.require()
+                if not declared.levels:
+                    folder.require()
+                elif folder.found == GIVEN:
+                    _require_boards_root(declared, folder)
                 if folder.results_path.exists():
                     store = ResultsStore.open(folder.results_path, declared.id, result=declared.result)
             elif results:
@@ -121,15 +140,36 @@ class EventSession:
     def __enter__(self) -> EventSession:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         self.close()
+        if kind is not None and self.created is not None:
+            self._remove_created()
+
+    def _remove_created(self) -> None:
+        """Remove the folder this session created for a request that was then refused: it holds
+        only the new database (anything else in it is left alone)."""
+        path = self.created
+        assert path is not None
+        try:
+            names = [p.name for p in path.iterdir()]
+            if all(name.startswith(RESULTS_FILE) for name in names):
+                for name in names:
+                    (path / name).unlink()
+                path.rmdir()
+                self.created = None
+        except OSError:
+            pass
 
     def writable_store(self) -> ResultsStore:
         """The store of a session opened for writing, created owner-only when it is new (only
-        now: a request refused before it writes leaves no database behind)."""
+        now: a request refused before it writes leaves no database behind). A level race's
+        folder is created here, by its first write (recorded in :attr:`created`)."""
         if not self.write:
             raise AssertionError("a use case that writes was given a read-only session")
         if self.store is None:
+            if self.declared.levels and not self.folder.path.is_dir():
+                make_folder(self.folder.path, OWNER_ONLY_FOLDER, field="boards_root")
+                self.created = self.folder.path
             self.store = ResultsStore.open(self.folder.results_path, self.declared.id, result=self.declared.result)
         return self.store
 

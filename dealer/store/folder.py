@@ -14,6 +14,7 @@ and then whole (:func:`dealer.formats.boardset.parse_boardset`), a key against t
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -93,19 +94,59 @@ class CheckedDeal:
     read: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
+#: How the boards folder of an event file was found (:meth:`EventFolder.for_file`).
+GIVEN = "given"  # --boards-dir, or a caller's own folder
+EVENT_KEY = "event_key"  # [event] boards_dir, relative to the event file
+OWN_FOLDER = "own_folder"  # the event file sits in its own event folder (boards/demo/event.toml)
+BESIDE = "beside"  # a boards/ beside the event file, or beside its folder
+FOUND_BY = (GIVEN, EVENT_KEY, OWN_FOLDER, BESIDE)
+
+
 @dataclass(frozen=True)
 class EventFolder:
-    """Where the files of event ``event_id`` live, and the checked way to read them."""
+    """Where the files of event ``event_id`` live, and the checked way to read them. ``found``:
+    how its boards folder was found (one of :data:`FOUND_BY`)."""
 
     event_id: str
     boards_root: Path = DEFAULT_BOARDS_ROOT
     output_root: Path = DEFAULT_OUTPUT_ROOT
+    found: str = GIVEN
 
     @classmethod
     def of(cls, event: Event, boards_root: str | Path | None = None,
            output_root: str | Path | None = None) -> EventFolder:
         return cls(event.id, Path(boards_root) if boards_root is not None else DEFAULT_BOARDS_ROOT,
                    Path(output_root) if output_root is not None else DEFAULT_OUTPUT_ROOT)
+
+    @classmethod
+    def for_file(cls, event_file: str | Path, event: Event, boards_root: str | Path | None = None,
+                 output_root: str | Path | None = None) -> EventFolder:
+        """The folder of the event that ``event_file`` declares: the one rule every command uses,
+        so that a command run from any directory finds the same folder and database.
+
+        1. ``boards_root`` when given (``--boards-dir``, relative to the current directory);
+        2. else ``boards_dir`` of the file's ``[event]``, relative to the event file's folder;
+        3. else, when the event file sits in its own event folder (a folder named the event id,
+           inside a folder named ``boards`` or holding the event's commitment or results database:
+           the demo's ``boards/demo/event.toml``), that folder's parent;
+        4. else the ``boards/`` beside the event file if there is one, else the ``boards/``
+           beside the event file's folder if there is one (``events/x.toml`` next to ``boards/``);
+        5. else (no such folder yet) ``boards/`` beside the event file, which ``dealer commit``
+           (a level race: its first pairing or result) creates, saying so.
+        """
+        if boards_root is not None:
+            return cls.of(event, boards_root, output_root)
+        place = Path(event_file).parent
+        where, up = place.absolute(), Path(os.path.normpath(place / ".."))
+        root, found = place / "boards", BESIDE
+        if event.boards_dir is not None:
+            root, found = place / event.boards_dir, EVENT_KEY
+        elif where.name == event.id and (where.parent.name == "boards" or (where / COMMITMENT_FILE).exists()
+                                         or (where / RESULTS_FILE).exists()):
+            root, found = up, OWN_FOLDER
+        elif not root.is_dir() and (up / "boards").is_dir():
+            root = up / "boards"
+        return cls(event.id, root, Path(output_root) if output_root is not None else DEFAULT_OUTPUT_ROOT, found)
 
     # --- paths ---------------------------------------------------------------------------
 
