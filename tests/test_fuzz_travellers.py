@@ -209,7 +209,7 @@ class Maker:
         valid: list[Callable[[Table], None]] = [
             self.blank_and_comment_lines, self.multi_line_note, self.control_characters, self.formula_note,
             self.empty_optional, self.extra_empty_column, self.header_alias, self.remove_optional,
-            self.padding_and_zeros, self.sample_marker, self.leading_empty_column,
+            self.padding_and_zeros, self.sample_marker, self.leading_empty_column, self.full_width_digits,
         ]
         invalid: list[Callable[[Table], None]] = [
             self.duplicated_row, self.another_match, self.another_round, self.huge_number, self.unicode_digits,
@@ -327,10 +327,18 @@ class Maker:
             value = int(value)  # type: ignore[call-overload]
         self.set_cell(table, self.some_row(table), self.rng.choice(["round", "board", "defenders_points"]), value)
 
+    def full_width_digits(self, table: Table) -> None:
+        """A Chinese IME's full-width points (NFKC: the same number)."""
+        self.mutations.append("full-width digits")
+        row = self.some_row(table)
+        points = table.truth[row][4]
+        text = ("－" if points < 0 else "") + "".join(chr(0xFF10 + int(d)) for d in str(abs(points)))
+        self.set_cell(table, row, "defenders_points", text)
+
     def unicode_digits(self, table: Table) -> None:
         self.invalid("Unicode digits")
         row = self.some_row(table)
-        zero = self.rng.choice([0x660, 0xFF10, 0x966])  # Arabic-Indic, full-width, Devanagari
+        zero = self.rng.choice([0x660, 0x966])  # Arabic-Indic, Devanagari (full-width ones are read: NFKC)
         points = table.truth[row][4]
         text = "".join(chr(zero + int(d)) for d in str(abs(points) or 5))
         self.set_cell(table, row, self.rng.choice(["defenders_points", "board"]), text)

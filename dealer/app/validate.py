@@ -141,7 +141,8 @@ def validate_row(
             return read_whole_number(cell(key).value, Phrase(what))
         except NotAWholeNumber as refused:
             c = cell(key)
-            problems.append(Problem(source, row.number, key, c.column, c.as_written, refused.key, params=refused.params))
+            problems.append(Problem(source, row.number, key, c.column, c.as_written, refused.key,
+                                    params=refused.params))
             return None
 
     round_number = required_int("round", "terms.the_round_number")
