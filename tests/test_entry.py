@@ -19,7 +19,8 @@ from test_tournament_cli import SWISS
 def _history(event: Path, boards: tuple[object, ...]) -> list[dict[str, object]]:
     outcome = run_dealer("results", "history", event, "--json", *boards)
     assert outcome.exit_code == 0, outcome.stderr
-    return [json.loads(line) for line in outcome.stdout.splitlines()]
+    rows: list[dict[str, object]] = json.loads(outcome.stdout)  # one JSON document: every stored row
+    return rows
 
 
 def test_full_width_values_are_read_as_typed_in_a_chinese_ime(tmp_path: Path) -> None:
