@@ -53,6 +53,7 @@ def _ok(*args: object) -> Outcome:
 def _init(tmp_path: Path, sheet: Path | None = None, *more: str) -> tuple[Path, str]:
     event = tmp_path / "ruc.toml"
     boards = str(tmp_path / "boards")
+    Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
     _ok("init", event, "--profile", "renmin-shuangsheng", "--result", "levels",
         *(["--teams", sheet] if sheet else []), *more, "--boards-dir", boards)
     return event, boards
@@ -88,6 +89,7 @@ def test_a_seed_002_registration_xlsx_with_chinese_headers_sets_up_the_event(tmp
 def test_init_writes_a_boards_event_that_commits_and_refuses_to_overwrite(tmp_path: Path) -> None:
     event = tmp_path / "city.toml"
     boards = str(tmp_path / "boards")
+    Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
     csv = tmp_path / "teams.csv"
     csv.write_text("id,name,club,players\nBJ,北京队,北京,张伟、王芳、李娜、刘洋\nSH,上海队,上海,陈静;杨磊;赵敏;黄勇\n"
                    "TJ,天津队,天津,周杰/吴刚/郑爽/孙丽\nCQ,重庆队,重庆,\n", encoding="gbk")
@@ -288,6 +290,7 @@ def test_a_withdrawn_team_rejoins_from_a_round_not_yet_paired(tmp_path: Path) ->
 def test_a_knockout_takes_no_withdrawal(tmp_path: Path) -> None:
     event = tmp_path / "cup.toml"
     boards = str(tmp_path / "boards")
+    Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
     _ok("init", event, "--profile", "renmin-shuangsheng", "--format", "knockout", "--result", "levels",
         "--teams", _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
     refused = run_dealer("teams", "withdraw", event, "A01", "--after-round", "0", "--reason", "x",
@@ -341,6 +344,7 @@ def test_an_event_file_listing_its_teams_is_never_rewritten_by_an_import(tmp_pat
     event = tmp_path / "robin.toml"
     event.write_text(ROBIN, encoding="utf-8")
     boards = str(tmp_path / "boards")
+    Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
     refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
     assert refused.exit_code == 2 and 'names no teams_file: add the line teams_file = "teams.toml" under [event]' \
         in refused.stderr
@@ -415,11 +419,11 @@ def test_an_events_own_rules_can_leave_a_withdrawn_team_out_of_opponents_match_p
     boards = str(tmp_path / "boards")
     (tmp_path / "boards").mkdir()
     explained = _ok("rules", "explain", event, "--lang", "en").stdout
-    assert "its opponents' 对手分 leave it out" in explained
+    assert "its opponents' opponent score leaves it out" in explained
     _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
     matches = _enter_round(tmp_path, event, boards, 1)
     said = _ok("teams", "withdraw", event, "T4", "--after-round", "1", "--reason", "left", "--boards-dir", boards)
-    assert "its opponents' 对手分 leave it out" in said.stdout
+    assert "its opponents' opponent score leaves it out" in said.stdout
     opponent = next(m["away"] if m["home"] == "T4" else m["home"] for m in matches if "T4" in (m["home"], m["away"]))
     standings = {s["team"]: s for s in _report(event, boards)["standings"]}
     assert standings["T4"]["match_points"] > 0  # it earned points, which its opponent does not count
