@@ -217,7 +217,7 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
     said = _ok("teams", "withdraw", event, "A07", "--after-round", "2", "--reason", "全队返校",
                "--boards-dir", boards).stdout
     assert "not paired from round 3" in said and "its played results stay" in said
-    assert "count the match points it earned before it left (profile renmin-shuangsheng)" in said
+    assert "counts the match points it earned before it left (profile renmin-shuangsheng)" in said
     again = run_dealer("teams", "withdraw", event, "A07", "--after-round", "2", "--reason", "x",
                        "--boards-dir", boards)
     assert again.exit_code == 2 and "already withdrawn" in again.stderr
