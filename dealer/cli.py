@@ -817,6 +817,78 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
         tell(rejoin_team(session, team, from_round, reason, entered_by))
 
 
+@results.command("penalty")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--match", help="Match id in the round (checked against the team's match).")
+@click.option("--team", required=True, help="The team the penalty is given to.")
+@click.option("--table", help="The table: A or B (boards), a level race's table number.")
+@click.option("--board", type=click.IntRange(1, 999), help="The board (points, a lost board in a boards event).")
+@click.option("--points", type=int, help="± the team's points of that board's table, before the conversion.")
+@click.option("--levels", type=int, help="± the team's level points after the conversion (a level race: at the table).")
+@click.option("--lose-board", is_flag=True, help="判本盘负: the board (a level race: the table's game) lost.")
+@click.option("--as-points", type=int, help="With --lose-board in a boards event: the defenders' points it scores as.")
+@click.option("--lose-match", is_flag=True, help="判负: the match lost, scored as the profile's forfeit.")
+@click.option("--match-points", type=int, help="± match points in the standings.")
+@click.option("--net-levels", type=int, help="± 小分 (net level points) in the standings.")
+@click.option("--disqualify", is_flag=True, help="Disqualify the team (ranked below every other).")
+@click.option("--choice", help="The option taken where the rules give one (seed 001 劳改: +2 levels or ±160 points).")
+@click.option("--withdraw", is_flag=True, help="Withdraw the team's penalties of the round (of one kind, if given).")
+@click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
+@click.option("--by", "entered_by", required=True, help="Who gives it (the director or referee).")
+@BOARDS_DIR_OPTION
+def results_penalty(event_file: str, round_: int, match: str | None, team: str, table: str | None,
+                    board: int | None, points: int | None, levels: int | None, lose_board: bool,
+                    as_points: int | None, lose_match: bool, match_points: int | None, net_levels: int | None,
+                    disqualify: bool, choice: str | None, withdraw: bool, reason: str, entered_by: str,
+                    boards_dir: str) -> None:
+    """Give a team a penalty in a match (seed 002 §六–七, seed 001 §8), footnoted everywhere."""
+    from dealer.app.penalties import PenaltyAsk, record_penalty, withdraw_penalty
+
+    given = [(kind, amount) for kind, amount, there in (
+        ("points", points or 0, points is not None), ("levels", levels or 0, levels is not None),
+        ("board", as_points or 0, lose_board), ("match", 0, lose_match),
+        ("match_points", match_points or 0, match_points is not None),
+        ("net_levels", net_levels or 0, net_levels is not None), ("disqualify", 0, disqualify)) if there]
+    if len(given) > 1 or (not given and not withdraw):
+        raise UserError("penalty.one_kind", field="points")
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        if withdraw:
+            tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by))
+            return
+        kind, amount = given[0]
+        ask = PenaltyAsk(kind, amount, table.upper() if table and not table.isdigit() else table, board, choice)
+        tell(record_penalty(session, round_, match, team, ask, reason, entered_by))
+
+
+@results.command("warn")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--match", help="Match id in the round (checked against the team's match).")
+@click.option("--team", required=True, help="The player's team.")
+@click.option("--player", required=True, help="The player warned (as registered).")
+@click.option("--table", help="Where an escalation step applies: A or B (boards), a level race's table.")
+@click.option("--board", type=click.IntRange(1, 999), help="The board an escalation step applies to (boards).")
+@click.option("--as-points", type=int, help="A lost board's defenders' points, if the step loses the board (boards).")
+@click.option("--withdraw", is_flag=True, help="Withdraw the player's last warning of the round and what it applied.")
+@click.option("--reason", required=True, help="What happened (kept in the audit trail).")
+@click.option("--by", "entered_by", required=True, help="Who gives it (the director or referee).")
+@BOARDS_DIR_OPTION
+def results_warn(event_file: str, round_: int, match: str | None, team: str, player: str, table: str | None,
+                 board: int | None, as_points: int | None, withdraw: bool, reason: str, entered_by: str,
+                 boards_dir: str) -> None:
+    """Warn a player; the profile's escalation (seed 002: 2nd 判本盘负 + 罚一级, 3rd 此轮判负) is applied and said."""
+    from dealer.app.penalties import record_warning, withdraw_warning
+
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        if withdraw:
+            tell(withdraw_warning(session, round_, team, player, reason, entered_by))
+            return
+        tell(record_warning(session, round_, match, team, player, reason, entered_by,
+                            table=table.upper() if table and not table.isdigit() else table, board=board,
+                            as_points=as_points))
+
+
 # --- the round loop ------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ standings, reports, the cross-table and the round loop take both alike:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -122,7 +123,22 @@ class ScoredLevelEvent(ScoredEvent):
                 raise ScoringError("levels.unknown_match", round=round_number, match=match_id)
             h, a = climbed(home, start), climbed(away, start)
             self.lines[i][table] = TableLine(table, home, away, h, a, last, table_winner(h, a, last))
+        self._penalize_tables()
         self._score_levels()
+
+    def _penalize_tables(self) -> None:
+        """Each levels penalty added to its team's climbed levels at its table (the table's
+        final levels stay as entered; its winner follows the levels as penalized)."""
+        for p in self.adjustments.of_kind("levels"):
+            i = self._index.get((p.round, p.match))
+            line = self.lines[i].get(int(p.table)) if i is not None and p.table and str(p.table).isdigit() else None
+            if line is None or i is None:
+                continue
+            m = self.matches[i]
+            h = line.home_climbed + (p.amount if p.team == m.home else 0)
+            a = line.away_climbed + (p.amount if p.team == m.away else 0)
+            self.lines[i][line.table] = dataclasses.replace(line, home_climbed=h, away_climbed=a,
+                                                             winner=table_winner(h, a, line.last_game))
 
     def _units(self) -> int:
         return self.event.tables

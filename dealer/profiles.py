@@ -150,6 +150,36 @@ class LatenessRule:
 WITHDRAWN_OPPONENT_RULES = ("as-played", "excluded")
 #: Registration fields a profile may require of every team (``registration.required``).
 REGISTRATION_FIELDS = ("club", "leader", "players", "seed", "contact", "mixed_club")
+#: Who a warning counts against (``[warnings] counted``): the offending player (seed 002: 违例者)
+#: or the team (seed 001: 违规方).
+WARNING_COUNTS = ("player", "team")
+#: What an escalation step may apply (:data:`dealer.scoring.PENALTY_KINDS`, repeated here: the
+#: profile does not import scoring).
+STEP_KINDS = ("points", "levels", "board", "match", "match_points", "net_levels", "disqualify")
+
+
+@dataclass(frozen=True)
+class WarningStep:
+    """The ``at``-th warning of a player (or team) applies ``apply``: (kind, amount) pairs."""
+
+    at: int
+    apply: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class WarningRule:
+    """How warnings escalate (``[warnings]``; seed 002 §六: the 2nd 判本盘负 + 罚一级, the 3rd 此轮判负):
+    counted per ``counted`` over the event; a warning with no step of its own is logged only."""
+
+    counted: str = "player"
+    steps: tuple[WarningStep, ...] = ()
+
+    def step(self, nth: int) -> WarningStep | None:
+        """The step of the ``nth`` warning; past the last step, the last one."""
+        found = next((s for s in self.steps if s.at == nth), None)
+        if found is None and self.steps and nth > self.steps[-1].at:
+            return self.steps[-1]
+        return found
 
 
 #: How a level race's match winner is decided (``[level_race] match_winner``): by net levels over
@@ -202,6 +232,7 @@ class Profile:
     withdrawn_opponent: str = "as-played"
     #: Registration fields every team must give (``dealer teams import``), e.g. seed 002's mixed_club.
     registration_required: tuple[str, ...] = ()
+    warnings: WarningRule = WarningRule()
     extras: Mapping[str, Any] = field(default_factory=dict)
     #: The profile's keys an event's ``[rules]`` changed (its 补充规定), in the order given.
     supplement: tuple[str, ...] = ()
@@ -299,6 +330,7 @@ PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
     "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties", "withdrawal", "registration",
+    "warnings",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -365,6 +397,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         level_race=_level_race(data.get("level_race", {}), label),
         withdrawn_opponent=_withdrawal(data.get("withdrawal", {}), label),
         registration_required=_registration(data.get("registration", {}), label),
+        warnings=_warnings(data.get("warnings", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
         data=data,
     )
@@ -504,6 +537,40 @@ def _lateness(data: Any, label: str) -> tuple[LatenessRule, ...]:
             raise ProfileError("profiles.lateness_overlaps", where=where)
         rules.append(rule)
     return tuple(rules)
+
+
+def _warnings(data: Any, label: str) -> WarningRule:
+    """``[warnings]``: ``counted = "player"|"team"``, ``steps = [{ at = 2, apply = [{ kind =
+    "board" }, { kind = "levels", amount = -1 }] }, …]`` (steps in rising ``at``)."""
+    where = f"{label}warnings"
+    raw = _keys(data, where, {"counted", "steps"})
+    counted = raw.get("counted", "player")
+    if counted not in WARNING_COUNTS:
+        raise ProfileError("profiles.bad_warning_count", where=f"{where}.counted", value=counted,
+                           known=", ".join(WARNING_COUNTS))
+    steps_data = raw.get("steps", [])
+    if not isinstance(steps_data, list):
+        raise ProfileError("profiles.warning_steps_not_a_list", where=f"{where}.steps")
+    steps: list[WarningStep] = []
+    for i, item in enumerate(steps_data):
+        at_where = f"{where}.steps[{i}]"
+        step = _keys(item, at_where, {"at", "apply"})
+        at = _whole(step.get("at"), f"{at_where}.at", 1, 100)
+        if steps and at <= steps[-1].at:
+            raise ProfileError("profiles.warning_steps_order", where=f"{at_where}.at")
+        applied = step.get("apply", [])
+        if not isinstance(applied, list) or not applied:
+            raise ProfileError("profiles.warning_steps_not_a_list", where=f"{at_where}.apply")
+        pairs = []
+        for j, penalty in enumerate(applied):
+            p_where = f"{at_where}.apply[{j}]"
+            p = _keys(penalty, p_where, {"kind", "amount"})
+            if p.get("kind") not in STEP_KINDS:
+                raise ProfileError("profiles.bad_step_kind", where=f"{p_where}.kind", value=p.get("kind"),
+                                   known=", ".join(STEP_KINDS))
+            pairs.append((str(p["kind"]), _whole(p.get("amount", 0), f"{p_where}.amount", -1000, 1000)))
+        steps.append(WarningStep(at, tuple(pairs)))
+    return WarningRule(str(counted), tuple(steps))
 
 
 def _knockout_tie_breaks(data: Any, label: str) -> tuple[str, ...]:

@@ -157,6 +157,39 @@ class Withdrawal:
         return self.after_round < round_number and (self.back_from is None or round_number < self.back_from)
 
 
+#: What a director's penalty does (``dealer results penalty``), by kind: points of one board's
+#: table before the conversion (boards), level points after it (boards: the match total; a level
+#: race: one table's levels), a forced board result (判本盘负: boards, the board's table scored
+#: as the defenders' points given; a level race: footnoted, its table result entered as played),
+#: the match lost (判负, scored as the profile's forfeit), match points or 小分 off the
+#: standings, a disqualification (ranked below every other team).
+PENALTY_KINDS = ("points", "levels", "board", "match", "match_points", "net_levels", "disqualify")
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A penalty (or, given a positive ``amount``, an award) of the director's to ``team`` in
+    round ``round``'s match ``match``: what it does is :data:`PENALTY_KINDS`. ``choice`` names
+    the option taken where the rules let a side choose (seed 001's 劳改: +2 levels or ±160
+    points); ``warning``: the warning whose escalation step applied it."""
+
+    round: int
+    match: str
+    team: str
+    kind: str
+    amount: int = 0
+    table: str | None = None  # "A"/"B" (boards) or a level race's table number
+    board: int | None = None
+    choice: str | None = None
+    reason: str = ""
+    by: str | None = None
+    warning: int | None = None
+    id: int = 0
+
+    def on(self, round_number: int, match_id: str) -> bool:
+        return (self.round, self.match) == (round_number, match_id)
+
+
 @dataclass(frozen=True)
 class Adjustments:
     """What the director recorded besides results; every report footnotes each one."""
@@ -164,6 +197,7 @@ class Adjustments:
     forfeits: tuple[Forfeit, ...] = ()
     deductions: tuple[Deduction, ...] = ()
     withdrawals: tuple[Withdrawal, ...] = ()
+    penalties: tuple[Penalty, ...] = ()
 
     def absent(self, round_number: int) -> frozenset[str]:
         """The teams withdrawn from round ``round_number`` (not paired in it)."""
@@ -174,13 +208,36 @@ class Adjustments:
         return frozenset(w.team for w in self.withdrawals if w.back_from is None)
 
     def net_level_points(self) -> dict[str, int]:
+        """Net level points (小分) added to each team: deductions and 小分 penalties."""
         total: dict[str, int] = defaultdict(int)
         for deduction in self.deductions:
             total[deduction.team] += deduction.net_level_points
+        for penalty in self.of_kind("net_levels"):
+            total[penalty.team] += penalty.amount
         return dict(total)
 
+    def match_points(self) -> dict[str, int]:
+        """Match points added to each team by penalties (``match_points``)."""
+        total: dict[str, int] = defaultdict(int)
+        for penalty in self.of_kind("match_points"):
+            total[penalty.team] += penalty.amount
+        return dict(total)
+
+    def disqualified(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.team for p in self.of_kind("disqualify")))
+
+    def of_kind(self, *kinds: str) -> tuple[Penalty, ...]:
+        return tuple(p for p in self.penalties if p.kind in kinds)
+
+    def on_match(self, round_number: int, match_id: str) -> tuple[Penalty, ...]:
+        """The penalties of one match, in the order recorded."""
+        return tuple(p for p in self.penalties if p.on(round_number, match_id))
+
     def forfeiters(self, round_number: int, match_id: str) -> tuple[str, ...]:
-        return tuple(f.team for f in self.forfeits if (f.round, f.match) == (round_number, match_id))
+        """The teams that forfeited the match or lost it by a penalty (判负)."""
+        teams = [f.team for f in self.forfeits if (f.round, f.match) == (round_number, match_id)]
+        teams += [p.team for p in self.of_kind("match") if p.on(round_number, match_id)]
+        return tuple(dict.fromkeys(teams))
 
 
 @dataclass(frozen=True)
@@ -448,7 +505,7 @@ class ScoredEvent:
         present = self.present
         if not present.any():
             return
-        declarer_lv, defenders_lv = self._level_lookup(self.points[present])
+        declarer_lv, defenders_lv = self._level_lookup(self._penalized_points()[present])
         ns_table = np.zeros((self.event.sets + 1, self.event.boards_per_set), dtype=np.bool_)
         for (set_number, number), cond in self.event.schedule.items():
             ns_table[set_number, number - 1] = side_of(cond.declarer) == "NS"
@@ -456,6 +513,41 @@ class ScoredEvent:
         ns_decl = np.broadcast_to(ns_table[sets][:, :, None], present.shape)[present]
         self.ns_levels[present] = np.where(ns_decl, declarer_lv, defenders_lv)
         self.ew_levels[present] = np.where(ns_decl, defenders_lv, declarer_lv)
+
+    def _penalized_points(self) -> IntArray:
+        """The defenders' points the conversion reads: the results as entered (the sheets show
+        those), with each points penalty and forced board result applied to its board's table.
+        A penalty of ``amount`` to the defending team adds it to the defenders' points, to the
+        declaring team takes it off; the value stays within the decks' points."""
+        found = self.adjustments.of_kind("points", "board")
+        if not found:
+            return self.points
+        points = self.points.copy()
+        top = 100 * self.event.decks
+        for p in found:
+            i = self._index.get((p.round, p.match))
+            if i is None or p.board is None or p.table not in TABLES or not 1 <= p.board <= self.event.boards_per_set:
+                continue
+            m, t, b = self.matches[i], TABLES.index(str(p.table)), p.board - 1
+            if p.kind == "board":
+                points[i, b, t] = min(max(p.amount, 0), top)
+                continue
+            seats = m.seats(str(p.table))
+            declarer = side_of(self.event.schedule[(m.set, p.board)].declarer)
+            defending = seats["EW" if declarer == "NS" else "NS"] == p.team
+            points[i, b, t] = min(max(int(points[i, b, t]) + (p.amount if defending else -p.amount), 0), top)
+        return points
+
+    def level_shift(self, m: Match) -> tuple[int, int]:
+        """Level points added to the home and away team of ``m`` by levels penalties (boards)."""
+        home = away = 0
+        for p in self.adjustments.of_kind("levels"):
+            if p.on(m.round, m.id):
+                if p.team == m.home:
+                    home += p.amount
+                elif p.team == m.away:
+                    away += p.amount
+        return home, away
 
     def _level_lookup(self, points: IntArray) -> tuple[IntArray, IntArray]:
         import numpy as np
@@ -489,6 +581,8 @@ class ScoredEvent:
                 continue
             h, a, c = int(home_total[i]), int(away_total[i]), int(n_counted[i])
             if c:
+                dh, da = self.level_shift(m)
+                h, a = h + dh, a + da
                 hmp, amp = self.profile.match_points_for(h, a), self.profile.match_points_for(a, h)
             else:
                 hmp = amp = 0

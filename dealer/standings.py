@@ -196,6 +196,9 @@ def records(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments
     for team, points in adjustments.net_level_points().items():
         if team in found.adjustment:  # a group's standings: the group's teams only
             found.adjustment[team] += points
+    for team, points in (adjustments or Adjustments()).match_points().items():
+        if team in found.match_points:  # a penalty of match points (standings deduction)
+            found.match_points[team] += points
     return found
 
 
@@ -242,9 +245,11 @@ def rank(event: Event, scores: Sequence[MatchScore], adjustments: Adjustments | 
             out.extend(order(buckets[value], depth + 1))
         return out
 
-    by_points: dict[int, list[str]] = defaultdict(list)
+    # A disqualified team is ranked below every other (then among themselves as the others).
+    disqualified = set((adjustments or Adjustments()).disqualified())
+    by_points: dict[tuple[bool, int], list[str]] = defaultdict(list)
     for t in teams:
-        by_points[found.match_points[t]].append(t)
+        by_points[(t not in disqualified, found.match_points[t])].append(t)
     result: list[Standing] = []
     position = 1
     for points in sorted(by_points, reverse=True):

@@ -96,7 +96,7 @@ def stored_withdrawals(actions: Sequence[Action]) -> tuple[Withdrawal, ...]:
 
 
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
-    """The forfeits, deductions and withdrawals in force (not undone)."""
+    """The forfeits, deductions, withdrawals and penalties in force (not undone)."""
     if store is None:
         return Adjustments()
     forfeits, deductions = [], []
@@ -112,7 +112,10 @@ def stored_adjustments(store: ResultsStore | None) -> Adjustments:
             # A lateness that costs nothing is on record too (net 0): every report notes it.
             deductions.append(Deduction(action.round, data["team"], int(data.get("net_level_points") or 0),
                                         action.reason or "", None if minutes is None else int(minutes)))
-    return Adjustments(tuple(forfeits), tuple(deductions), stored_withdrawals(actions))
+    from dealer.app.penalties import stored_penalties
+
+    return Adjustments(tuple(forfeits), tuple(deductions), stored_withdrawals(actions),
+                       stored_penalties(store))
 
 
 def scheduled(event: Event, store: ResultsStore | None) -> Event:

@@ -276,7 +276,16 @@ class ReportData:
             if w.back_from is not None:
                 note += t["rejoin_note"].format(round=w.back_from, reason=w.back_reason)
             notes.append(note)
-        return notes
+        return notes + self.penalty_notes(lang)
+
+    def penalty_notes(self, lang: str, round_number: int | None = None, match: str | None = None) -> list[str]:
+        """Every penalty's footnote in ``lang`` (``round_number``/``match``: of that match only)."""
+        from dealer.app.penalties import penalty_note
+        from dealer.words import words
+
+        said = words(lang)
+        return [said.text(n.key, n.params) for n in map(penalty_note, self.adjustments.penalties)
+                if round_number is None or (n.params["round"], n.params["match"]) == (round_number, match)]
 
 
 def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, *,

@@ -67,6 +67,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
               for d in data.adjustments.deductions),
             *({"round": w.after_round, "team": w.team, "kind": "withdrawal", "back_from": w.back_from,
                "reason": w.reason, "back_reason": w.back_reason} for w in data.adjustments.withdrawals),
+            *({"round": p.round, "match": p.match, "team": p.team, "kind": "penalty", "penalty": p.kind,
+               "value": p.amount, "table": p.table, "board": p.board, "choice": p.choice, "warning": p.warning,
+               "id": p.id, "by": p.by, "reason": p.reason} for p in data.adjustments.penalties),
         ],
         "withdrawn_opponents": data.event.profile.withdrawn_opponent,
         "matches": [
@@ -278,7 +281,7 @@ def table_names(data: ReportData) -> list[str]:
     return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
             *(f"group-{chr(65 + g)}" for g, _t in data.groups),
             *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions
-              or data.adjustments.withdrawals else []),
+              or data.adjustments.withdrawals or data.adjustments.penalties else []),
             *(["prizes"] if data.event.prizes else []),
             *(["rules"] if data.event.profile.supplement else [])]
 
@@ -494,6 +497,9 @@ class _SheetRenderer:
         self.trumps = trump_words(page["no_trump_short"])
         self.common = {"t": labels(lang), "names": data.names, "separator": "、" if lang == "zh" else ", ",
                        "seats": page["seat_short"], "cells": {}}
+        self.notes: dict[tuple[int, str], list[str]] = {}  # each match's penalty footnotes
+        for p, note in zip(data.adjustments.penalties, data.penalty_notes(lang), strict=True):
+            self.notes.setdefault((p.round, p.match), []).append(note)
 
     def render(self, sheet: MatchSheet) -> str:
         from dealer.render.rows import board_rows
@@ -505,7 +511,8 @@ class _SheetRenderer:
             self.common, s=s, players=(teams[s.home].players, teams[s.away].players),
             boards=None if levels else board_rows(sheet.boards, trumps=self.trumps),
             tables=sheet.tables if levels else None, side={"home": s.home, "away": s.away},
-            advanced=self.data.advance_note(s.round, s.match, self.lang)))
+            advanced=self.data.advance_note(s.round, s.match, self.lang),
+            notes=self.notes.get((s.round, s.match), ())))
 
 
 def sheets_inline(data: ReportData) -> bool:
@@ -701,8 +708,14 @@ def sheets_json(data: ReportData, scores: Sequence[MatchScore] | None = None) ->
     """Each played match's sheet for the JSON report: its boards, each table's points, level
     points and trump played (a level race: its tables)."""
     levels = isinstance(data.scored, ScoredLevelEvent)
+    penalties: dict[tuple[int, str], list[int]] = {}
+    for p in data.adjustments.penalties:
+        penalties.setdefault((p.round, p.match), []).append(p.id)
     for sheet in match_sheets(data, scores):
-        yield _sheet_json(sheet, levels)
+        found = _sheet_json(sheet, levels)
+        if (key := (sheet.score.round, sheet.score.match)) in penalties:
+            found["penalties"] = penalties[key]  # ids, as "adjustments" lists them
+        yield found
 
 
 def _sheet_json(sheet: MatchSheet, levels: bool = False) -> dict[str, Any]:

@@ -273,7 +273,8 @@ class SiteData:
             key = _digest(key, number, rnd.byes,
                           b"".join(self.score_digests[(number, m.id)] for m in rnd.matches),
                           [f for f in adjustments.forfeits if f.round == number],
-                          [d for d in adjustments.deductions if d.round == number])
+                          [d for d in adjustments.deductions if d.round == number],
+                          [p for p in adjustments.penalties if p.round == number])
             found.append((number, key.hex()))
         return found
 
@@ -283,14 +284,16 @@ class SiteData:
         scores, adjustments = self.data.scored.scores, self.data.adjustments
         forfeits = tuple(f for f in adjustments.forfeits if f.round <= number)
         deductions = tuple(d for d in adjustments.deductions if d.round <= number)
+        penalties = tuple(p for p in adjustments.penalties if p.round <= number)
         rounds = tuple(r for r in self.event.rounds if r.number <= number)
-        if (len(rounds), len(forfeits), len(deductions)) == \
-                (len(self.event.rounds), len(adjustments.forfeits), len(adjustments.deductions)) \
-                and self.lots_seed == self.data.lots_seed:
+        if (len(rounds), len(forfeits), len(deductions), len(penalties)) == \
+                (len(self.event.rounds), len(adjustments.forfeits), len(adjustments.deductions),
+                 len(adjustments.penalties)) and self.lots_seed == self.data.lots_seed:
             table = self.data.standings  # after the last round: the standings as they are
         else:
             table = rank(dataclasses.replace(self.event, rounds=rounds), [s for s in scores if s.round <= number],
-                         dataclasses.replace(adjustments, forfeits=forfeits, deductions=deductions), self.lots_seed)
+                         dataclasses.replace(adjustments, forfeits=forfeits, deductions=deductions,
+                                             penalties=penalties), self.lots_seed)
         played = any(s.round <= number and s.played for s in scores)
         ranks = {s.team: s.rank if played else None for s in table}
         return [ranks[t.id] for t in self.event.teams]
@@ -442,6 +445,7 @@ def standings(site: SiteData) -> dict[str, Any]:
                    for g, table in site.data.groups],
         "places": site.places(), "status": site.report["status"], "has_prizes": bool(site.event.prizes),
         "prizes": site.prizes, "adjustments": site.report["adjustments"],
+        "penalty_notes": {lang: site.data.penalty_notes(lang) for lang in ("zh", "en")},
     }
 
 
@@ -481,6 +485,8 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
     context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
                                "levels": site.event.levels, "set_released": m.set in site.released,
                                "boards": [], "tables": [], "withheld_boards": site.withheld.get(m.set, [])}
+    if site.data.adjustments.on_match(m.round, m.id):  # footnoted below the sheet, in each language
+        context["penalty_notes"] = {lang: site.data.penalty_notes(lang, m.round, m.id) for lang in ("zh", "en")}
     sheet = scored.match_sheet(m.round, m.id)
     if sheet is None:  # forfeited: no sheet
         return context

@@ -54,12 +54,13 @@ from dealer.store.chain import (
     schema_findings,
 )
 from dealer.store.migrations import MIGRATIONS, SCHEMA_VERSION
-from dealer.store.rows import Action, EntryBatch, Release, StoredRow
+from dealer.store.rows import Action, EntryBatch, PenaltyRow, Release, StoredRow
 from dealer.store.schema import (
     ACTION_COLUMNS,
     ALL_LINKS,
     CHAINED,
     IMPORTED,
+    PENALTY_COLUMNS,
     RELEASE_COLUMNS,
     RESULT_TABLES,
     TABLE_COLUMNS,
@@ -573,6 +574,23 @@ class ResultsStore:
                 {**row, "seq": seq, "chain": link(previous, seq, table, row).hex()})
         return row
 
+    def insert_penalty(self, kind: str, round_number: int, match: str, team: str, data: dict[str, Any], *,
+                       reason: str, undoes: int | None = None, entered_by: str | None = None) -> int:
+        """Append one penalty, warning or withdrawal (inside :meth:`transaction`); its id."""
+        row = self._append_chained("penalties", PENALTY_COLUMNS, {
+            "kind": kind, "round": round_number, "match": match, "team": team, "data": ENCODER.encode(data),
+            "reason": reason, "undoes": undoes, "entered_by": entered_by, "at": now()})
+        return int(row["id"])
+
+    def penalties(self) -> list[PenaltyRow]:
+        """The penalties, warnings and withdrawals, oldest first (none in a database made before them)."""
+        if not columns_of(self.conn, "penalties"):
+            return []
+        rows = self._query("SELECT p.*, EXISTS (SELECT 1 FROM penalties u WHERE u.undoes = p.id) AS undone"
+                           " FROM penalties p ORDER BY p.id")
+        return [PenaltyRow(r["id"], r["kind"], r["round"], r["match"], r["team"], json.loads(r["data"]),
+                           r["reason"], r["undoes"], r["entered_by"], r["at"], bool(r["undone"])) for r in rows]
+
     def insert_release(self, kind: str, set_number: int | None, reason: str, entered_by: str | None = None) -> Release:
         """Append one release (inside :meth:`transaction`)."""
         row = self._append_chained("releases", RELEASE_COLUMNS, {
@@ -686,7 +704,7 @@ class ResultsStore:
 
     def last_entry_at(self) -> str | None:
         """When the tool last stored anything (results, an action or a release)."""
-        times = [row[0] for table in ("imports", "actions", "releases") if columns_of(self.conn, table)
+        times = [row[0] for table in ("imports", "actions", "releases", "penalties") if columns_of(self.conn, table)
                  for row in self._query(f"SELECT max(at) FROM {table}") if row[0] is not None]
         return max(times) if times else None
 

@@ -253,7 +253,31 @@ def _migration_8(conn: sqlite3.Connection) -> None:
                                "CREATE UNIQUE INDEX actions_undoes ON actions (undoes)"))
 
 
+def _migration_9(conn: sqlite3.Connection) -> None:
+    """penalties: the director's penalties and warnings, in the chain; a withdrawal is an
+    ``undo`` row naming the one it withdraws."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS penalties (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('points', 'levels', 'board', 'match', 'match_points',
+                                               'net_levels', 'disqualify', 'warning', 'undo')),
+            round INTEGER NOT NULL CHECK (round >= 1),
+            match TEXT NOT NULL,
+            team TEXT NOT NULL,
+            data TEXT NOT NULL,
+            reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+            undoes INTEGER REFERENCES penalties (id),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'undo') = (undoes IS NOT NULL))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS penalties_seq ON penalties (seq)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS penalties_undoes ON penalties (undoes)")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
-    _migration_8)
+    _migration_8, _migration_9)
 SCHEMA_VERSION = len(MIGRATIONS)

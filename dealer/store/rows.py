@@ -163,6 +163,24 @@ class Action:
 
 
 @dataclass(frozen=True)
+class PenaltyRow:
+    """A penalty or warning as stored (``kind`` "undo": a withdrawal naming ``undoes``);
+    ``undone`` when a later withdrawal names it."""
+
+    id: int
+    kind: str
+    round: int
+    match: str
+    team: str
+    data: dict[str, Any]
+    reason: str
+    undoes: int | None
+    entered_by: str | None
+    at: str
+    undone: bool
+
+
+@dataclass(frozen=True)
 class Release:
     """A board set's hands (``kind`` "set") or the key (``kind`` "key") made public, or a set
     declared unused (``kind`` "unused")."""

@@ -127,20 +127,26 @@ RELEASES = _append_only(
     "releases", ("id", "kind", "set_number", "reason", "entered_by", "at"),
     (("id",), ("seq",), ("kind", "set_number")), "releases are append-only",
     null_is_value=frozenset({"set_number"}))
+#: The director's penalties and warnings (``dealer results penalty`` / ``warn``): one row each, a
+#: withdrawal (``kind`` "undo") naming the row it undoes; what each does is in ``data``.
+PENALTIES = _append_only(
+    "penalties", ("id", "kind", "round", "match", "team", "data", "reason", "undoes", "entered_by", "at"),
+    (("id",), ("seq",), ("undoes",)), "penalties are append-only: withdraw one with --withdraw")
 #: The event's identity, when the database was made, the chain's tag, the result kind: fixed.
 META = _append_only("meta", ("key", "value"), (("key",),), "meta is fixed", chained=False)
 
 #: Every chained table, in the order the chain's readers take them (a link number two rows
 #: share is reported in this order).
-CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES)
+CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES)
 #: Every table the tool guards, in the order its guards are made and checked.
-GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, META)
+GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, META)
 
 RESULT_COLUMNS = RESULTS.columns
 IMPORT_COLUMNS = IMPORTS.columns
 ACTION_COLUMNS = ACTIONS.columns
 LEVEL_COLUMNS = LEVEL_RESULTS.columns
 RELEASE_COLUMNS = RELEASES.columns
+PENALTY_COLUMNS = PENALTIES.columns
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {t.name: t.columns for t in CHAINED_TABLES}
 #: The columns each table has: those its links cover, and the link (``meta``: its two).
