@@ -518,24 +518,23 @@ class ScoredEvent:
         """The defenders' points the conversion reads: the results as entered (the sheets show
         those), with each points penalty and forced board result applied to its board's table.
         A penalty of ``amount`` to the defending team adds it to the defenders' points, to the
-        declaring team takes it off; the value stays within the decks' points."""
+        declaring team takes it off (the profile's bands cover every value)."""
         found = self.adjustments.of_kind("points", "board")
         if not found:
             return self.points
         points = self.points.copy()
-        top = 100 * self.event.decks
         for p in found:
             i = self._index.get((p.round, p.match))
             if i is None or p.board is None or p.table not in TABLES or not 1 <= p.board <= self.event.boards_per_set:
                 continue
             m, t, b = self.matches[i], TABLES.index(str(p.table)), p.board - 1
             if p.kind == "board":
-                points[i, b, t] = min(max(p.amount, 0), top)
+                points[i, b, t] = p.amount
                 continue
             seats = m.seats(str(p.table))
             declarer = side_of(self.event.schedule[(m.set, p.board)].declarer)
             defending = seats["EW" if declarer == "NS" else "NS"] == p.team
-            points[i, b, t] = min(max(int(points[i, b, t]) + (p.amount if defending else -p.amount), 0), top)
+            points[i, b, t] += p.amount if defending else -p.amount
         return points
 
     def level_shift(self, m: Match) -> tuple[int, int]:

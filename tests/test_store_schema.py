@@ -76,14 +76,17 @@ FROZEN_TRIGGERS: dict[str, str] = {
                                "BEGIN SELECT RAISE(ABORT, 'releases are append-only'); END",
         # Migration 8 (the director's penalties and warnings): the same three guards.
         "penalties_no_update": "CREATE TRIGGER penalties_no_update BEFORE UPDATE ON penalties "
-                               "BEGIN SELECT RAISE(ABORT, 'penalties are append-only: withdraw one with --withdraw'); END",
+                               "BEGIN SELECT RAISE(ABORT, "
+                               "'penalties are append-only: withdraw one with --withdraw'); END",
         "penalties_no_delete": "CREATE TRIGGER penalties_no_delete BEFORE DELETE ON penalties "
-                               "BEGIN SELECT RAISE(ABORT, 'penalties are append-only: withdraw one with --withdraw'); END",
+                               "BEGIN SELECT RAISE(ABORT, "
+                               "'penalties are append-only: withdraw one with --withdraw'); END",
         "penalties_no_replace": "CREATE TRIGGER penalties_no_replace BEFORE INSERT ON penalties WHEN "
                                 "EXISTS (SELECT 1 FROM penalties WHERE id = NEW.id) "
                                 "OR EXISTS (SELECT 1 FROM penalties WHERE seq = NEW.seq) "
                                 "OR EXISTS (SELECT 1 FROM penalties WHERE undoes = NEW.undoes) "
-                                "BEGIN SELECT RAISE(ABORT, 'penalties are append-only: withdraw one with --withdraw'); END",
+                                "BEGIN SELECT RAISE(ABORT, "
+                               "'penalties are append-only: withdraw one with --withdraw'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
