@@ -156,6 +156,23 @@ def _lateness_lines(profile: Profile, t: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
+    """The escalation of warnings: each step's penalties in the words of their footnotes."""
+    from dealer.app.penalties import PHRASES
+    from dealer.words import words
+
+    rule = profile.warnings
+    counted = t["warnings_team"] if rule.counted == "team" else t["warnings_player"]
+    if not rule.steps:
+        return [t["warnings_logged"].format(counted=counted)]
+    said = words(lang)
+    steps = []
+    for step in rule.steps:
+        applied = [said.text(PHRASES[kind].key, {"amount": f"{amount:+d}", "where": ""}) for kind, amount in step.apply]
+        steps.append(t["warning_step"].format(n=step.at, apply=", ".join(applied)))
+    return [t["warnings"].format(counted=counted, steps="; ".join(steps))]
+
+
 def _forfeit_line(profile: Profile, t: dict[str, Any]) -> str:
     forfeiter = profile.forfeit.forfeiter_match_points
     return str(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
@@ -180,6 +197,7 @@ _RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
         f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
     "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,
                                                                rule=t[p.level_race.match_winner])],
+    "warnings": _warning_lines,
     "final_place_points": lambda p, t, _lang: [
         t["final_place_points"].format(value=", ".join(map(str, p.place_points)))] if p.place_points else [],
 }

@@ -364,7 +364,55 @@ def test_the_warning_escalation_is_a_profile_key_an_events_rules_can_change(tmp_
     out = _ok("results", "warn", event, "--round", 1, "--team", "T2", "--player", "钱七", "--reason", "x", "--by",
               "y", "--boards-dir", boards)
     assert "warning no. 1 of team T2" in out and "applied -1 net level point(s) (小分)" in out
+    explained = _ok("rules", "explain", event, "--lang", "en")
+    line = "Warnings (counted per team): no. 1 → -1 net level point(s) (小分) in the standings"
+    assert explained.count(line) == 2  # the event's own rules (补充规定), then the profile as it applies
+    profile = _ok("rules", "explain", "renmin-shuangsheng", "--lang", "en")
+    assert "Warnings (counted per player): no. 2 → board lost (判本盘负), -1 level(s) after the conversion; " \
+           "no. 3 → match lost (判负), scored as a forfeit" in profile
     bad = base.replace('kind = "net_levels"', 'kind = "fine"')
     event.write_text(bad, encoding="utf-8")
     code, _out, err = run_dealer("rules", "explain", event)
     assert code == 2 and "rules.warnings.steps[0].apply[0].kind: expected one of points" in err, err
+
+
+SWISS = """
+[event]
+id = "penswiss"
+name = "Swiss"
+profile = "renmin-shuangsheng"
+decks = 2
+boards_per_set = 1
+
+[format]
+kind = "swiss"
+rounds = 3
+first_round = "pinyin"
+
+[[teams]]
+id = "T1"
+name = "安徽"
+[[teams]]
+id = "T2"
+name = "北京"
+[[teams]]
+id = "T3"
+name = "重庆"
+[[teams]]
+id = "T4"
+name = "大连"
+"""
+
+
+def test_a_round_with_a_penalty_is_not_undone_until_it_is_withdrawn(tmp_path: Path) -> None:
+    event, boards = _event(tmp_path, SWISS, "swiss")
+    _ok("deal", event, "--boards-dir", boards)
+    _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
+    _ok("results", "penalty", event, "--round", 1, "--team", "T1", "--match-points", -1, "--reason", "x",
+        "--by", "y", "--boards-dir", boards)
+    undo = ("round", "undo", event, "--round", 1, "--reason", "wrong", "--boards-dir", boards)
+    code, _out, err = run_dealer(*undo)
+    assert code == 2 and "round 1 has a penalty or warning in force: withdraw it first" in err, err
+    _ok("results", "penalty", event, "--round", 1, "--team", "T1", "--withdraw", "--reason", "x", "--by", "y",
+        "--boards-dir", boards)
+    _ok(*undo)

@@ -351,6 +351,8 @@ def undo_round(session: EventSession, number: int, reason: str,
         if any(a.round == number and not a.undone for a in store.actions(("forfeit", "late"))):
             raise RoundError("round.has_forfeit_or_lateness",
                              field="round", number=number)
+        if any(p.round == number and not p.undone and p.kind != "undo" for p in store.penalties()):
+            raise RoundError("round.has_penalties", field="round", number=number)
         store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
                             entered_by=entered_by)
     return _view(current[number])
