@@ -94,6 +94,7 @@ def _setup(tmp_path: Path, text: str) -> tuple[Path, Path]:
     results.write_text("round,match,table,home_level,away_level\n"
                        + "".join(",".join(row) + "\n" for row in ROWS), encoding="utf-8")
     boards = tmp_path / "boards"
+    boards.mkdir()  # a given --boards-dir must exist (a mistyped one is refused, never made)
     code, _out, err = run_dealer("results", "import", event, results, "--boards-dir", boards)
     assert code == 0, err
     return event, boards
