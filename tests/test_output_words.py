@@ -87,6 +87,11 @@ def test_every_time_is_local_with_its_zone_from_the_events_timezone(tmp_path: Pa
 
     shanghai = dt.datetime.fromisoformat(stored).astimezone(zoneinfo.ZoneInfo("Asia/Shanghai"))
     assert f"{shanghai:%Y-%m-%d %H:%M:%S} (UTC+08:00)" in history.stdout, history.stdout
+    # A conflicting entry names the stored result's time in the same zone.
+    points = next(row[4] for row in hand_rows() if row[2] == "A" and row[3] == 1)
+    conflict = run_dealer("results", "add", event_path, "--round", 1, "--match", 1, "--table", "A", "--board", 1,
+                          "--points", int(str(points)) + 5, "--boards-dir", boards)
+    assert conflict.exit_code != 0 and f"{shanghai:%Y-%m-%d %H:%M:%S} (UTC+08:00)" in conflict.stderr, conflict.stderr
     out = tmp_path / "reports"
     assert run_dealer("report", event_path, "--out", out, "--format", "html", "--boards-dir", boards).exit_code == 0
     page = (out / "hand-results.html").read_text(encoding="utf-8")

@@ -76,9 +76,9 @@ class ResultKind:
         """Whether a correction's ``values`` give any field of the result (the note aside)."""
         return any(values.get(key) not in (None, "") for key in self.kept if key != "note")
 
-    def stored_text(self, row: sqlite3.Row) -> Phrase:
-        """A stored row's value, with when and by whom it was entered."""
-        return validate.stored_phrase(self.stored_value(row), row)
+    def stored_text(self, row: sqlite3.Row, zone: str | None = None) -> Phrase:
+        """A stored row's value, with when (in the event's ``zone``) and by whom it was entered."""
+        return validate.stored_phrase(self.stored_value(row), row, zone)
 
     def entry_value(self, entry: Any) -> str | None:
         value = getattr(entry, self.value_field)

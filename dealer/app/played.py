@@ -29,6 +29,7 @@ from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
 from dealer.store.rows import Action
 from dealer.store.schema import BOARDS, LEVELS
+from dealer.words import local_time
 
 
 class RoundError(UserError, ValueError):
@@ -153,7 +154,8 @@ def _check_unused(event: Event, store: ResultsStore | None) -> None:
     for match in event.matches() if unused else ():
         if match.set in unused:
             raise RoundError("round.plays_unused_set", field="rounds", round=match.round,
-                             match=match.id, set=match.set, unused=unused[match.set])
+                             match=match.id, set=match.set,
+                             unused=local_time(unused[match.set], event.timezone))
 
 
 def declared_end(store: ResultsStore | None) -> Action | None:

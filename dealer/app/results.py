@@ -12,6 +12,7 @@ transaction.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -220,7 +221,8 @@ def import_file(session: EventSession, path: str | Path, entered_by: str | None 
         check_seating(store, event, {(e.round, e.match) for e in entries})
         stored = store.current(kind.table, rounds)
         fresh, corrected = against_stored(source, slots, entries.__getitem__, stored,
-                                          store.superseded(kind.table, rounds), kind.slot_text, kind.stored_text,
+                                          store.superseded(kind.table, rounds), kind.slot_text,
+                                          functools.partial(kind.stored_text, zone=event.timezone),
                                           len(parsed.numbers))
         skipped = len(entries) - len(fresh) - corrected
         if not fresh:
@@ -338,9 +340,9 @@ def add_result(session: EventSession, values: Mapping[str, str | None], check_pl
         old = store.current_row(kind.table, entry.slot)
         if old is not None:
             if entry.same_result(old):
-                return Unchanged(entry.slot, kind.slot_text(entry.slot), kind.stored_text(old))
+                return Unchanged(entry.slot, kind.slot_text(entry.slot), kind.stored_text(old, event.timezone))
             raise _rejected(kind.value_field, kind.entry_value(entry), "level_result.duplicate", hint="use_correct",
-                            slot=kind.slot_text(entry.slot), stored=kind.stored_text(old))
+                            slot=kind.slot_text(entry.slot), stored=kind.stored_text(old, event.timezone))
         import_id = store.insert(kind.table, [entry], source="add", import_kind="add", entered_by=entry.entered_by)
     return Added(entry.slot, kind.slot_text(entry.slot), entry.value_text(), import_id)
 
@@ -392,9 +394,9 @@ def correct_result(
             wanted = str(expected) if expected is not None else expect_current.strip().lower()
             if wanted != stored:
                 raise _rejected("expect_current", expect_current, "entry.changed_meanwhile",
-                                slot=kind.slot_text(entry.slot), stored=kind.stored_text(old))
+                                slot=kind.slot_text(entry.slot), stored=kind.stored_text(old, event.timezone))
         if entry.same_result(old):
-            return Unchanged(entry.slot, kind.slot_text(entry.slot), kind.stored_text(old))
+            return Unchanged(entry.slot, kind.slot_text(entry.slot), kind.stored_text(old, event.timezone))
         import_id = store.insert(kind.table, [entry], source="correct", import_kind="correct",
                                  entered_by=entry.entered_by, supersedes=[old["id"]], reason=reason.strip())
     was = kind.stored_value(old)

@@ -39,6 +39,7 @@ from dealer.store.db import ResultsStore
 from dealer.store.rows import Action
 from dealer.store.schema import BOARDS, LEVELS
 from dealer.tournament import PairedRound, PairingWarning
+from dealer.words import local_time
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -99,8 +100,8 @@ def show_round(session: EventSession, number: int) -> RoundView:
     return _view(action)
 
 
-def _end_text(end: Action) -> Phrase:
-    return Phrase.of("round.declared_over", round=end.round, at=end.at, reason=end.reason)
+def _end_text(end: Action, zone: str | None) -> Phrase:
+    return Phrase.of("round.declared_over", round=end.round, at=local_time(end.at, zone), reason=end.reason)
 
 
 def _unfinished_in(event: Event, store: ResultsStore) -> tuple[Event, ScoredEvent, list[str]]:
@@ -127,7 +128,7 @@ def end_event(session: EventSession, reason: str, entered_by: str | None = None)
     with store.transaction():
         end = declared_end(store)
         if end is not None:
-            return Phrase.of("outcome.end_unchanged", end=_end_text(end))
+            return Phrase.of("outcome.end_unchanged", end=_end_text(end, event.timezone))
         before, scored, left = _unfinished_in(event, store)
         if event.format.paired:
             last = max((r.number for r in before.rounds), default=0)
@@ -242,14 +243,14 @@ def _pair_in(session: EventSession, store: ResultsStore, number: int, *, accept_
     current = _current_pairings(store)
     end = declared_end(store)
     if end is not None:
-        raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end))
+        raise RoundError("round.withdraw_end_first_to_pair", field="round", end_text=_end_text(end, event.timezone))
     if number in current:
         raise RoundError("round.already_paired", field="round", hint="round_undo",
                          number=number)
     unused = unused_sets(store)
     if number in unused:  # round N plays set N
         raise RoundError("round.would_play_unused_set", field="round", number=number,
-                         unused=unused[number])
+                         unused=local_time(unused[number], event.timezone))
     if number > 1 and number - 1 not in current:
         raise RoundError("round.pair_in_order", field="round",
                          hint="round_pair_all" if event.format.kind == "round-robin" else "round_pair",
@@ -341,7 +342,7 @@ def undo_round(session: EventSession, number: int, reason: str,
         current = _current_pairings(store)
         end = declared_end(store)
         if end is not None:
-            raise RoundError("round.withdraw_end_first", field="round", end_text=_end_text(end))
+            raise RoundError("round.withdraw_end_first", field="round", end_text=_end_text(end, event.timezone))
         if number not in current:
             raise RoundError("round.nothing_to_undo", field="round", number=number)
         if max(current) != number:

@@ -21,6 +21,7 @@ from dealer.scoring import Misattributed
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Entry, LevelEntry, level_value_text
 from dealer.store.schema import LEVELS as LEVEL_RESULTS
+from dealer.words import local_time
 
 _TRUMPS: dict[str, str] = {}
 for _code, _names in {
@@ -247,11 +248,12 @@ def board_slot_text(slot: tuple[int, str, str, int]) -> Phrase:
     return Phrase.of("slot.board", round=slot[0], match=slot[1], table=slot[2], board=slot[3])
 
 
-def stored_phrase(value: Phrase, row: sqlite3.Row) -> Phrase:
-    """A stored row's value, with when and by whom it was entered."""
+def stored_phrase(value: Phrase, row: sqlite3.Row, zone: str | None = None) -> Phrase:
+    """A stored row's value, with when (in the event's ``zone``) and by whom it was entered."""
+    at = local_time(row["entered_at"], zone)
     if row["entered_by"]:
-        return Phrase.of("value.stored_by", value=value, at=row["entered_at"][:19], by=row["entered_by"])
-    return Phrase.of("value.stored", value=value, at=row["entered_at"][:19])
+        return Phrase.of("value.stored_by", value=value, at=at, by=row["entered_by"])
+    return Phrase.of("value.stored", value=value, at=at)
 
 
 def board_stored_value(row: sqlite3.Row) -> Phrase:
