@@ -158,7 +158,6 @@ def _lateness_lines(profile: Profile, t: dict[str, Any]) -> list[str]:
 
 def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     """The escalation of warnings: each step's penalties in the words of their footnotes."""
-    from dealer.app.penalties import PHRASES
     from dealer.words import words
 
     rule = profile.warnings
@@ -168,7 +167,7 @@ def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     said = words(lang)
     steps = []
     for step in rule.steps:
-        applied = [said.text(PHRASES[kind].key, {"amount": f"{amount:+d}", "where": ""}) for kind, amount in step.apply]
+        applied = [said.text(f"penalty.{kind}", {"amount": f"{amount:+d}", "where": ""}) for kind, amount in step.apply]
         steps.append(t["warning_step"].format(n=step.at, apply=", ".join(applied)))
     return [t["warnings"].format(counted=counted, steps="; ".join(steps))]
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import openpyxl
 import pytest
+from conftest import Outcome, run_dealer
 
 from dealer.event import Match, Round
 from dealer.files import load_event_text
 from dealer.levels import LevelColumns, score_levels
 from dealer.scoring import Adjustments, Withdrawal
 from dealer.standings import standings
-from tests.conftest import Outcome, run_dealer
 
 NAMES = ["东风队", "长城队", "黄河队", "泰山队", "昆仑队", "珠江队", "阿里山队", "北斗队", "长江队", "华山队",
          "峨眉队", "天山队"]

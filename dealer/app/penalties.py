@@ -19,7 +19,6 @@ from dealer.errors import Phrase, quote
 from dealer.event import Event, Match
 from dealer.scoring import PENALTY_KINDS, TABLES, Penalty
 from dealer.store.db import ResultsStore
-from dealer.store.rows import PenaltyRow
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -34,20 +33,6 @@ class PenaltyAsk:
     table: str | None = None
     board: int | None = None
     choice: str | None = None
-
-
-def stored_penalties(store: ResultsStore | None) -> tuple[Penalty, ...]:
-    """The penalties in force (not withdrawn), oldest first."""
-    if store is None:
-        return ()
-    return tuple(_penalty(row) for row in store.penalties()
-                 if row.kind in PENALTY_KINDS and not row.undone)
-
-
-def _penalty(row: PenaltyRow) -> Penalty:
-    data = row.data
-    return Penalty(row.round, row.match, row.team, row.kind, int(data.get("amount", 0)), data.get("table"),
-                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id)
 
 
 #: Each kind's words (a lost board has two: with and without the points it is scored as).

@@ -16,10 +16,12 @@ from dealer.app.kinds import kind_of
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
 from dealer.scoring import (
+    PENALTY_KINDS,
     Adjustments,
     Deduction,
     Forfeit,
     Misattributed,
+    Penalty,
     ResultColumns,
     ScoredEvent,
     Withdrawal,
@@ -27,7 +29,7 @@ from dealer.scoring import (
 )
 from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
-from dealer.store.rows import Action
+from dealer.store.rows import Action, PenaltyRow
 from dealer.store.schema import BOARDS, LEVELS
 from dealer.words import local_time
 
@@ -96,6 +98,20 @@ def stored_withdrawals(actions: Sequence[Action]) -> tuple[Withdrawal, ...]:
     return tuple(found)
 
 
+def stored_penalties(store: ResultsStore | None) -> tuple[Penalty, ...]:
+    """The penalties in force (not withdrawn), oldest first."""
+    if store is None:
+        return ()
+    return tuple(_penalty(row) for row in store.penalties()
+                 if row.kind in PENALTY_KINDS and not row.undone)
+
+
+def _penalty(row: PenaltyRow) -> Penalty:
+    data = row.data
+    return Penalty(row.round, row.match, row.team, row.kind, int(data.get("amount", 0)), data.get("table"),
+                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id)
+
+
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
     """The forfeits, deductions, withdrawals and penalties in force (not undone)."""
     if store is None:
@@ -113,8 +129,6 @@ def stored_adjustments(store: ResultsStore | None) -> Adjustments:
             # A lateness that costs nothing is on record too (net 0): every report notes it.
             deductions.append(Deduction(action.round, data["team"], int(data.get("net_level_points") or 0),
                                         action.reason or "", None if minutes is None else int(minutes)))
-    from dealer.app.penalties import stored_penalties
-
     return Adjustments(tuple(forfeits), tuple(deductions), stored_withdrawals(actions),
                        stored_penalties(store))
 
