@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
+from unicodedata import east_asian_width
 
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -185,12 +186,25 @@ def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], ma
     return field_rows(tables, match_label, context.get("cells"))
 
 
+def figures(items: Sequence[Any]) -> Markup:
+    """The ``figures`` filter: a few short figures or words as one cell's text, each right-aligned
+    in two columns of a monospaced face (a wide character, e.g. Han, fills two), one space apart:
+    the hand record's analysis prints a seat's trumps, pairs and tractors in one cell, not three
+    (WeasyPrint's time goes by the box), under a heading aligned the same way."""
+    out = []
+    for item in items:
+        text = str(item)
+        width = sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+        out.append(" " * max(0, 2 - width) + text)
+    return Markup(" ".join(str(escape(text)) for text in out))
+
+
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
     """``item[key]`` → ``item[value]`` (a team page's rank after each round, looked up per match)."""
     return {item[key]: item[value] for item in items}
 
 
 FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
-           "index_by": index_by,
+           "index_by": index_by, "figures": figures,
            "team_link": team_link,
            "local_time": local_time}
