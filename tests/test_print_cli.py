@@ -259,3 +259,27 @@ def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
     assert not list((tmp_path / "board").glob("pairings-*"))
     for kind in ("pairings", "score sheets", "table cards"):
         assert f"left out: {kind}: --board reprints one board's papers only" in stdout
+
+
+#: Elements a board may take on the hand records and the dealing guide (WeasyPrint's time goes by
+#: the box, about a millisecond each: issue 24's 0.25 CPU-seconds a page). Before issue 24 a hand
+#: record's board took about 270 (the analysis table's 119 cells), a guide's board about 310.
+ELEMENTS_PER_BOARD = {"hand-records": 240, "dealing-guide": 250}
+
+
+@pytest.mark.parametrize("kind", ["hand-records", "dealing-guide"])
+def test_hand_records_and_the_dealing_guide_stay_within_their_element_budget(
+    dealt_demo: tuple[Event, Path, Path], tmp_path: Path, kind: str
+) -> None:
+    _, boards, event_file = dealt_demo
+    code, stdout, _ = run("print", kind, event_file, "--boards-dir", boards, "--set", 1, "--format", "html",
+                          "--out", tmp_path, "--lang", "en")
+    assert code == 0, stdout
+    html = (tmp_path / f"{kind}-set-01-en.html").read_text(encoding="utf-8")
+    board_class = "board" if kind == "hand-records" else "guide"
+    pages = html.split('<section class="page')[1:]
+    assert pages
+    for page in pages:
+        count = page.count(f'<div class="{board_class} ')
+        assert count
+        assert page.count("<") - page.count("</") <= ELEMENTS_PER_BOARD[kind] * count, (kind, count)
