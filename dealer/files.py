@@ -25,9 +25,8 @@ from typing import Any, BinaryIO
 from dealer.deal import KeyFormatError, parse_key
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError
 from dealer.event import Event, EventError, parse_event
-from dealer.profiles import Profile, ProfileError, profile_from_mapping, with_rules
+from dealer.profiles import TIE_BREAK_KEYS, Profile, ProfileError, profile_from_mapping, with_rules
 from dealer.resources import load_profile, profile_ids
-from dealer.standings import TIE_BREAKS
 
 #: Largest event file read (an event of 2,000 teams and 30 rounds is about 3 MB).
 EVENT_FILE_LIMIT = 16 * 1024 * 1024
@@ -140,13 +139,13 @@ def _profile_finder(folder: Path) -> Callable[[str], Profile]:
 
 def _checked_chain(event: Event) -> Event:
     """The event, its tie-break chain every key the standings know (checked here, with the
-    registry of :mod:`dealer.standings`, as the profile itself cannot see it)."""
+    names of :data:`dealer.profiles.TIE_BREAK_KEYS`, the standings' functions)."""
     profile = event.profile
     for key in profile.tie_breaks:
-        if key not in TIE_BREAKS:
+        if key not in TIE_BREAK_KEYS:
             where = "rules.tie_breaks" if "tie_breaks" in profile.supplement else \
                 f"event.profile: profile {profile.id}, tie_breaks"
-            raise EventError("event.unknown_tie_break", where=where, name=key, known=", ".join(TIE_BREAKS))
+            raise EventError("event.unknown_tie_break", where=where, name=key, known=", ".join(TIE_BREAK_KEYS))
     return event
 
 

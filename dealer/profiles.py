@@ -197,6 +197,11 @@ class LevelRaceRule:
     match_winner: str = "net_levels"
 
 
+#: The keys a tie-break chain (``tie_breaks``) may name, in the order the standings define them
+#: (:data:`dealer.standings.TIE_BREAKS`, the functions; the names are here so that checking an
+#: event's chain needs no scoring code).
+TIE_BREAK_KEYS = ("net_level_points", "level_points_for", "head_to_head", "opponents_match_points", "mixed_club",
+                  "game_ratio", "lots")
 #: How a drawn knockout match is decided, in order (``knockout_tie_breaks``); the last one
 #: always decides.
 KNOCKOUT_TIE_BREAKS = ("boards_won", "countback", "higher_seed")

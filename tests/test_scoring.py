@@ -142,6 +142,15 @@ def test_standings_tie_break_chain() -> None:
     assert [s.team for s in table][:3] == ["H", "V", "X"]  # game ratio 80/60 > 90/70 = 90/70, then id
 
 
+def test_the_chains_names_are_the_standings_functions() -> None:
+    """An event's chain is checked against the names in dealer.profiles (no scoring code loaded
+    to read an event): they are the standings' functions, in order."""
+    from dealer.profiles import TIE_BREAK_KEYS
+    from dealer.standings import TIE_BREAKS
+
+    assert tuple(TIE_BREAKS) == TIE_BREAK_KEYS
+
+
 def test_unknown_tie_break_key_is_an_error_not_skipped(tmp_path: Path) -> None:
     event = _event(["net_level_points", "coin_toss"])
     with pytest.raises(ScoringError, match="unknown tie-break 'coin_toss'") as caught:

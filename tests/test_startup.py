@@ -33,8 +33,9 @@ sys.argv = ["dealer", *sys.argv[2:]]
 runpy.run_module("dealer.cli", run_name="__main__", alter_sys=True)
 """
 
-#: Heavy modules that only dealing, scoring, printing or the site use.
-HEAVY = ("numpy", "dealer.batch", "jinja2", "weasyprint", "openpyxl", "dealer.render", "dealer.tournament.knockout")
+#: Heavy modules that only dealing, scoring, ranking, printing or the site use.
+HEAVY = ("numpy", "dealer.batch", "jinja2", "weasyprint", "openpyxl", "dealer.render", "dealer.tournament.knockout",
+         "dealer.standings")
 
 
 def loaded_by(tmp_path: Path, *args: object) -> set[str]:
