@@ -1010,6 +1010,42 @@ def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | No
         tell((withdraw_end if withdraw else end_event)(session, reason, entered_by))
 
 
+@main.command("lineup")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--team", help="The team whose line-up this is (without --table: show only its line-up).")
+@click.option("--table", "tables", type=(str, str), multiple=True, metavar="TABLE PLAYERS",
+              help="A table and its pair, e.g. --table A 张伟,王芳 (a level race: --table 1 …); once per table. "
+                   "Without it: show the round's line-ups.")
+@click.option("--reason", help="Why the line-up changes (needed to replace one; kept in the audit trail).")
+@click.option("--by", "entered_by", help="Who records it.")
+@click.option("--json", "as_json", is_flag=True, help="Show: print one JSON object.")
+@BOARDS_DIR_OPTION
+def lineup(event_file: str, round_: int, team: str | None, tables: tuple[tuple[str, str], ...], reason: str | None,
+           entered_by: str | None, as_json: bool, boards_dir: str) -> None:
+    """Record who plays where in a round (上场名单: the pair at each table of the team's match),
+    checked against the team's registered players; a change is refused once the round has a
+    result. Without --table: show the round's line-ups."""
+    from dealer.app.lineups import lineup_text, record_lineup, round_lineups
+
+    if tables:
+        if team is None:
+            raise UserError("lineup.needs_team", field="team")
+        with _session(event_file, boards_dir, write=True, check_deal=False, as_played=False) as session:
+            tell(record_lineup(session, round_, team, tables, reason=reason, entered_by=entered_by))
+        return
+    with _session(event_file, boards_dir, check_deal=False) as session:
+        found = [one for one in round_lineups(session, round_) if team is None or one.team == team]
+    if as_json:
+        echo_json({"round": round_, "lineups": [one.as_dict() for one in found]})
+        return
+    if not found:
+        show("outcome.lineup_none", round=round_)
+    for one in found:
+        changes = Phrase.of("outcome.lineup_changes", count=len(one.replaced)) if one.replaced else ""
+        show("outcome.lineup_line", round=one.round, team=one.team, lineup=lineup_text(one), changes=changes)
+
+
 @main.command()
 @EVENT_ARGUMENT
 @click.option("--format", "formats", default="html,pdf,csv,xlsx", show_default=True,

@@ -24,7 +24,7 @@ import pytest
 LAYERS: dict[str, list[str]] = {
     "domain": [
         "dealer.cards", "dealer.profiles", "dealer.event", "dealer.deal", "dealer.batch", "dealer.analysis",
-        "dealer.scoring", "dealer.standings", "dealer.levels", "dealer.numbers", "dealer.errors",
+        "dealer.scoring", "dealer.standings", "dealer.levels", "dealer.lineups", "dealer.numbers", "dealer.errors",
         "dealer.explain", "dealer.tournament.*",
         "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],

@@ -87,6 +87,18 @@ FROZEN_TRIGGERS: dict[str, str] = {
                                 "OR EXISTS (SELECT 1 FROM penalties WHERE undoes = NEW.undoes) "
                                 "BEGIN SELECT RAISE(ABORT, "
                                "'penalties are append-only: withdraw one with --withdraw'); END",
+        # Migration 10 (line-ups): the same three guards, and one first line-up per team and round.
+        "lineups_no_update": "CREATE TRIGGER lineups_no_update BEFORE UPDATE ON lineups "
+                             "BEGIN SELECT RAISE(ABORT, 'line-ups are append-only: record a change'); END",
+        "lineups_no_delete": "CREATE TRIGGER lineups_no_delete BEFORE DELETE ON lineups "
+                             "BEGIN SELECT RAISE(ABORT, 'line-ups are append-only: nothing is deleted'); END",
+        "lineups_no_replace": "CREATE TRIGGER lineups_no_replace BEFORE INSERT ON lineups WHEN "
+                              "EXISTS (SELECT 1 FROM lineups WHERE id = NEW.id) "
+                              "OR EXISTS (SELECT 1 FROM lineups WHERE seq = NEW.seq) "
+                              "OR EXISTS (SELECT 1 FROM lineups WHERE supersedes = NEW.supersedes) "
+                              "OR (NEW.supersedes IS NULL AND EXISTS (SELECT 1 FROM lineups WHERE "
+                              "round = NEW.round AND team = NEW.team AND supersedes IS NULL)) "
+                              "BEGIN SELECT RAISE(ABORT, 'line-ups are append-only: nothing is replaced'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "
@@ -100,7 +112,10 @@ CURRENT_VIEW = ("CREATE VIEW current_results AS SELECT r.* FROM results r "
                 "WHERE NOT EXISTS (SELECT 1 FROM results s WHERE s.supersedes = r.id)")
 CURRENT_LEVEL_VIEW = ("CREATE VIEW current_level_results AS SELECT r.* FROM level_results r "
                       "WHERE NOT EXISTS (SELECT 1 FROM level_results s WHERE s.supersedes = r.id)")
-FROZEN_VIEWS = {"current_results": CURRENT_VIEW, "current_level_results": CURRENT_LEVEL_VIEW}
+CURRENT_LINEUPS_VIEW = ("CREATE VIEW current_lineups AS SELECT r.* FROM lineups r "
+                        "WHERE NOT EXISTS (SELECT 1 FROM lineups s WHERE s.supersedes = r.id)")
+FROZEN_VIEWS = {"current_results": CURRENT_VIEW, "current_level_results": CURRENT_LEVEL_VIEW,
+                "current_lineups": CURRENT_LINEUPS_VIEW}
 
 
 def stored_guards(path: Path) -> dict[str, str]:
@@ -115,7 +130,7 @@ def test_the_generated_guards_and_views_are_the_frozen_statements() -> None:
     assert list(schema.TRIGGERS) == list(FROZEN_TRIGGERS)  # the order they are made and checked in
     assert schema.TRIGGERS == FROZEN_TRIGGERS
     assert schema.VIEWS == FROZEN_VIEWS
-    assert {BOARDS.view, LEVELS.view} == set(FROZEN_VIEWS)
+    assert {BOARDS.view, LEVELS.view, "current_lineups"} == set(FROZEN_VIEWS)
 
 
 def test_a_new_database_holds_exactly_the_frozen_statements(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
+from dealer.lineups import Lineups
 from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, GIVEN, RESULTS_FILE, CheckedDeal, EventFolder
@@ -220,6 +221,13 @@ class EventSession:
         from dealer.app.played import stored_adjustments
 
         return stored_adjustments(self.store)
+
+    @functools.cached_property
+    def lineups(self) -> Lineups:
+        """The line-ups in force (:mod:`dealer.app.lineups`)."""
+        from dealer.app.lineups import stored_lineups
+
+        return stored_lineups(self.store)
 
     @functools.cached_property
     def releases(self) -> list[Release]:

@@ -54,12 +54,13 @@ from dealer.store.chain import (
     schema_findings,
 )
 from dealer.store.migrations import MIGRATIONS, SCHEMA_VERSION
-from dealer.store.rows import Action, EntryBatch, PenaltyRow, Release, StoredRow
+from dealer.store.rows import Action, EntryBatch, LineupRow, PenaltyRow, Release, StoredRow
 from dealer.store.schema import (
     ACTION_COLUMNS,
     ALL_LINKS,
     CHAINED,
     IMPORTED,
+    LINEUP_COLUMNS,
     PENALTY_COLUMNS,
     RELEASE_COLUMNS,
     RESULT_TABLES,
@@ -597,6 +598,28 @@ class ResultsStore:
             "kind": kind, "set_number": set_number, "reason": reason, "entered_by": entered_by, "at": now()})
         return Release(kind, set_number, reason, entered_by, str(row["at"]))
 
+    def insert_lineup(self, round_number: int, team: str, tables: dict[str, list[str]], *,
+                      supersedes: int | None = None, reason: str | None = None,
+                      entered_by: str | None = None) -> LineupRow:
+        """Append one team's line-up for one round (inside :meth:`transaction`); ``supersedes``:
+        the id of the line-up it replaces (``reason`` says why)."""
+        row = self._append_chained("lineups", LINEUP_COLUMNS, {
+            "round": round_number, "team": team, "tables": ENCODER.encode(tables), "supersedes": supersedes,
+            "reason": reason, "entered_by": entered_by, "at": now()})
+        return LineupRow(int(row["id"]), round_number, team, tables, supersedes, reason, entered_by, str(row["at"]))
+
+    def lineups(self, round_number: int | None = None, *, history: bool = False) -> list[LineupRow]:
+        """The current line-up of every team and round (``history``: every stored one, those
+        replaced too), oldest first; of one round only, when given. None in a database made
+        before line-ups (it is upgraded by its first write)."""
+        with _sqlite_errors(self.path):
+            if not columns_of(self.conn, "lineups"):
+                return []
+        where, args = ("", ()) if round_number is None else (" WHERE round = ?", (round_number,))
+        rows = self._query(f"SELECT * FROM {'lineups' if history else 'current_lineups'}{where} ORDER BY id", args)
+        return [LineupRow(r["id"], r["round"], r["team"], json.loads(r["tables"]), r["supersedes"], r["reason"],
+                          r["entered_by"], r["at"]) for r in rows]
+
     def releases(self) -> list[Release]:
         """What was made public, oldest first."""
         return [Release(r["kind"], r["set_number"], r["reason"], r["entered_by"], r["at"])
@@ -704,7 +727,8 @@ class ResultsStore:
 
     def last_entry_at(self) -> str | None:
         """When the tool last stored anything (results, an action or a release)."""
-        times = [row[0] for table in ("imports", "actions", "releases", "penalties") if columns_of(self.conn, table)
+        times = [row[0] for table in ("imports", "actions", "releases", "penalties", "lineups")
+                 if columns_of(self.conn, table)
                  for row in self._query(f"SELECT max(at) FROM {table}") if row[0] is not None]
         return max(times) if times else None
 

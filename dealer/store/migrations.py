@@ -277,7 +277,31 @@ def _migration_9(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS penalties_undoes ON penalties (undoes)")
 
 
+def _migration_10(conn: sqlite3.Connection) -> None:
+    """lineups: who of a team's players sits at which table in a round, in the chain; a change
+    supersedes the line-up it replaces (with a reason), as a correction does a result."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS lineups (
+            id INTEGER PRIMARY KEY,
+            round INTEGER NOT NULL CHECK (round >= 1),
+            team TEXT NOT NULL,
+            tables TEXT NOT NULL,
+            supersedes INTEGER UNIQUE REFERENCES lineups (id),
+            reason TEXT,
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK (supersedes IS NULL OR (reason IS NOT NULL AND length(trim(reason)) > 0))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS lineups_first_entry ON lineups (round, team)"
+                 " WHERE supersedes IS NULL")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS lineups_seq ON lineups (seq)")
+    view = VIEWS["current_lineups"].split(" AS ", 1)[1]
+    conn.execute(f"CREATE VIEW IF NOT EXISTS current_lineups AS {view}")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
-    _migration_8, _migration_9)
+    _migration_8, _migration_9, _migration_10)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -181,6 +181,21 @@ class PenaltyRow:
 
 
 @dataclass(frozen=True)
+class LineupRow:
+    """A team's line-up for one round as stored: table → its players (JSON keys: ``A``/``B``, or
+    a level race's table number as text); ``supersedes``: the line-up it replaced."""
+
+    id: int
+    round: int
+    team: str
+    tables: dict[str, list[str]]
+    supersedes: int | None
+    reason: str | None
+    entered_by: str | None
+    at: str
+
+
+@dataclass(frozen=True)
 class Release:
     """A board set's hands (``kind`` "set") or the key (``kind`` "key") made public, or a set
     declared unused (``kind`` "unused")."""

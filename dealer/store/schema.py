@@ -132,14 +132,22 @@ RELEASES = _append_only(
 PENALTIES = _append_only(
     "penalties", ("id", "kind", "round", "match", "team", "data", "reason", "undoes", "entered_by", "at"),
     (("id",), ("seq",), ("undoes",)), "penalties are append-only: withdraw one with --withdraw")
+#: Line-ups (上场名单): the pair of a team's registered players at each table of its match in one
+#: round (``tables``: JSON, table → players); a change before the round's first result is a row
+#: that ``supersedes`` the one it replaces, with the reason.
+LINEUPS = Table(
+    "lineups", ("id", "round", "team", "tables", "supersedes", "reason", "entered_by", "at"),
+    (("id",), ("seq",), ("supersedes",)), "line-ups are append-only: record a change",
+    "line-ups are append-only: nothing is deleted", "line-ups are append-only: nothing is replaced",
+    first_entry=("round", "team"))
 #: The event's identity, when the database was made, the chain's tag, the result kind: fixed.
 META = _append_only("meta", ("key", "value"), (("key",),), "meta is fixed", chained=False)
 
 #: Every chained table, in the order the chain's readers take them (a link number two rows
 #: share is reported in this order).
-CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES)
+CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS)
 #: Every table the tool guards, in the order its guards are made and checked.
-GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, META)
+GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS, META)
 
 RESULT_COLUMNS = RESULTS.columns
 IMPORT_COLUMNS = IMPORTS.columns
@@ -147,6 +155,7 @@ ACTION_COLUMNS = ACTIONS.columns
 LEVEL_COLUMNS = LEVEL_RESULTS.columns
 RELEASE_COLUMNS = RELEASES.columns
 PENALTY_COLUMNS = PENALTIES.columns
+LINEUP_COLUMNS = LINEUPS.columns
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {t.name: t.columns for t in CHAINED_TABLES}
 #: The columns each table has: those its links cover, and the link (``meta``: its two).
