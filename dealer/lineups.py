@@ -136,6 +136,10 @@ class Lineups:
         return [lineup for lineup in self.all() if lineup.round == round_number]
 
 
+#: No line-up recorded (an event that does not record them).
+NO_LINEUPS = Lineups()
+
+
 @dataclass
 class Record:
     """A player's or a pair's record: rounds played (their table has a result), levels for and
@@ -147,10 +151,18 @@ class Record:
     levels_for: int = 0
     levels_against: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"team": self.team, "players": list(self.players), "rounds_played": len(self.rounds),
-                "rounds": list(self.rounds), "levels_for": self.levels_for,
+    def figures(self) -> dict[str, Any]:
+        """Rounds played (and which), levels for, against and net."""
+        return {"rounds_played": len(self.rounds), "rounds": list(self.rounds), "levels_for": self.levels_for,
                 "levels_against": self.levels_against, "net_levels": self.levels_for - self.levels_against}
+
+    def player_dict(self) -> dict[str, Any]:
+        """A player's record as the report's JSON gives it."""
+        return {"team": self.team, "player": self.players[0], **self.figures()}
+
+    def pair_dict(self) -> dict[str, Any]:
+        """A pair's record as the report's JSON gives it."""
+        return {"team": self.team, "players": list(self.players), **self.figures()}
 
 
 def _table_levels(scored: ScoredEvent, match: Match) -> dict[str, tuple[int, int]]:
@@ -182,9 +194,11 @@ def player_records(scored: ScoredEvent, lineups: Lineups) -> tuple[list[Record],
     pairs: dict[tuple[str, tuple[str, ...]], Record] = {}
     seat = {t.id: {p: j for j, p in enumerate(t.players)} for t in scored.event.teams}
     for match in scored.matches:
+        known = [(team, side, lineups.get(match.round, team)) for team, side in ((match.home, 0), (match.away, 1))]
+        if all(lineup is None for _team, _side, lineup in known):
+            continue  # no line-up: its sheet is not made (a league has 20,000 matches)
         tables = _table_levels(scored, match)
-        for team, side in ((match.home, 0), (match.away, 1)):
-            lineup = lineups.get(match.round, team)
+        for team, side, lineup in known:
             if lineup is None:
                 continue
             for table, pair in lineup.tables:

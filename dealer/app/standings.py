@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dealer.app.played import score_stored, stored_attribution_problems
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
+from dealer.lineups import Lineups, Record, player_records
 from dealer.resources import load_bracket_order
 from dealer.scoring import (
     Adjustments,
@@ -90,6 +91,14 @@ class ReportData:
     ended: bool = False  # the director declared the event over (``dealer round end``)
     #: Publishing: where the audit left the chain (the site's manifest keeps it for the next build).
     audited: AuditMark | None = None
+    #: The line-ups in force (who played at which table, by round and team).
+    lineups: Lineups = field(default_factory=Lineups)
+
+    @functools.cached_property
+    def records(self) -> tuple[list[Record], list[Record]]:
+        """Every player's and every pair's record (rounds played, levels for and against) from
+        the line-ups and the scored tables (:func:`dealer.lineups.player_records`)."""
+        return player_records(self.scored, self.lineups)
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -298,10 +307,12 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
     given ``audited`` (the mark of the site's last build), only the rows after it when the mark
     still fits the database (:meth:`~dealer.store.db.ResultsStore.require_intact`). The report's
     ``audited`` is the chain's mark after the audit."""
+    from dealer.app.lineups import stored_lineups
     from dealer.app.played import declared_end, folder_seed, stored_adjustments
 
     sample = False
     ended = False
+    lineups = Lineups()
     head = None
     mark = None
     adjustments = Adjustments()
@@ -320,9 +331,11 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
             sample = store.has_sample_rows()  # rows of an import whose file said "# sample data"
             head = store.chain_head()
             ended = declared_end(store) is not None
+            lineups = stored_lineups(store)
     report = _report(event, scored, folder_seed(folder), sample, head, adjustments, check_bracket=True)
     report.audited = mark
     report.ended = ended
+    report.lineups = lineups
     return report
 
 
@@ -366,4 +379,5 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
                      check_bracket=False)
     public.no_results = data.no_results
     public.ended = data.ended
+    public.lineups = data.lineups
     return public, withheld

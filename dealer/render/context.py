@@ -15,6 +15,7 @@ from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of,
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
 from dealer.formats.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.lineups import NO_LINEUPS, Lineups
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
 from dealer.render.strings import Strings
@@ -406,9 +407,11 @@ def _board_run(run: Sequence[int]) -> str:
     return f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) if run else "—"
 
 
-def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int) -> list[dict[str, Any]]:
-    """A card per table of each match: teams, the wallets' copy and the runs of boards in order,
-    with the exchange of wallets between the runs (two cards a page: A above, B below)."""
+def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int,
+                     lineups: Lineups = NO_LINEUPS) -> list[dict[str, Any]]:
+    """A card per table of each match: teams (and the pair of each at this table, when its
+    line-up is recorded), the wallets' copy and the runs of boards in order, with the exchange of
+    wallets between the runs (two cards a page: A above, B below)."""
     copies = match_copies(event, set_number)
     numbers = [b.number for b in event.set_boards(set_number)]
     played = movement(numbers, stanzas)
@@ -428,6 +431,7 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int) ->
                 "round": match.round, "match": match.id, "table": table, "copy_no": copies[(match.round, match.id)],
                 "table_name": names[table], "other_name": names[other],
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
+                "pairs": _pairs(match, table, t, lineups),
             })
     return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
 
@@ -436,6 +440,13 @@ def _players(event: Event, match: Match, table: str, t: Strings) -> dict[str, st
     """Each side's players as the event file lists them (the whole team: who sits is decided at the table)."""
     seats = match.seats(table)
     return {side: str(t.list_sep).join(event.team(team_id).players) for side, team_id in seats.items()}
+
+
+def _pairs(match: Match, table: str, t: Strings, lineups: Lineups) -> dict[str, str]:
+    """Each side's pair at ``table`` as its team's line-up for the round names it (``""``: its
+    line-up is not recorded)."""
+    return {side: str(t.list_sep).join(lineups.pair(match.round, team_id, table))
+            for side, team_id in match.seats(table).items()}
 
 
 #: A score sheet's head: its height with one line a side, the height of a further line, and about
@@ -455,17 +466,22 @@ def score_sheet_head_mm(sides: Sequence[str]) -> float:
     return HEAD_MM + HEAD_LINE_MM * extra
 
 
-def score_sheet_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
+def score_sheet_pages(event: Event, set_number: int, t: Strings,
+                      lineups: Lineups = NO_LINEUPS) -> list[dict[str, Any]]:
+    """A score sheet per table of each match; each side's players are its pair at this table
+    when its line-up is recorded (``pairs``), else the whole team as the event file lists it."""
     pages = []
     for match in matches_of_set(event, set_number):
         for table in ("A", "B"):
             teams, players = _teams(event, match, table), _players(event, match, table, t)
-            lines = [f"{t.ns}{teams[side]}({t.home}) · {t.players} {players[side]}" for side in ("NS", "EW")]
+            pairs = _pairs(match, table, t, lineups)
+            lines = [f"{t.ns}{teams[side]}({t.home}) · {t.players} {pairs[side] or players[side]}"
+                     for side in ("NS", "EW")]
             pages.append({
                 "head_mm": score_sheet_head_mm(lines),
                 "round": match.round, "match": match.id, "table": table,
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table),
-                "players": _players(event, match, table, t),
+                "players": players, "pairs": pairs,
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
                            for b in event.set_boards(set_number)],
@@ -540,13 +556,21 @@ def schedule_pages(event: Event) -> list[dict[str, Any]]:
     return pages
 
 
-def level_sheet_pages(event: Event, round_number: int, t: Strings) -> list[dict[str, Any]]:
-    """A level race's score sheets: one per match of the round, a row per table (final levels,
-    the last game's winner for a tie, games won, signatures)."""
+def level_sheet_pages(event: Event, round_number: int, t: Strings, lineups: Lineups = NO_LINEUPS
+                      ) -> list[dict[str, Any]]:
+    """A level race's score sheets: one per match of the round, a row per table (each side's
+    pair there when its line-up is recorded, final levels, the last game's winner for a tie,
+    games won, signatures)."""
     rnd = event.round(round_number)
     assert rnd is not None
     race = event.profile.level_race
     rule = t.level_rule_tables if race.match_winner == "tables" else t.level_rule_net
+    sep = str(t.list_sep)
+    names = {m.id: event.table_names(m) for m in rnd.matches}
     return [{"round": round_number, "match": m.id, "home": _team_line(event, m.home),
-             "away": _team_line(event, m.away), "tables": list(event.table_names(m).values()),
+             "away": _team_line(event, m.away), "tables": list(names[m.id].values()),
+             # Each table's pair by the table's name in the hall (its row on the sheet).
+             "pairs": {name: {"home": sep.join(lineups.pair(round_number, m.home, table)),
+                              "away": sep.join(lineups.pair(round_number, m.away, table))}
+                       for table, name in names[m.id].items()},
              "start": race.start, "rule": rule} for m in rnd.matches]

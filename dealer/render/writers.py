@@ -290,7 +290,7 @@ def score_sheets(source: Source, set_number: int) -> Document:
     _whole_match_only(source, Phrase("render.score_sheets"), Phrase("render.a_score_sheet"), set_number)
     common = source.common("score-sheets", set_number)
     common["conversion"] = conversion(source)
-    pages = ctx.score_sheet_pages(source.event, set_number, t)
+    pages = ctx.score_sheet_pages(source.event, set_number, t, source.session.lineups)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
                     common, pages, {"score sheets": len(pages)}, layers=TWO_LAYERS)
 
@@ -301,7 +301,8 @@ def table_cards(source: Source, set_number: int) -> Document:
     _whole_match_only(source, Phrase("render.table_cards"), Phrase("render.a_table_card"), set_number)
     common = source.common("table-cards", set_number)
     common["slip"] = page_layout("table-cards")
-    pages = ctx.table_card_pages(source.event, set_number, t, int(common["slip"]["stanzas"]))
+    pages = ctx.table_card_pages(source.event, set_number, t, int(common["slip"]["stanzas"]),
+                                 source.session.lineups)
     return Document(source.path("table-cards", set_number), "table-cards", "table-cards.html", common, pages,
                     {"table cards": sum(len(page["slips"]) for page in pages)})
 
@@ -351,7 +352,7 @@ def level_sheets(source: Source, round_number: int) -> Document:
     common = source.common("level-sheets", None)
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"level-sheets-round-{round_number:02d}-{source.options.lang}.{suffix}"
-    pages = ctx.level_sheet_pages(source.event, round_number, t)
+    pages = ctx.level_sheet_pages(source.event, round_number, t, source.session.lineups)
     return Document(source.output_dir() / name, "level-sheets", "level-sheets.html",
                     common, pages, {"score sheets": len(pages)})
 

@@ -86,6 +86,11 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
             for s in data.scored.scores
         ],
     }
+    # Line-ups (who played at which table) and the records that follow from them.
+    players, pairs = data.records
+    found["lineups"] = [lineup.as_dict() for lineup in data.lineups.all()]
+    found["players"] = [r.player_dict() for r in players]
+    found["pairs"] = [r.pair_dict() for r in pairs]
     found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
     if sheets:
         found["sheets"] = list(sheets_json(data))

@@ -26,6 +26,7 @@ from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
 from dealer.event import Event, Match
+from dealer.lineups import Record, table_names
 from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.rows import board_rows
 from dealer.render.strings import Strings
@@ -138,6 +139,31 @@ class SiteData:
         self.rank_cache: dict[str, Any] = {}
 
     # --- small shared pieces -------------------------------------------------------------
+
+    @functools.cached_property
+    def player_records(self) -> dict[str, list[Record]]:
+        """Team → its players' records (from the line-ups), in the team's order of players."""
+        found: dict[str, list[Record]] = {}
+        for record in self.data.records[0]:
+            found.setdefault(record.team, []).append(record)
+        return found
+
+    @functools.cached_property
+    def pair_records(self) -> dict[str, list[Record]]:
+        """Team → its pairs' records (from the line-ups)."""
+        found: dict[str, list[Record]] = {}
+        for record in self.data.records[1]:
+            found.setdefault(record.team, []).append(record)
+        return found
+
+    def match_lineups(self, m: Match) -> list[dict[str, Any]]:
+        """Each table of a match with the home and away pair its line-ups name (empty: no
+        line-up recorded for either team)."""
+        lineups = self.data.lineups
+        if lineups.get(m.round, m.home) is None and lineups.get(m.round, m.away) is None:
+            return []
+        return [{"table": table, "home": list(lineups.pair(m.round, m.home, table)),
+                 "away": list(lineups.pair(m.round, m.away, table))} for table in table_names(self.event)]
 
     def team_ref(self, team: str) -> dict[str, Any]:
         return {"id": team, "name": self.names.get(team, team), "page": self.team_page.get(team)}
@@ -377,7 +403,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
         pages.append(PlannedPage(site.match_page[(m.round, m.id)], "match.html",
                                  b"%b\x00%b\x00%r" % (digests[(m.round, m.id)], detail,
                                                         (m.table, m.slot, m.set in site.released,
-                                                         site.withheld.get(m.set))),
+                                                         site.withheld.get(m.set), site.match_lineups(m))),
                                  functools.partial(_ignore_lang, match_page, site, m)))
     history = site.rank_history(jobs)
     by_team: dict[str, list[MatchScore]] = {t.id: [] for t in event.teams}
@@ -389,7 +415,9 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
         standing = site.standing.get(member.id)
         own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
         pages.append(PlannedPage(site.team_page[member.id], "team.html",
-                                 _digest(member, standing, own, history[member.id], byes[member.id]),
+                                 _digest(member, standing, own, history[member.id], byes[member.id],
+                                         [r.figures() for r in site.player_records.get(member.id, [])],
+                                         [r.pair_dict() for r in site.pair_records.get(member.id, [])]),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
@@ -487,6 +515,7 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
                                "boards": [], "tables": [], "withheld_boards": site.withheld.get(m.set, [])}
     if site.data.adjustments.on_match(m.round, m.id):  # footnoted below the sheet, in each language
         context["penalty_notes"] = {lang: site.data.penalty_notes(lang, m.round, m.id) for lang in ("zh", "en")}
+    context["lineups"] = site.match_lineups(m)
     sheet = scored.match_sheet(m.round, m.id)
     if sheet is None:  # forfeited: no sheet
         return context
@@ -520,6 +549,8 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
         "teams": len(site.event.teams),
         "matches": matches, "byes": list(byes),
         "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
+        "player_records": [r.player_dict() for r in site.player_records.get(team_id, [])],
+        "pair_records": [r.pair_dict() for r in site.pair_records.get(team_id, [])],
     }
 
 
