@@ -196,6 +196,26 @@ def test_a_boards_score_sheet_and_table_card_show_the_pair_at_that_table(tmp_pat
     assert f"上场 {b_pair}" in b_text and a_pair not in b_text
     cards = PdfReader(out_dir / f"table-cards-set-{match.set:02d}-zh.pdf").pages[0].extract_text().replace("\n", "")
     assert a_pair in cards and b_pair in cards  # card A above, card B below
+    # The records of a boards event: a pair's levels are its side's level points at its table
+    # (home E-W at A, N-S at B), so the home pairs at A and B add up to the home team's match.
+    sample = Path(__file__).resolve().parent.parent / "dealer" / "data" / "sample-travellers.csv"
+    code, _out, err = run_dealer("results", "import", event_file, sample, *common)
+    assert code == 0, err
+    code, out, err = run_dealer("report", event_file, "--json", *common)
+    assert code == 0, err
+    data = json.loads(out)
+    score = next(m for m in data["matches"] if (m["round"], m["match"]) == (1, match.id))
+    pairs = {tuple(p["players"]): p for p in data["pairs"] if p["team"] == home.id}
+    at_a, at_b = pairs[tuple(home.players[:2])], pairs[tuple(home.players[2:])]
+    assert at_a["rounds"] == at_b["rounds"] == [1] and score["boards_counted"] > 0
+    assert at_a["levels_for"] + at_b["levels_for"] == score["home_level_points"]
+    assert at_a["levels_against"] + at_b["levels_against"] == score["away_level_points"]
+    # By the sheet: table A's home (E-W) level points over the counted boards.
+    sheet = next(s for s in data["sheets"] if (s["round"], s["match"]) == (1, match.id))
+    column = data["sheet_columns"]
+    a_ew, a_ns = column.index("A_ew_levels"), column.index("A_ns_levels")
+    assert at_a["levels_for"] == sum(b[a_ew] or 0 for b in sheet["boards"] if b[column.index("counted")])
+    assert at_a["levels_against"] == sum(b[a_ns] or 0 for b in sheet["boards"] if b[column.index("counted")])
 
 
 def test_a_database_made_before_line_ups_upgrades_and_takes_them(tmp_path: Path) -> None:
