@@ -57,13 +57,6 @@ class Lineup:
                 "changes": len(self.replaced), **({"reason": self.reason} if self.reason else {})}
 
 
-def table_names(event: Event) -> tuple[str, ...]:
-    """The tables of one match: ``A`` and ``B`` (boards), else ``1`` … the event's ``tables``."""
-    if not event.levels:
-        return ("A", "B")
-    return tuple(str(n) for n in range(1, event.tables + 1))
-
-
 def _table_name(event: Event, text: str) -> str:
     """A table as typed (``a``, ``B``; a level race's ``2``, or its letter, A = 1) as its name."""
     name = text.strip().upper()
@@ -71,9 +64,9 @@ def _table_name(event: Event, text: str) -> str:
         name = str(ord(name) - ord("A") + 1)
     if event.levels and name.isdigit():
         name = str(int(name))
-    if name not in table_names(event):
+    if name not in event.table_ids():
         raise LineupError("lineup.unknown_table", field="table", table=quote(text),
-                          tables=", ".join(table_names(event)))
+                          tables=", ".join(event.table_ids()))
     return name
 
 
@@ -105,11 +98,11 @@ def parse_lineup(event: Event, round_number: int, team_id: str, given: Sequence[
                                   second=table)
             seated[player] = table
         tables[table] = pair
-    missing = [t for t in table_names(event) if t not in tables]
+    missing = [t for t in event.table_ids() if t not in tables]
     if missing:
         raise LineupError("lineup.tables_missing", field="table", missing=", ".join(missing),
-                          tables=", ".join(table_names(event)))
-    return Lineup(round_number, team_id, tuple((t, tables[t]) for t in table_names(event)))
+                          tables=", ".join(event.table_ids()))
+    return Lineup(round_number, team_id, tuple((t, tables[t]) for t in event.table_ids()))
 
 
 @dataclass(frozen=True)

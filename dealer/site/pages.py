@@ -26,7 +26,7 @@ from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
 from dealer.event import Event, Match
-from dealer.lineups import Record, table_names
+from dealer.lineups import Record
 from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.rows import board_rows
 from dealer.render.strings import Strings
@@ -163,7 +163,7 @@ class SiteData:
         if lineups.get(m.round, m.home) is None and lineups.get(m.round, m.away) is None:
             return []
         return [{"table": table, "home": list(lineups.pair(m.round, m.home, table)),
-                 "away": list(lineups.pair(m.round, m.away, table))} for table in table_names(self.event)]
+                 "away": list(lineups.pair(m.round, m.away, table))} for table in self.event.table_ids()]
 
     def team_ref(self, team: str) -> dict[str, Any]:
         return {"id": team, "name": self.names.get(team, team), "page": self.team_page.get(team)}
