@@ -146,10 +146,11 @@ def test_the_level_race_score_sheet_prints_the_pair_at_each_table(tmp_path: Path
     assert code == 0, err
     sheets = PdfReader(out / "level-sheets-round-01-zh.pdf")
     lines = sheets.pages[0].extract_text().splitlines()
-    # Each table's row: its number, the home pair, the away pair (上场选手 主队 / 客队).
+    # Each table's row: its name in the hall (match 1's tables 1-1 and 1-2), the home pair, the
+    # away pair (上场选手 主队 / 客队).
     assert "上场选手" in "".join(lines)
-    assert any(line.startswith("1 张伟、王芳 杨帆、周敏") for line in lines), lines
-    assert any(line.startswith("2 李雷、韩梅 刘洋、陈静") for line in lines), lines
+    assert any(line.startswith("1-1 张伟、王芳 杨帆、周敏") for line in lines), lines
+    assert any(line.startswith("1-2 李雷、韩梅 刘洋、陈静") for line in lines), lines
     # Match 2 (T3 v T4) has no line-up: its 上场选手 columns stay blank, to fill in by hand.
     other = sheets.pages[1].extract_text()
     assert "孙" not in other and "钱" not in other
