@@ -220,8 +220,8 @@ def test_a_boards_score_sheet_and_table_card_show_the_pair_at_that_table(tmp_pat
 
 
 def test_a_database_made_before_line_ups_upgrades_and_takes_them(tmp_path: Path) -> None:
-    """A results database of schema 7 (before the lineups table): the first line-up upgrades it
-    (migrations 8 and 9) and the audit is clean."""
+    """A results database of schema 7 (before withdrawals, penalties and line-ups): a command upgrades it
+    (migrations 8 to 10) and the audit is clean."""
     event, common = _setup(tmp_path)
     folder = tmp_path / "boards" / "renmin-levels"
     folder.mkdir(mode=0o700)
