@@ -29,9 +29,9 @@ from pathlib import Path
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 repo = Path(sys.argv[2])
 wanted = {f"dealer/templates/{p.relative_to(repo / 'templates').as_posix()}"
-          for p in (repo / "templates").rglob("*") if p.is_file()}
+          for p in (repo / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 wanted |= {f"dealer/data/{p.relative_to(repo / 'dealer' / 'data').as_posix()}"
-           for p in (repo / "dealer" / "data").rglob("*") if p.is_file()}
+           for p in (repo / "dealer" / "data").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 problems = [f"missing from the wheel: {name}" for name in sorted(wanted - names)]
 problems += [f"not for the wheel: {name}" for name in sorted(names)
              if name.startswith("tests/") or "__pycache__" in name or name.endswith(".pyc")]
