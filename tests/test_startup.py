@@ -35,7 +35,7 @@ runpy.run_module("dealer.cli", run_name="__main__", alter_sys=True)
 
 #: Heavy modules that only dealing, scoring, ranking, printing or the site use.
 HEAVY = ("numpy", "dealer.batch", "jinja2", "weasyprint", "openpyxl", "dealer.render", "dealer.tournament.knockout",
-         "dealer.standings")
+         "dealer.standings", "dealer.lineups")
 
 
 def loaded_by(tmp_path: Path, *args: object) -> set[str]:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
-from dealer.lineups import Lineups
 from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, GIVEN, RESULTS_FILE, CheckedDeal, EventFolder
@@ -27,6 +26,7 @@ from dealer.store.rows import Release
 if TYPE_CHECKING:
     from dealer.app.standings import ReportData
     from dealer.formats.boardset import BoardSet
+    from dealer.lineups import Lineups
     from dealer.store.chain import AuditMark
 
 
