@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from dealer.app.played import RoundError, scheduled
-from dealer.errors import Phrase, quote
+from dealer.app.played import team_match
+from dealer.errors import Phrase
 from dealer.event import Event
 from dealer.lineups import Lineup, LineupError, Lineups, parse_lineup
 from dealer.store.db import ResultsStore
@@ -65,13 +65,7 @@ def record_lineup(session: EventSession, number: int, team: str, given: Sequence
     lineup = parse_lineup(event, number, team, given)
     store = session.writable_store()
     with store.transaction():
-        rnd = scheduled(event, store).round(number)
-        if rnd is None:
-            state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
-            raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
-        match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
-        if match is None:
-            raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
+        match = team_match(event, store, number, team)
         before = stored_lineups(store).get(number, team)
         text = lineup_text(lineup)
         if before is not None and before.tables == lineup.tables:

@@ -14,9 +14,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dealer.app.played import RoundError, scheduled
+from dealer.app.played import RoundError, team_match
 from dealer.errors import Phrase, quote
-from dealer.event import Event, Match
+from dealer.event import Event
 from dealer.scoring import PENALTY_KINDS, TABLES, Penalty
 from dealer.store.db import ResultsStore
 
@@ -60,20 +60,6 @@ def penalty_note(p: Penalty) -> Phrase:
     return Phrase.of("penalty.note", round=p.round, match=p.match, team=p.team, what=penalty_phrase(p),
                      reason=p.reason, by=p.by or "-",
                      warning=Phrase.of("penalty.from_warning", id=p.warning) if p.warning else "")
-
-
-def _match_of(event: Event, store: ResultsStore, number: int, team: str, match_id: str | None) -> Match:
-    rnd = scheduled(event, store).round(number)
-    if rnd is None:
-        state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
-        raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
-    match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
-    if match is None:
-        raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
-    if match_id is not None and match.id != match_id:
-        raise RoundError("round.team_in_other_match", field="match", team=quote(team), match=match.id,
-                         number=number, given=quote(match_id))
-    return match
 
 
 def _checked(event: Event, ask: PenaltyAsk) -> dict[str, Any]:
@@ -128,7 +114,7 @@ def record_penalty(session: EventSession, number: int, match_id: str | None, tea
     data = _checked(event, ask)
     store = session.writable_store()
     with store.transaction():
-        match = _match_of(event, store, number, team, match_id)
+        match = team_match(event, store, number, team, match_id)
         penalty_id = store.insert_penalty(ask.kind, number, match.id, team, data, reason=why, entered_by=entered_by)
     return Phrase.of("penalty.recorded", id=penalty_id, note=penalty_note(_as_penalty(
         number, match.id, team, ask.kind, data, why, entered_by, None, penalty_id)))
@@ -175,7 +161,7 @@ def record_warning(session: EventSession, number: int, match_id: str | None, tea
     rule = event.profile.warnings
     store = session.writable_store()
     with store.transaction():
-        match = _match_of(event, store, number, team, match_id)
+        match = team_match(event, store, number, team, match_id)
         earlier = [w for w in store.penalties() if w.kind == "warning" and not w.undone and w.team == team
                    and (rule.counted == "team" or w.data.get("player") == player)]
         nth = len(earlier) + 1

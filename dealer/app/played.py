@@ -112,6 +112,24 @@ def _penalty(row: PenaltyRow) -> Penalty:
                    data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id)
 
 
+def team_match(event: Event, store: ResultsStore | None, number: int, team: str,
+               match_id: str | None = None) -> Match:
+    """``team``'s match in round ``number`` as played (a director's record of a forfeit, a
+    lateness, a penalty or a line-up names it); refused for a round not paired, a team without a
+    match in it, and a ``match_id`` that is not the team's."""
+    rnd = scheduled(event, store).round(number)
+    if rnd is None:
+        state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
+        raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
+    match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
+    if match is None:
+        raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
+    if match_id is not None and match.id != match_id:
+        raise RoundError("round.team_in_other_match", field="match", team=quote(team), match=match.id,
+                         number=number, given=quote(match_id))
+    return match
+
+
 def stored_adjustments(store: ResultsStore | None) -> Adjustments:
     """The forfeits, deductions, withdrawals and penalties in force (not undone)."""
     if store is None:

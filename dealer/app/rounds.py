@@ -28,6 +28,7 @@ from dealer.app.played import (
     scheduled,
     score_stored,
     stored_adjustments,
+    team_match,
     unfinished,
     unused_sets,
 )
@@ -386,16 +387,7 @@ def _record(session: EventSession, number: int, team: str, reason: str, entered_
         raise RoundError("round.reason_required", field="reason")
     store = session.writable_store()
     with store.transaction():
-        rnd = scheduled(event, store).round(number)
-        if rnd is None:
-            state = Phrase("round.state_paired") if event.format.paired else Phrase("round.state_in_event")
-            raise RoundError("round.not_paired_or_in_event", field="round", number=number, state=state)
-        match = next((m for m in rnd.matches if team in (m.home, m.away)), None)
-        if match is None:
-            raise RoundError("round.team_has_no_match", field="team", team=quote(team), number=number)
-        if match_id is not None and match.id != match_id:
-            raise RoundError("round.team_in_other_match", field="match", team=quote(team),
-                             match=match.id, number=number, given=quote(match_id))
+        match = team_match(event, store, number, team, match_id)
         if forfeit and (store.match_rows(BOARDS, number, match.id)
                         or store.match_rows(LEVELS, number, match.id)):
             raise RoundError("round.match_has_results", field="match", hint="misattributed",
