@@ -1167,12 +1167,14 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 #: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
 #: heavy; a test pins the two equal).
 PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+#: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
+PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes")
 #: Above this many pages a progress bar is shown.
 PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", "alignment", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -1210,7 +1212,9 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
                   with_results: bool, jobs: int | None, round_: int | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
     travellers, table score sheets and table cards (PDF or HTML), a round's pairings, the whole
-    schedule of a round robin or fixed event (轮次表); `alignment` prints a label test sheet."""
+    schedule of a round robin or fixed event (轮次表), the booklet (秩序册), a round's seating
+    plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表); `alignment`
+    prints a label test sheet."""
     from dealer.render import PrintOptions, plan_documents, render_documents
 
     options = PrintOptions(

@@ -170,10 +170,12 @@ def test_rendering_writes_through_a_unique_fsynced_temporary_file(
 
 def test_the_command_knows_every_print_kind() -> None:
     """cli.py lists the kinds itself (``--help`` imports nothing heavy): they must be render's."""
-    from dealer.cli import PRINT_KINDS
+    from dealer.cli import PAPERWORK_KINDS, PRINT_KINDS
     from dealer.render import KINDS
+    from dealer.render.writers import PAPERWORK
 
     assert PRINT_KINDS == KINDS
+    assert PAPERWORK_KINDS == tuple(PAPERWORK)
 
 
 def test_hand_records_with_results_show_each_tables_trump_and_points(

@@ -121,6 +121,24 @@ class ReportData:
         is played and complete, or the director declared the event over (``round end``)."""
         return self.ended or not self.unfinished()
 
+    def standings_after(self, number: int) -> list[Standing]:
+        """The standings as they stood after round ``number`` (the round's 成绩公告): its rounds,
+        scores and adjustments so far, ranked by the profile's whole chain with the report's lots."""
+        import dataclasses
+
+        from dealer.standings import rank
+
+        adjustments = self.adjustments
+        rounds = tuple(r for r in self.event.rounds if r.number <= number)
+        if len(rounds) == len(self.event.rounds):
+            return self.standings
+        kept = dataclasses.replace(
+            adjustments, forfeits=tuple(f for f in adjustments.forfeits if f.round <= number),
+            deductions=tuple(d for d in adjustments.deductions if d.round <= number),
+            penalties=tuple(p for p in adjustments.penalties if p.round <= number))
+        return rank(dataclasses.replace(self.event, rounds=rounds),
+                    [s for s in self.scored.scores if s.round <= number], kept, self.lots_seed)
+
     def progress(self) -> tuple[int, int, int]:
         """(rounds complete, rounds the event has, matches without every result): the standings
         are "after round 1 of 7" while round 2 waits, whatever is missing. A round is complete

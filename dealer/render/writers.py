@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from dealer.deal import Board
 from dealer.errors import FileProblem, Phrase, UserError
-from dealer.event import Event
+from dealer.event import Event, Team
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.formats.boardset import BoardSet
@@ -357,6 +357,129 @@ def level_sheets(source: Source, round_number: int) -> Document:
                     common, pages, {"score sheets": len(pages)})
 
 
+# --- the round's paperwork (秩序册, 座位图, 成绩公告, 奖励签收表): one document an event or a round ---
+
+
+def _paper_path(source: Source, kind: str, round_number: int | None = None) -> Path:
+    suffix = "pdf" if source.options.fmt == "pdf" else "html"
+    number = f"-round-{round_number:02d}" if round_number is not None else ""
+    return source.output_dir() / f"{kind}{number}-{source.options.lang}.{suffix}"
+
+
+def _team_entry(team: Team, sep: str) -> dict[str, Any]:
+    return {"id": team.id, "name": team.name, "players": sep.join(team.players),
+            "club": team.club or "", "leader": team.leader or ""}
+
+
+def booklet(source: Source) -> Document:
+    """The 秩序册: the event, its 竞赛规程 fields (name, date, profile and version, the 补充规定),
+    the rules with their level tables (the text of ``dealer rules explain EVENT.toml``), the
+    teams with their players, and the schedule (a fixed or round-robin event's rounds) or the
+    format's method in words (Swiss, knockout, a round robin not paired yet)."""
+    from dealer.explain import explain_profile, supplement_lines
+
+    t = strings(source.options.lang)
+    lang = source.options.lang
+    event = source.event
+    profile = event.profile
+    common = source.common("booklet", None)
+    rounds = event.format.rounds_needed(len(event.teams)) if event.format.paired else len(event.rounds)
+    method = None
+    if event.format.kind in ("swiss", "knockout") or not event.rounds:
+        method = t.fmt(f"booklet_method_{event.format.kind.replace('-', '_')}", rounds=rounds)
+    page = {
+        "profile_value": t.fmt("booklet_profile_value", profile=profile.id, version=profile.version,
+                               name=profile.name_zh if lang == "zh" else profile.name_en, decks=event.decks),
+        "supplement": supplement_lines(profile, lang),
+        "rules": explain_profile(profile, event.decks, lang).splitlines(),
+        "teams": [_team_entry(team, str(t.list_sep)) for team in event.teams],
+        "clubs": any(team.club for team in event.teams), "leaders": any(team.leader for team in event.teams),
+        "method": method,
+        "schedule": [] if method else [row for p in ctx.schedule_pages(event) for row in p["rows"]],
+    }
+    common["boards"] = not event.levels
+    common["groups"] = any(m.group is not None for m in event.matches())
+    return Document(_paper_path(source, "booklet"), "booklet", "booklet.html", common, [page],
+                    {"teams": len(event.teams)})
+
+
+def seating(source: Source, round_number: int) -> Document:
+    """The round's 座位图: each table by its name in the hall, who sits where (a boards event: the
+    N-S and E-W team of each table, home E-W at A and N-S at B; a level race: each table's home and
+    away pair), each side's pair from the round's line-ups where they are recorded."""
+    t = strings(source.options.lang)
+    event = source.event
+    rnd = event.round(round_number)
+    assert rnd is not None
+    lineups = source.session.lineups
+    sep = str(t.list_sep)
+    tables = []
+    for m in rnd.matches:
+        names = event.table_names(m)
+        for table, name in names.items():
+            if event.levels:
+                sides = [(str(t.home), m.home), (str(t.away), m.away)]
+            else:
+                seats = m.seats(table)
+                sides = [(str(t.seat_ns), seats["NS"]), (str(t.seat_ew), seats["EW"])]
+            tables.append({"name": name, "match": m.id, "sides": [
+                {"seat": seat, "team": ctx._team_line(event, team),
+                 "home": team == m.home, "pair": sep.join(lineups.pair(round_number, team, table))}
+                for seat, team in sides]})
+    page = {"round": round_number, "tables": tables, "byes": [ctx._team_line(event, b) for b in rnd.byes]}
+    common = source.common("seating", None)
+    common["levels"] = event.levels
+    return Document(_paper_path(source, "seating", round_number), "seating", "seating.html", common, [page],
+                    {"tables": len(tables)})
+
+
+def bulletin(source: Source, round_number: int) -> Document:
+    """The round's 成绩公告: each match's score and match points, the standings after the round
+    (the report's read model, ranked as the report ranks), the results store's chain head, and
+    places for the chief director's signature and the posting time."""
+    data = source.session.report()
+    names = data.names
+    results = [{"match": s.match, "home": f"{s.home} {names.get(s.home, '')}",
+                "away": f"{s.away} {names.get(s.away, '')}",
+                "score": f"{s.home_levels} : {s.away_levels}" if s.played else "",
+                "points": f"{s.home_match_points} : {s.away_match_points}" if s.played else "",
+                "complete": s.complete}
+               for s in data.scored.scores if s.round == round_number]
+    standings = [{"rank": s.rank, "shared": s.shared, "team": f"{s.team} {names.get(s.team, '')}",
+                  "match_points": s.match_points, "net": s.net_level_points}
+                 for s in data.standings_after(round_number)]
+    page = {"round": round_number, "results": results, "standings": standings,
+            "chain_head": data.chain_head or "—", "notes": data.penalty_notes(source.options.lang, round_number)}
+    common = source.common("bulletin", None)
+    return Document(_paper_path(source, "bulletin", round_number), "bulletin", "bulletin.html", common, [page],
+                    {"matches": len(results)})
+
+
+def prize_sheet(source: Source) -> Document:
+    """The 奖励签收表: each prize with its team(s) and their players and a signature line each,
+    once the standings are final (:meth:`ReportData.prizes`); before, no line, and why."""
+    t = strings(source.options.lang)
+    data = source.session.report()
+    teams = data.teams
+    sep = str(t.list_sep)
+    rows = [{"prize": award.name, "team": f"{team} {teams[team].name}", "players": sep.join(teams[team].players)}
+            for award in data.prizes() for team in award.teams]
+    pending = bool(source.event.prizes) and not data.final
+    page = {"rows": rows, "pending": pending, "why": "; ".join(data.unfinished()) if pending else "",
+            "none": not source.event.prizes, "notes": data.prize_notes(source.options.lang)}
+    common = source.common("prizes", None)
+    return Document(_paper_path(source, "prizes"), "prizes", "prizes.html", common, [page], {"prizes": len(rows)})
+
+
+#: The paperwork's writers: kind → (whether it is one round's, the writer of its one document).
+PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
+    "booklet": (False, booklet),
+    "seating": (True, seating),
+    "bulletin": (True, bulletin),
+    "prizes": (False, prize_sheet),
+}
+
+
 WRITERS: dict[str, Writer] = {
     "hand-records": hand_records,
     "labels": labels,
@@ -382,7 +505,9 @@ def expand_kinds(kind: str) -> list[str]:
 KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("render.hand_records"),
               "labels": Phrase("render.labels"), "curtain-cards": Phrase("render.curtain_cards"),
               "dealing-guide": Phrase("render.dealing_guide"), "travellers": Phrase("render.travellers"),
-              "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards")}
+              "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards"),
+              "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
+              "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes")}
 #: A level race's kinds (``print all --round N``): its pairings and its level-race score sheets.
 LEVEL_RACE_KINDS = ("pairings", "score-sheets")
 
@@ -432,6 +557,21 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         source = Source(session, event, options)
         source.folder.check_kind(event)
         document = schedule(source)
+        check_writable_folder(source.output_dir(), field="out")
+        return PrintPlan([document])
+    if kind in PAPERWORK:  # one document of the event or of one round: no deal needed
+        per_round, writer = PAPERWORK[kind]
+        if per_round and options.round is None:
+            raise UserError("render.paper_needs_round", field="round", kind=KIND_WORDS[kind])
+        if not per_round and options.round is not None:
+            raise UserError("render.paper_has_every_round", field="round", kind=KIND_WORDS[kind])
+        if options.round is not None and event.round(options.round) is None:
+            state = Phrase("render.state_paired") if event.format.paired else Phrase("round.state_in_event")
+            raise UserError("render.round_not_paired", field="round",
+                            hint="round_pair" if event.format.paired else None, round=options.round, state=state)
+        source = Source(session, event, options)
+        source.folder.check_kind(event)
+        document = writer(source, options.round) if per_round else writer(source)
         check_writable_folder(source.output_dir(), field="out")
         return PrintPlan([document])
     if event.levels and kind not in ("all", *LEVEL_RACE_KINDS):
