@@ -10,38 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
 from conftest import Outcome, run_dealer
+from registration_support import HEADER, init_event, sheet_rows, write_xlsx
 
 from dealer.event import Match, Round
 from dealer.files import load_event_text
 from dealer.levels import LevelColumns, score_levels
 from dealer.scoring import Adjustments, Withdrawal
 from dealer.standings import standings
-
-NAMES = ["东风队", "长城队", "黄河队", "泰山队", "昆仑队", "珠江队", "阿里山队", "北斗队", "长江队", "华山队",
-         "峨眉队", "天山队"]
-CLUBS = ["数学学院", "法学院", "经济学院", "新闻学院"]
-HEADER = ["队号", "队名", "单位/分会", "领队", "选手", "种子", "联系方式", "跨分会"]
-
-
-def _rows(count: int = 12) -> list[list[Any]]:
-    return [[f"A{i:02d}", NAMES[i - 1], CLUBS[i % 4], f"领队{i}", "、".join(f"选手{i}{c}" for c in "甲乙丙丁"),
-             i if i <= 4 else None, f"1380000{i:04d}", "是" if i % 5 == 0 else "否"]
-            for i in range(1, count + 1)]
-
-
-def _xlsx(path: Path, rows: list[list[Any]], header: list[str] = HEADER) -> Path:
-    book = openpyxl.Workbook()
-    sheet = book.active
-    assert sheet is not None
-    sheet.title = "报名表"
-    sheet.append(header)
-    for row in rows:
-        sheet.append(row)
-    book.save(path)
-    return path
 
 
 def _ok(*args: object) -> Outcome:
@@ -50,22 +27,13 @@ def _ok(*args: object) -> Outcome:
     return outcome
 
 
-def _init(tmp_path: Path, sheet: Path | None = None, *more: str) -> tuple[Path, str]:
-    event = tmp_path / "ruc.toml"
-    boards = str(tmp_path / "boards")
-    Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
-    _ok("init", event, "--profile", "renmin-shuangsheng", "--result", "levels",
-        *(["--teams", sheet] if sheet else []), *more, "--boards-dir", boards)
-    return event, boards
-
-
 def _report(event: Path, boards: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(_ok("report", event, "--json", "--boards-dir", boards).stdout)
     return data
 
 
 def test_a_seed_002_registration_xlsx_with_chinese_headers_sets_up_the_event(tmp_path: Path) -> None:
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "报名表.xlsx", sheet_rows()))
     text = event.read_text(encoding="utf-8")
     assert 'teams_file = "ruc.teams.toml"' in text and "# " in text  # commented, the teams beside it
     listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
@@ -110,25 +78,25 @@ def _bad(rows: list[list[Any]], row: int, value: str, header: list[str] = HEADER
 
 
 def _player_on_two_teams() -> list[list[Any]]:
-    rows = _rows()
+    rows = sheet_rows()
     rows[6][4] = "选手7甲、选手3乙、选手7丙、选手7丁"  # 选手3乙 is on A03 (row 4) too
     return rows
 
 
 def _same_id() -> list[list[Any]]:
-    rows = _rows()
+    rows = sheet_rows()
     rows[9][0] = "A02"
     return rows
 
 
 def _same_name() -> list[list[Any]]:
-    rows = _rows()
+    rows = sheet_rows()
     rows[11][1] = "长城队"
     return rows
 
 
 def _no_flag() -> list[list[Any]]:
-    rows = _rows()
+    rows = sheet_rows()
     rows[4][7] = ""
     return rows
 
@@ -139,32 +107,33 @@ def _no_flag() -> list[list[Any]]:
     (_same_id(), ['row 11, column A "队号"', "'A02'", "id used twice: also row 3"]),
     (_same_name(), ['row 13, column B "队名"', "'长城队'", "name used twice: also row 3"]),
     (_no_flag(), ['row 6, column H "跨分会"', "no mixed_club: profile renmin-shuangsheng requires it"]),
-    ([r[:7] for r in _rows()], ["required column mixed_club (跨分会) is missing",
+    ([r[:7] for r in sheet_rows()], ["required column mixed_club (跨分会) is missing",
                                 "profile renmin-shuangsheng requires it"]),
 ])
 def test_a_refused_sheet_names_row_column_and_value_and_writes_nothing(
         tmp_path: Path, rows: list[list[Any]], expected: list[str]) -> None:
     header = HEADER if len(rows[0]) == len(HEADER) else HEADER[:7]
-    event, boards = _init(tmp_path)
+    event, boards = init_event(tmp_path)
     teams = tmp_path / "ruc.teams.toml"
-    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "bad.xlsx", rows, header), "--boards-dir", boards)
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "bad.xlsx", rows, header),
+                         "--boards-dir", boards)
     assert refused.exit_code == 2, refused.output
     assert "bad.xlsx" in refused.stderr
     for text in expected:
         assert text in refused.stderr, refused.stderr
     assert not teams.exists()  # nothing half-written
     # With a registration in place, a refused sheet leaves it byte for byte.
-    _ok("teams", "import", event, _xlsx(tmp_path / "good.xlsx", _rows(11)), "--boards-dir", boards)
+    _ok("teams", "import", event, write_xlsx(tmp_path / "good.xlsx", sheet_rows(11)), "--boards-dir", boards)
     before = teams.read_bytes()
     assert run_dealer("teams", "import", event, tmp_path / "bad.xlsx", "--boards-dir", boards).exit_code == 2
     assert teams.read_bytes() == before
 
 
 def test_a_row_that_says_otherwise_than_the_registration_is_refused_by_name(tmp_path: Path) -> None:
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "a.xlsx", _rows(10)))
-    changed = _rows(10)
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "a.xlsx", sheet_rows(10)))
+    changed = sheet_rows(10)
     changed[1][3] = "别人"
-    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "b.xlsx", changed), "--boards-dir", boards)
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "b.xlsx", changed), "--boards-dir", boards)
     assert refused.exit_code == 2
     assert 'row 3, column D "领队"' in refused.stderr and "team 'A02' is registered with leader '领队2'" \
         in refused.stderr and "--replace" in refused.stderr
@@ -174,13 +143,14 @@ def test_a_row_that_says_otherwise_than_the_registration_is_refused_by_name(tmp_
 
 
 def test_late_entries_are_accepted_before_the_first_pairing_and_refused_after_it(tmp_path: Path) -> None:
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "first.xlsx", _rows(10)))
-    late = _ok("teams", "import", event, _xlsx(tmp_path / "late.xlsx", _rows(12)[10:]), "--boards-dir", boards)
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "first.xlsx", sheet_rows(10)))
+    late = _ok("teams", "import", event, write_xlsx(tmp_path / "late.xlsx", sheet_rows(12)[10:]),
+               "--boards-dir", boards)
     assert "registered 2 team(s) (A11, A12)" in late.stdout and "12 team(s)" in late.stdout
     _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
     teams = (tmp_path / "ruc.teams.toml").read_bytes()
     extra = [["A13", "雪山队", "法学院", "领队13", "甲、乙、丙、丁", None, "", "否"]]
-    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "later.xlsx", extra), "--boards-dir", boards)
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "later.xlsx", extra), "--boards-dir", boards)
     assert refused.exit_code == 2
     assert "late entry refused (A13): round 1 was paired" in refused.stderr
     assert (tmp_path / "ruc.teams.toml").read_bytes() == teams
@@ -204,7 +174,7 @@ def _enter_round(tmp_path: Path, event: Path, boards: str, number: int) -> list[
 
 
 def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_results(tmp_path: Path) -> None:
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "报名表.xlsx", sheet_rows()))
     played: dict[int, list[dict[str, Any]]] = {}
     for number in (1, 2):
         _ok("round", "pair", event, "--round", number, "--boards-dir", boards)
@@ -274,7 +244,7 @@ def test_a_team_withdrawn_after_round_2_is_not_paired_in_round_3_and_keeps_its_r
 
 
 def test_a_withdrawn_team_rejoins_from_a_round_not_yet_paired(tmp_path: Path) -> None:
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "报名表.xlsx", sheet_rows()))
     _ok("teams", "withdraw", event, "A12", "--after-round", "0", "--reason", "未到", "--boards-dir", boards)
     first = _ok("round", "pair", event, "--round", "1", "--boards-dir", boards).stdout
     assert "stored round 1: 5 match(es), 1 bye(s)" in first and "A12" not in first
@@ -292,7 +262,7 @@ def test_a_knockout_takes_no_withdrawal(tmp_path: Path) -> None:
     boards = str(tmp_path / "boards")
     Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
     _ok("init", event, "--profile", "renmin-shuangsheng", "--format", "knockout", "--result", "levels",
-        "--teams", _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
+        "--teams", write_xlsx(tmp_path / "t.xlsx", sheet_rows(4)), "--boards-dir", boards)
     refused = run_dealer("teams", "withdraw", event, "A01", "--after-round", "0", "--reason", "x",
                          "--boards-dir", boards)
     assert refused.exit_code == 2 and "dealer results forfeit" in refused.stderr
@@ -345,7 +315,8 @@ def test_an_event_file_listing_its_teams_is_never_rewritten_by_an_import(tmp_pat
     event.write_text(ROBIN, encoding="utf-8")
     boards = str(tmp_path / "boards")
     Path(boards).mkdir(exist_ok=True)  # a given --boards-dir must exist (a mistyped one is refused)
-    refused = run_dealer("teams", "import", event, _xlsx(tmp_path / "t.xlsx", _rows(4)), "--boards-dir", boards)
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "t.xlsx", sheet_rows(4)),
+                         "--boards-dir", boards)
     assert refused.exit_code == 2 and 'names no teams_file: add the line teams_file = "teams.toml" under [event]' \
         in refused.stderr
     assert event.read_text(encoding="utf-8") == ROBIN
@@ -380,7 +351,7 @@ def test_a_schema_7_database_is_upgraded_and_then_takes_a_withdrawal(tmp_path: P
     from dealer.store.migrations import SCHEMA_VERSION
     from dealer.store.schema import TRIGGERS
 
-    event, boards = _init(tmp_path, _xlsx(tmp_path / "报名表.xlsx", _rows()))
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "报名表.xlsx", sheet_rows()))
     _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
     path = tmp_path / "boards" / "ruc" / "results.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
