@@ -867,7 +867,8 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
 @click.option("--match", help="Match id in the round (checked against the team's match).")
 @click.option("--team", required=True, help="The player's team.")
 @click.option("--player", required=True, help="The player warned (as registered).")
-@click.option("--table", help="Where an escalation step applies: A or B (boards), a level race's table.")
+@click.option("--table", help="Where an escalation step applies: A or B (boards), a level race's table "
+              "(default: the player's table in the team's line-up for the round).")
 @click.option("--board", type=click.IntRange(1, 999), help="The board an escalation step applies to (boards).")
 @click.option("--as-points", type=int, help="A lost board's defenders' points, if the step loses the board (boards).")
 @click.option("--withdraw", is_flag=True, help="Withdraw the player's last warning of the round and what it applied.")

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dealer.app.lineups import lineup_text, stored_lineups
 from dealer.app.played import RoundError, team_match
 from dealer.errors import Phrase, quote
 from dealer.event import Event
@@ -162,6 +163,7 @@ def record_warning(session: EventSession, number: int, match_id: str | None, tea
     store = session.writable_store()
     with store.transaction():
         match = team_match(event, store, number, team, match_id)
+        table = _players_table(store, number, team, player, table)
         earlier = [w for w in store.penalties() if w.kind == "warning" and not w.undone and w.team == team
                    and (rule.counted == "team" or w.data.get("player") == player)]
         nth = len(earlier) + 1
@@ -193,6 +195,20 @@ def record_warning(session: EventSession, number: int, match_id: str | None, tea
     if not applied:
         return Phrase.of("penalty.warning_only", warned=said, profile=event.profile.id)
     return Phrase.of("penalty.warning_escalated", warned=said, profile=event.profile.id, nth=nth, applied=applied)
+
+
+def _players_table(store: ResultsStore, number: int, team: str, player: str, table: str | None) -> str | None:
+    """The table a warning's step applies at: the one ``team``'s line-up for the round puts
+    ``player`` at (a table given otherwise is refused, naming the line-up); as given when the
+    round has no line-up of the team or the player is not in it."""
+    lineup = stored_lineups(store).get(number, team)
+    seat = next((t for t, pair in lineup.tables if player in pair), None) if lineup is not None else None
+    if lineup is None or seat is None:
+        return table
+    if table is not None and str(table) != seat:
+        raise RoundError("penalty.not_at_table", field="table", table=table, player=quote(player), seat=seat,
+                         number=number, team=team, lineup=lineup_text(lineup))
+    return seat
 
 
 def withdraw_warning(session: EventSession, number: int, team: str, player: str, reason: str,
