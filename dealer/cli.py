@@ -1169,7 +1169,7 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 #: heavy; a test pins the two equal).
 PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
-PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes")
+PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer")
 #: Above this many pages a progress bar is shown.
 PROGRESS_PAGES = 12
 
@@ -1214,7 +1214,8 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
     travellers, table score sheets and table cards (PDF or HTML), a round's pairings, the whole
     schedule of a round robin or fixed event (轮次表), the booklet (秩序册), a round's seating
-    plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表); `alignment`
+    plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表), a round's timer
+    page for the projector (HTML); `alignment`
     prints a label test sheet."""
     from dealer.render import PrintOptions, plan_documents, render_documents
 

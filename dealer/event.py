@@ -30,7 +30,7 @@ TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
-               "timezone", "teams_file", "boards_dir"}
+               "timezone", "teams_file", "boards_dir", "round_minutes"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -191,6 +191,9 @@ class Event:
     tables: int = 2  # a level race's tables per match (seed 002: 2; seed 001: 5)
     table_numbers: str = "per-match"  # a preset of TABLE_NUMBERINGS or a pattern of its fields
     timezone: str | None = None  # the IANA zone every time is shown in (None: the machine's own)
+    #: A round's time in minutes (``round_minutes``; ``None``: the profile's ``timing``), for the
+    #: projector's timer (``dealer print timer``).
+    round_minutes: int | None = None
     #: The registration file the teams come from (``teams_file`` in ``[event]``, beside the event
     #: file; written by ``dealer teams import``), or ``None``: the event file lists them.
     teams_file: str | None = None
@@ -411,6 +414,9 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         timezone = _str(timezone, "event.timezone")
         if not known_zone(timezone):
             raise EventError("event.bad_timezone", timezone=quote(timezone))
+    round_minutes = head.get("round_minutes")
+    if round_minutes is not None:
+        round_minutes = _int(round_minutes, "event.round_minutes", 1, 720)
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
@@ -573,6 +579,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         prizes=tuple(prizes),
         result=result,
         tables=tables,
+        round_minutes=round_minutes,
         table_numbers=table_numbers,
         timezone=timezone,
         teams_file=teams_file,

@@ -192,6 +192,9 @@ _RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
         rule=t["withdrawn_excluded"] if p.withdrawn_opponent == "excluded" else t["withdrawn_as_played"])],
     "registration": lambda p, t, _lang: [t["registration"].format(fields=", ".join(p.registration_required))]
     if p.registration_required else [],
+    "timing": lambda p, t, _lang: [] if p.round_minutes is None else [
+        t["timing"].format(round=p.round_minutes, warning=p.warning_minutes) if p.warning_minutes
+        else t["timing_unwarned"].format(round=p.round_minutes)],
     "knockout_tie_breaks": lambda p, t, _lang: [
         f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
     "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,

@@ -238,6 +238,10 @@ class Profile:
     #: Registration fields every team must give (``dealer teams import``), e.g. seed 002's mixed_club.
     registration_required: tuple[str, ...] = ()
     warnings: WarningRule = WarningRule()
+    #: A round's time and when the players are warned, in minutes (``timing``; seed 002 §七.7: 90,
+    #: with 15 left): ``None`` where the rules are silent (the event's ``round_minutes`` then).
+    round_minutes: int | None = None
+    warning_minutes: int | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     #: The profile's keys an event's ``[rules]`` changed (its 补充规定), in the order given.
     supplement: tuple[str, ...] = ()
@@ -335,7 +339,7 @@ PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
     "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties", "withdrawal", "registration",
-    "warnings",
+    "warnings", "timing",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -380,6 +384,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
     if not deck_rules:
         raise ProfileError("profiles.no_deck_rules", where=f"{label}decks")
     match_points = _match_points(data.get("match_points"), label)
+    round_minutes, warning_minutes = _timing(data.get("timing", {}), label)
     return Profile(
         id=name,
         version=_whole(data.get("version", 1), f"{label}version", 1, 1_000_000),
@@ -402,6 +407,8 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         level_race=_level_race(data.get("level_race", {}), label),
         withdrawn_opponent=_withdrawal(data.get("withdrawal", {}), label),
         registration_required=_registration(data.get("registration", {}), label),
+        round_minutes=round_minutes,
+        warning_minutes=warning_minutes,
         warnings=_warnings(data.get("warnings", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
         data=data,
@@ -503,6 +510,19 @@ def _withdrawal(data: Any, label: str) -> str:
         raise ProfileError("event.not_a_choice", where=f"{where}.opponents_match_points",
                            choices=", ".join(WITHDRAWN_OPPONENT_RULES), value=rule)
     return str(rule)
+
+
+def _timing(data: Any, label: str) -> tuple[int | None, int | None]:
+    """``timing = { round_minutes = 90, warning_minutes = 15 }``: a round's time and the minutes
+    left when the players are warned (fewer than the round's)."""
+    where = f"{label}timing"
+    raw = _keys(data, where, {"round_minutes", "warning_minutes"})
+    round_minutes, warning_minutes = (None if raw.get(key) is None else _whole(raw[key], f"{where}.{key}", 1, 720)
+                                      for key in ("round_minutes", "warning_minutes"))
+    if round_minutes is not None and warning_minutes is not None and warning_minutes >= round_minutes:
+        raise ProfileError("profiles.number_out_of_range", where=f"{where}.warning_minutes", low=1,
+                           high=round_minutes - 1, value=warning_minutes)
+    return round_minutes, warning_minutes
 
 
 def _registration(data: Any, label: str) -> tuple[str, ...]:

@@ -51,6 +51,8 @@ class Document:
     #: The layers it is drawn in, bottom first (see the module's docstring); none: one layer,
     #: "all". The template must read ``layer``.
     layers: tuple[str, ...] = ()
+    #: A page for a screen, not paper (the projector's timer): always written as its HTML.
+    screen: bool = False
 
 
 @dataclass
@@ -238,13 +240,15 @@ def render_documents(
     """
     jobs = default_jobs() if jobs is None else max(1, jobs)
     written: list[Written] = []
-    if fmt == "html":
-        for doc in documents:
+    for doc in documents:
+        if fmt == "html" or doc.screen:
             data = render_html(doc.template, doc.common, doc.pages).encode("utf-8")
             _write(doc, data)
             written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
+    documents = [doc for doc in documents if not (fmt == "html" or doc.screen)]
+    if not documents:
         return written
     total = sum(len(doc.pages) for doc in documents)
     if jobs == 1 or total < PARALLEL_THRESHOLD:

@@ -471,12 +471,30 @@ def prize_sheet(source: Source) -> Document:
     return Document(_paper_path(source, "prizes"), "prizes", "prizes.html", common, [page], {"prizes": len(rows)})
 
 
+def timer(source: Source, round_number: int) -> Document:
+    """The projector's page for the round: a countdown from the round's time (``[event]
+    round_minutes``, else the profile's ``timing``), warned at the profile's warning time; one
+    self-contained HTML file (no resource fetched: it works from ``file://`` offline), the time
+    kept across a reload, the limits stated in words where JavaScript is off."""
+    event = source.event
+    minutes = event.round_minutes or event.profile.round_minutes
+    if minutes is None:
+        raise UserError("render.timer_needs_minutes", event_id=event.id)
+    warning = event.profile.warning_minutes
+    page = {"round": round_number, "minutes": minutes,
+            "warning": warning if warning is not None and warning < minutes else None}
+    common = source.common("timer", None)
+    path = source.output_dir() / f"timer-round-{round_number:02d}-{source.options.lang}.html"
+    return Document(path, "timer", "timer.html", common, [page], {"minutes": minutes}, screen=True)
+
+
 #: The paperwork's writers: kind → (whether it is one round's, the writer of its one document).
 PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
     "booklet": (False, booklet),
     "seating": (True, seating),
     "bulletin": (True, bulletin),
     "prizes": (False, prize_sheet),
+    "timer": (True, timer),
 }
 
 
@@ -507,7 +525,8 @@ KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("ren
               "dealing-guide": Phrase("render.dealing_guide"), "travellers": Phrase("render.travellers"),
               "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards"),
               "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
-              "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes")}
+              "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes"),
+              "timer": Phrase("render.timer")}
 #: A level race's kinds (``print all --round N``): its pairings and its level-race score sheets.
 LEVEL_RACE_KINDS = ("pairings", "score-sheets")
 
