@@ -129,3 +129,16 @@ def test_the_prize_sheet_lists_prizes_once_final_and_says_so_before(events: dict
     assert "冠军 U1 机关队" in en and "亚军 U4 科研队" in en
     zh = _text(events, "prizes", "demo", "zh")  # one sample slip never came back: not final
     assert "奖励签收表" in zh and "录取名次在最后一轮结束后公布" in zh and "冠军" not in zh
+
+
+@pytest.mark.parametrize(("name", "lang", "said"), [
+    ("demo", "zh", ["第 1 轮 计时", "本轮限时 120 分钟", "2:00:00"]),
+    ("levels", "en", ["Round 1 timer", "Time for the round: 60 minutes", "1:00:00"]),
+])
+def test_the_demo_events_round_timer(events: dict[str, Path], name: str, lang: str, said: list[str]) -> None:
+    """The projector's timer page of each demo event (browser behaviour: tests/test_print_timer.py)."""
+    out = events["out"] / f"timer-{name}"
+    code, _out, err = run_dealer("print", "timer", events[name], "--round", 1, "--lang", lang, "--out", out)
+    assert code == 0, err
+    page = (out / f"timer-round-01-{lang}.html").read_text(encoding="utf-8")
+    assert all(text in page for text in said), said
