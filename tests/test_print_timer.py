@@ -5,6 +5,7 @@ clock advanced by Playwright; refused, saying what to set, for an event whose ru
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,9 @@ def test_the_timer_counts_down_warns_and_ends_in_chromium(tmp_path: Path, browse
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("request", lambda request: errors.append(request.url) if not request.url.startswith("file:") else None)
-    page.clock.install()
+    start = dt.datetime(2026, 12, 5, 9, 0, tzinfo=dt.UTC)
+    page.clock.install(time=start)
+    page.clock.pause_at(start + dt.timedelta(seconds=1))  # only fast_forward moves the time: no flake
     page.goto(page_file.as_uri())
     clock, state = page.locator("#clock"), page.locator("#state")
     assert clock.inner_text() == "1:30:00" and state.inner_text() == ""
