@@ -399,3 +399,19 @@ def test_an_events_own_rules_can_leave_a_withdrawn_team_out_of_opponents_match_p
     standings = {s["team"]: s for s in _report(event, boards)["standings"]}
     assert standings["T4"]["match_points"] > 0  # it earned points, which its opponent does not count
     assert standings[opponent]["tie_breaks"]["opponents_match_points"] == 0
+
+
+def test_a_late_entry_is_refused_from_any_directory_once_round_1_is_paired(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registration finds the event's folder from the event file, as every command does: run
+    from another directory, with no --boards-dir, it still sees round 1 paired."""
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "first.xlsx", sheet_rows(10)))
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    extra = [["A13", "雪山队", "法学院", "领队13", "甲、乙、丙、丁", None, "", "否"]]
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "later.xlsx", extra))
+    assert refused.exit_code == 2 and "late entry refused (A13): round 1 was paired" in refused.stderr, refused.output
+    listed = json.loads(_ok("teams", "list", event, "--json").stdout)["teams"]
+    assert len(listed) == 10 and not (elsewhere / "boards").exists()

@@ -61,7 +61,7 @@ def event_id(stem: str) -> str:
 
 
 def init_event(path: str | Path, profile_id: str, format_kind: str = "swiss", result: str = "boards",
-               teams_sheet: str | Path | None = None, boards_root: str | Path = "boards",
+               teams_sheet: str | Path | None = None, boards_root: str | Path | None = None,
                sheet: str | None = None) -> Initialised:
     """Write a commented event file at ``path`` (refused when a file is there), its teams from
     ``teams_sheet`` when given."""

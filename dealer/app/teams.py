@@ -150,12 +150,13 @@ def _column(team: RegisteredTeam, field: str) -> str | None:
     return team.column(field) or (team.column("player_1") if field == "players" else None)
 
 
-def _store(event: Event, folder: EventFolder) -> ResultsStore | None:
-    """The event's results database read-only, if there is one (none before the first pairing
-    of a level race, nor before the commitment of a boards event)."""
-    if not folder.results_path.exists():
-        return None
-    return ResultsStore.open_existing(folder.results_path, event.id, result=event.result)
+def _reading(event: Event, event_path: str | Path, boards_root: str | Path | None) -> EventSession:
+    """A read-only session of the event (its folder found from the event file, as every command
+    finds it), its results database if there is one: none before the first pairing of a level
+    race, nor before the commitment of a boards event."""
+    folder = EventFolder.for_file(event_path, event, boards_root)
+    return EventSession.open(event, folder, check_deal=False, results=folder.results_path.exists(),
+                             as_played=False)
 
 
 def first_pairing(event: Event, store: ResultsStore | None) -> Phrase | None:
@@ -195,7 +196,7 @@ def teams_toml(teams: Sequence[dict[str, Any]], source: str) -> str:
     return "\n".join(lines)
 
 
-def import_teams(event_path: str | Path, source_path: str | Path, boards_root: str | Path, *,
+def import_teams(event_path: str | Path, source_path: str | Path, boards_root: str | Path | None, *,
                  replace: bool = False, sheet: str | None = None) -> TeamsImported:
     """Register the teams of a sheet into the event's ``teams_file``: whole or not at all.
 
@@ -207,7 +208,7 @@ def import_teams(event_path: str | Path, source_path: str | Path, boards_root: s
     return register(_event_data(event_path), event_path, source_path, boards_root, replace=replace, sheet=sheet)
 
 
-def register(data: dict[str, Any], event_path: Path, source_path: str | Path, boards_root: str | Path, *,
+def register(data: dict[str, Any], event_path: Path, source_path: str | Path, boards_root: str | Path | None, *,
              replace: bool = False, sheet: str | None = None) -> TeamsImported:
     """:func:`import_teams` of an event file's parsed ``data`` (``dealer init`` registers before
     it writes the event file)."""
@@ -232,12 +233,8 @@ def register(data: dict[str, Any], event_path: Path, source_path: str | Path, bo
         added, changed = tuple(added_list), bool(added_list)
     event = event_from_data({**data, "teams": merged}, str(event_path), source)
     if changed:
-        store = _store(event, EventFolder.of(event, boards_root))
-        try:
-            fixed = first_pairing(event, store)
-        finally:
-            if store is not None:
-                store.close()
+        with _reading(event, event_path, boards_root) as session:
+            fixed = first_pairing(event, session.store)
         if fixed is not None:
             raise TeamsError("teams.late_entry_refused", why=fixed,
                              ids=", ".join(added) or "-")
@@ -268,7 +265,7 @@ class TeamLine:
                 "withdrawn": self.out}
 
 
-def list_teams(event_path: str | Path, boards_root: str | Path) -> tuple[Event, list[TeamLine]]:
+def list_teams(event_path: str | Path, boards_root: str | Path | None = None) -> tuple[Event, list[TeamLine]]:
     """The registered teams, each with its withdrawals (before any result or pairing too: no
     folder or database is needed)."""
     with _listing_session(event_path, boards_root) as session:
@@ -277,13 +274,10 @@ def list_teams(event_path: str | Path, boards_root: str | Path) -> tuple[Event, 
                                   for t in session.declared.teams]
 
 
-def _listing_session(event_path: str | Path, boards_root: str | Path) -> EventSession:
+def _listing_session(event_path: str | Path, boards_root: str | Path | None) -> EventSession:
     from dealer.files import load_event
 
-    event = load_event(event_path)
-    folder = EventFolder.of(event, boards_root)
-    return EventSession.open(event, folder, check_deal=False, results=folder.results_path.exists(),
-                             as_played=False)
+    return _reading(load_event(event_path), event_path, boards_root)
 
 
 # --- withdrawals -------------------------------------------------------------------------------
