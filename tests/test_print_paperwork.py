@@ -142,3 +142,18 @@ def test_the_demo_events_round_timer(events: dict[str, Path], name: str, lang: s
     assert code == 0, err
     page = (out / f"timer-round-01-{lang}.html").read_text(encoding="utf-8")
     assert all(text in page for text in said), said
+
+
+def test_a_booklet_longer_than_a_page_runs_over_pages_and_loses_nothing(tmp_path: Path) -> None:
+    """An 8-team round robin's booklet (7 rounds, then the rules) is two pages: nothing clipped at
+    the first page's foot."""
+    teams = "".join(f'[[teams]]\nid = "T{i}"\nname = "第{i}队"\n' for i in range(1, 9))
+    event = tmp_path / "rr8.toml"
+    event.write_text('[event]\nid = "rr8"\nname = "八队循环赛"\nprofile = "official-2002"\ndecks = 2\n'
+                     'boards_per_set = 1\n\n[format]\nkind = "round-robin"\n' + teams, encoding="utf-8")
+    for args in (("deal", event), ("round", "pair", event, "--all"), ("print", "booklet", event, "--out", tmp_path)):
+        code, _out, err = run_dealer(*args)
+        assert code == 0, err
+    pages = page_texts(tmp_path / "booklet-zh.pdf")
+    text = "\n".join(pages)
+    assert len(pages) >= 2 and "第 7 轮" in text and "规则与级分表" in text and "场分：胜 2，平 1，负 0" in text
