@@ -34,6 +34,8 @@ NOT_LITERAL = {
     ("dealer/app/results.py", "message"): "the helper _rejected() passes its caller's literal key on",
     ("dealer/app/results.py", "error.key"): "a PayloadError's key, literal where it is raised",
     ("dealer/tournament/knockout.py", "key"): "ResultMissing passes its caller's literal key on",
+    ("dealer/app/live.py", "self.key"): "an Outcome words the literal key it was made with",
+    ("dealer/app/live.py", "value['phrase']"): "a stored outcome's phrase, literal where it was made",
 }
 
 

@@ -45,6 +45,8 @@ KEY_FILE = "deal.key"
 COMMITMENT_FILE = "commitment.json"
 MANIFEST_FILE = "manifest.json"
 RESULTS_FILE = "results.sqlite"
+#: Live entry's key (docs/serve.md): never the dealing key, which is revealed when play ends.
+ENTRY_KEY_FILE = "entry.key"
 SET_FILE = re.compile(r"set-(\d{2,3})\.json")
 SET_FILE_LIMIT = 8 * 1024 * 1024
 
@@ -172,6 +174,28 @@ class EventFolder:
 
     def set_path(self, set_number: int) -> Path:
         return self.path / set_file_name(set_number)
+
+    @property
+    def entry_key_path(self) -> Path:
+        return self.path / ENTRY_KEY_FILE
+
+    def entry_key(self, create: bool = False) -> bytes | None:
+        """The event's entry key (sheet tags, fallback codes, team codes); ``create``: made now
+        (32 bytes from :mod:`secrets`, owner-only) when the folder has none, the folder too (a
+        level race deals nothing, so it may have none yet). ``None``: none, and not created."""
+        path = self.entry_key_path
+        if path.exists() or not create:
+            return read_key(path) if path.exists() else None
+        import secrets
+
+        from dealer.files import OWNER_ONLY_FOLDER, write_key
+
+        self.path.mkdir(mode=OWNER_ONLY_FOLDER, parents=True, exist_ok=True)
+        try:
+            write_key(path, secrets.token_bytes(32))
+        except FileProblem:
+            pass  # another process made it first: read that one
+        return read_key(path)
 
     @property
     def output_path(self) -> Path:

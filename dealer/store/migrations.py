@@ -301,7 +301,109 @@ def _migration_10(conn: sqlite3.Connection) -> None:
     conn.execute(f"CREATE VIEW IF NOT EXISTS current_lineups AS {view}")
 
 
+def _migration_11(conn: sqlite3.Connection) -> None:
+    """Live entry's working state (``dealer serve``, docs/serve.md), outside the chain: what a table
+    typed before the other side confirmed it is not a result. A confirmed entry becomes one (the
+    results table, in the chain) in the same transaction that marks it confirmed.
+
+    ``live_sheets``: a printed sheet's generation (a reprint revokes the old one), its lock after
+    wrong team codes, the recap confirmed by each side. ``live_entries``: every entry, in order
+    (``state``: entered, confirmed, conflict, replaced). ``live_nonces``: each form's server nonce,
+    used once, with what the request did (a retry gets the same answer and stores nothing).
+    ``live_log``: every write, with the sheet, device, address and time. ``live_devices``: who
+    opened a sheet, and when last. ``live_flags``: what the director clears before the round closes.
+    """
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_sheets (
+            round INTEGER NOT NULL CHECK (round >= 1),
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            generation INTEGER NOT NULL DEFAULT 1 CHECK (generation >= 1),
+            wrong_codes INTEGER NOT NULL DEFAULT 0,
+            locked_at TEXT,
+            recap_scorer_at TEXT,
+            recap_confirmer_at TEXT,
+            PRIMARY KEY (round, match, tbl)
+        )""")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_entries (
+            id INTEGER PRIMARY KEY,
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            slot TEXT NOT NULL,
+            generation INTEGER NOT NULL,
+            fields TEXT NOT NULL,
+            device TEXT NOT NULL,
+            at TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('entered', 'confirmed', 'conflict', 'replaced')),
+            confirmed_by TEXT,
+            confirmed_at TEXT,
+            result_import INTEGER
+        )""")
+    conn.execute("CREATE INDEX IF NOT EXISTS live_entries_sheet ON live_entries (round, match, tbl, slot)")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_nonces (
+            nonce TEXT PRIMARY KEY,
+            at TEXT NOT NULL,
+            outcome TEXT NOT NULL
+        )""")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_log (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            round INTEGER,
+            match TEXT,
+            tbl TEXT,
+            action TEXT NOT NULL,
+            slot TEXT,
+            device TEXT,
+            address TEXT,
+            agent TEXT,
+            detail TEXT
+        )""")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_devices (
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            device TEXT NOT NULL,
+            first_at TEXT NOT NULL,
+            last_at TEXT NOT NULL,
+            address TEXT,
+            agent TEXT,
+            PRIMARY KEY (round, match, tbl, device)
+        )""")
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_flags (
+            id INTEGER PRIMARY KEY,
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            slot TEXT,
+            kind TEXT NOT NULL CHECK (kind IN ('far-apart', 'devices', 'conflict')),
+            detail TEXT NOT NULL,
+            at TEXT NOT NULL,
+            cleared_at TEXT,
+            cleared_by TEXT,
+            reason TEXT,
+            UNIQUE (round, match, tbl, slot, kind)
+        )""")
+    # A director's one-time link (its token's SHA-256; used once) and the session it opened
+    # (the cookie's SHA-256): neither token is kept in clear.
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_directors (
+            link TEXT PRIMARY KEY,
+            made_at TEXT NOT NULL,
+            used_at TEXT,
+            session TEXT UNIQUE,
+            expires_at TEXT,
+            address TEXT,
+            agent TEXT
+        )""")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
-    _migration_8, _migration_9, _migration_10)
+    _migration_8, _migration_9, _migration_10, _migration_11)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,741 @@
+"""Live entry at the table (``dealer serve``, docs/serve.md): the use cases behind the table's page
+and the director's console, over an :class:`~dealer.app.EventSession`.
+
+A printed table score sheet opens its page by a URL holding a tag made from the event's entry key
+(:mod:`dealer.formats.entry`). The side that keeps score (East's team at a board table, 第十八条;
+the home team at a level race's table) enters each result; it counts only once the *other* side
+confirms it with its own team code from its own phone (or, where the event says
+``live_confirmation = "double-entry"``, by entering the same result on another device). A
+confirmed entry is stored as a result through the one results path (:mod:`dealer.app.results`:
+the same validation, the hash-chained store) in the transaction that marks it confirmed. When every
+result is confirmed, both sides confirm the recap and the sheet is closed: from then on only the
+director changes it, with a reason, as a correction.
+
+Every write carries a server nonce (:func:`new_nonce`): a retry or a double tap gets the first
+answer back and stores nothing again.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dealer.app.kinds import kind_of
+from dealer.app.results import _entry, check_seating
+from dealer.errors import Phrase, Rejected, UserError
+from dealer.event import Event, Match
+from dealer.formats.entry import SheetId, check_tag, same_code, sheet_code, team_code
+from dealer.store.db import ResultsStore, now
+
+if TYPE_CHECKING:
+    from dealer.app.session import EventSession
+
+#: Wrong team codes on one sheet before it locks (the director unlocks it).
+LOCK_AFTER = 5
+#: Devices on one sheet before it is flagged: one per side.
+DEVICES_PER_SHEET = 2
+#: A board's defenders' points at the two tables of a match this far apart (as a share of the
+#: deal's points) raise a flag for the director.
+FAR_APART_SHARE = 0.4
+LEVEL_SLOT = "levels"
+NONCE = b"shengji-dealer/form-nonce/v1\x00"
+
+
+class LiveRefused(UserError):
+    """A live request refused; ``status`` is the HTTP status the server answers with (docs/serve.md)."""
+
+    def __init__(self, key: str, status: int, **params: object) -> None:
+        super().__init__(key)
+        self.params = dict(params)
+        self.status = status
+
+
+# --- who sits where ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A table of a match, as its page shows it: the sheet, the match, who enters and who confirms."""
+
+    id: SheetId
+    match: Match
+    scorer: str  #: the team that keeps score (enters)
+    confirmer: str  #: the team that confirms with its code
+    slots: tuple[str, ...]  #: board numbers, or ``("levels",)`` for a level race's table
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        return (self.id.round, self.id.match, self.id.table)
+
+
+def sheet_of(event: Event, round_number: int, match_id: str, table: str, generation: int = 1) -> Sheet:
+    """The sheet of ``table`` of a match of the event as played; :class:`LiveRefused` (404) if none."""
+    rnd = event.round(round_number)
+    match = rnd.match(match_id) if rnd is not None else None
+    if match is None or table not in event.table_ids():
+        raise LiveRefused("live.no_such_sheet", 404, round=round_number, match=match_id, table=table)
+    if event.levels:
+        scorer, confirmer = match.home, match.away
+        slots: tuple[str, ...] = (LEVEL_SLOT,)
+    else:
+        seats = match.seats(table)
+        scorer, confirmer = seats["EW"], seats["NS"]  # East keeps score (第十八条)
+        slots = tuple(str(b.number) for b in event.set_boards(match.set))
+    return Sheet(SheetId(event.id, round_number, match_id, table, generation), match, scorer, confirmer, slots)
+
+
+def sheets_of_round(event: Event, round_number: int) -> list[Sheet]:
+    rnd = event.round(round_number)
+    if rnd is None:
+        return []
+    return [sheet_of(event, round_number, m.id, table) for m in rnd.matches for table in event.table_ids()]
+
+
+def generation(store: ResultsStore | None, round_number: int, match: str, table: str) -> int:
+    """The sheet's current generation (1 until reprinted)."""
+    if store is None:
+        return 1
+    row = store.conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
+                             (round_number, match, table)).fetchone()
+    return int(row[0]) if row else 1
+
+
+def open_round(session: EventSession) -> int | None:
+    """The round open for live entry: the first with a result missing (or the last round)."""
+    event = session.event
+    if not event.rounds:
+        return None
+    kind = kind_of(event)
+    store = session.store
+    for rnd in event.rounds:
+        if store is None:
+            return rnd.number
+        stored = store.current(kind.table, [rnd.number])
+        wanted = sum(len(sheet_of(event, rnd.number, m.id, t).slots) for m in rnd.matches for t in event.table_ids())
+        if len(stored) < wanted and not _forfeited_round(store, rnd.number, len(rnd.matches)):
+            return rnd.number
+    return event.rounds[-1].number
+
+
+def _forfeited_round(store: ResultsStore, round_number: int, matches: int) -> bool:
+    forfeits = {str(a.data.get("match")) for a in store.actions(("forfeit",))
+                if not a.undone and a.round == round_number and a.data.get("forfeit")}
+    return len(forfeits) >= matches
+
+
+# --- the device and the nonce -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Device:
+    """Who sent a request: the device cookie's id, the address and the user agent (kept with every
+    write)."""
+
+    id: str
+    address: str | None = None
+    agent: str | None = None
+
+
+def new_device_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def _nonce_key(key: bytes) -> bytes:
+    return hmac.new(key, NONCE, "sha256").digest()
+
+
+def new_nonce(key: bytes) -> str:
+    """A form's nonce: random, signed with a key made from the entry key (only the server makes
+    them; a restarted server still accepts the forms it printed before)."""
+    body = secrets.token_urlsafe(12)
+    mac = base64.urlsafe_b64encode(hmac.new(_nonce_key(key), body.encode(), "sha256").digest()[:9]).decode()
+    return f"{body}.{mac}"
+
+
+def check_nonce(key: bytes, nonce: str) -> None:
+    body, _, mac = nonce.partition(".")
+    expected = base64.urlsafe_b64encode(hmac.new(_nonce_key(key), body.encode(), "sha256").digest()[:9]).decode()
+    if not body or not hmac.compare_digest(expected.encode(), mac.encode("ascii", "replace")):
+        raise LiveRefused("live.bad_nonce", 400)
+
+
+# --- opening a sheet ----------------------------------------------------------------------------
+
+
+def authorise(session: EventSession, key: bytes, sheet_id: SheetId, tag: str) -> Sheet:
+    """The sheet a URL names, if its tag is genuine, its generation current and its round open;
+    :class:`LiveRefused` otherwise (403 forged, 410 replaced, 409 another round)."""
+    event = session.event
+    if sheet_id.event != event.id:
+        raise LiveRefused("live.other_event", 404, event=sheet_id.event)
+    if not check_tag(key, sheet_id, tag):
+        raise LiveRefused("live.forged_tag", 403)
+    current = generation(session.store, sheet_id.round, sheet_id.match, sheet_id.table)
+    if sheet_id.generation != current:
+        raise LiveRefused("live.sheet_replaced", 410, generation=sheet_id.generation, current=current)
+    sheet = sheet_of(event, sheet_id.round, sheet_id.match, sheet_id.table, sheet_id.generation)
+    opened = open_round(session)
+    if opened is not None and sheet_id.round != opened:
+        raise LiveRefused("live.other_round", 409, round=sheet_id.round, match=sheet_id.match,
+                          table=sheet_id.table, open=opened)
+    return sheet
+
+
+def sheet_by_code(session: EventSession, key: bytes, typed: str) -> tuple[Sheet, str]:
+    """The sheet of the open round whose fallback code was typed, and its tag; 404 if none."""
+    from dealer.formats.entry import normal_code, sheet_tag
+
+    code = normal_code(typed)
+    opened = open_round(session)
+    if opened is not None:
+        for sheet in sheets_of_round(session.event, opened):
+            sid = SheetId(sheet.id.event, sheet.id.round, sheet.id.match, sheet.id.table,
+                          generation(session.store, *sheet.key))
+            if same_code(sheet_code(key, sid), code):
+                return sheet_of(session.event, sid.round, sid.match, sid.table, sid.generation), sheet_tag(key, sid)
+    raise LiveRefused("live.no_such_code", 404)
+
+
+def seen(session: EventSession, sheet: Sheet, device: Device) -> None:
+    """Record that ``device`` opened the sheet; a device beyond one per side raises a flag."""
+    store = session.writable_store()
+    at = now()
+    with store.transaction():
+        conn = store.conn
+        conn.execute(
+            "INSERT INTO live_devices (round, match, tbl, device, first_at, last_at, address, agent)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round, match, tbl, device)"
+            " DO UPDATE SET last_at = excluded.last_at, address = excluded.address",
+            (*sheet.key, device.id, at, at, device.address, (device.agent or "")[:200]))
+        count = conn.execute("SELECT count(*) FROM live_devices WHERE round = ? AND match = ? AND tbl = ?",
+                             sheet.key).fetchone()[0]
+        if count > DEVICES_PER_SHEET:
+            _flag(conn, sheet, None, "devices", {"devices": count}, at)
+
+
+# --- the state of a sheet -------------------------------------------------------------------------
+
+
+@dataclass
+class SlotState:
+    """One result of a sheet as its page and the console show it."""
+
+    slot: str
+    state: str  #: missing, entered, confirmed, conflict
+    fields: dict[str, Any] = field(default_factory=dict)
+    device: str | None = None
+    at: str | None = None
+    disputed: dict[str, Any] | None = None  #: the other side's different values (a conflict)
+    flagged: bool = False
+
+
+@dataclass
+class SheetState:
+    sheet: Sheet
+    slots: dict[str, SlotState]
+    wrong_codes: int
+    locked: bool
+    recap_scorer: bool
+    recap_confirmer: bool
+    devices: int
+    last_contact: str | None
+    flags: list[dict[str, Any]]
+
+    @property
+    def all_confirmed(self) -> bool:
+        return all(s.state == "confirmed" for s in self.slots.values())
+
+    @property
+    def closed(self) -> bool:
+        return self.all_confirmed and self.recap_scorer and self.recap_confirmer
+
+    @property
+    def missing(self) -> list[str]:
+        return [s.slot for s in self.slots.values() if s.state == "missing"]
+
+
+def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
+    store = session.store
+    slots = {slot: SlotState(slot, "missing") for slot in sheet.slots}
+    if store is None:
+        return SheetState(sheet, slots, 0, False, False, False, 0, None, [])
+    conn = store.conn
+    for row in conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ?"
+                            " AND state != 'replaced' ORDER BY id", sheet.key):
+        if row["slot"] not in slots:
+            continue
+        state = slots[row["slot"]]
+        values = json.loads(row["fields"])
+        if row["state"] == "conflict" and state.state in ("entered", "conflict"):
+            state.state, state.disputed = "conflict", values
+            continue
+        slots[row["slot"]] = SlotState(row["slot"], row["state"], values, row["device"], row["at"])
+    kind = kind_of(session.event)
+    stored = store.current(kind.table, [sheet.id.round])
+    for slot, state in slots.items():
+        key = _stored_slot(sheet, slot)
+        if key in stored and state.state != "confirmed":
+            # stored by other means (a file, `results add`, a director's correction): it counts
+            state.state = "confirmed"
+            state.fields = state.fields or {"stored": True}
+    sheet_row = conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
+                             sheet.key).fetchone()
+    devices = conn.execute("SELECT count(*), max(last_at) FROM live_devices WHERE round = ? AND match = ?"
+                           " AND tbl = ?", sheet.key).fetchone()
+    flags = [dict(r) for r in conn.execute("SELECT * FROM live_flags WHERE round = ? AND match = ? AND tbl = ?"
+                                           " AND cleared_at IS NULL ORDER BY id", sheet.key)]
+    for flag in flags:
+        if flag["slot"] in slots:
+            slots[flag["slot"]].flagged = True
+    return SheetState(
+        sheet, slots,
+        wrong_codes=int(sheet_row["wrong_codes"]) if sheet_row else 0,
+        locked=bool(sheet_row and sheet_row["locked_at"]),
+        recap_scorer=bool(sheet_row and sheet_row["recap_scorer_at"]),
+        recap_confirmer=bool(sheet_row and sheet_row["recap_confirmer_at"]),
+        devices=int(devices[0]), last_contact=devices[1], flags=flags)
+
+
+def _stored_slot(sheet: Sheet, slot: str) -> tuple[Any, ...]:
+    if slot == LEVEL_SLOT:
+        return (sheet.id.round, sheet.id.match, int(sheet.id.table))
+    return (sheet.id.round, sheet.id.match, sheet.id.table, int(slot))
+
+
+def other_table(session: EventSession, sheet: Sheet, slot: str) -> dict[str, Any] | None:
+    """The other table's confirmed result on the same deal, shown only once this table's is
+    confirmed too (a table never learns a board's result before it has played it)."""
+    store = session.store
+    if store is None or slot == LEVEL_SLOT:
+        return None
+    other = "B" if sheet.id.table == "A" else "A"
+    rows = store.current(kind_of(session.event).table, [sheet.id.round])
+    own = rows.get(_stored_slot(sheet, slot))
+    theirs = rows.get((sheet.id.round, sheet.id.match, other, int(slot)))
+    if own is None or theirs is None or theirs["withdrawn"]:
+        return None
+    return {"table": other, "defenders_points": theirs["defenders_points"]}
+
+
+# --- writes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a write did, as its page says it (``key``/``params``: a catalog phrase); ``repeated``:
+    the same nonce came again, and nothing more was stored."""
+
+    action: str
+    key: str
+    params: Mapping[str, Any]
+    repeated: bool = False
+
+    def phrase(self) -> Phrase:
+        return Phrase.of(self.key, **self.params)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "key": self.key, "params": _plain(self.params)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], repeated: bool = False) -> Outcome:
+        return cls(data["action"], data["key"], _phrased(data["params"]), repeated)
+
+
+def _plain(value: Any) -> Any:
+    """Phrases inside a stored outcome as JSON (``{"phrase": key, "params": …}``)."""
+    if isinstance(value, Phrase):
+        return {"phrase": value.key, "params": _plain(dict(value.params))}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _phrased(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if set(value) == {"phrase", "params"}:
+            return Phrase.of(value["phrase"], **_phrased(value["params"]))
+        return {k: _phrased(v) for k, v in value.items()}
+    return value
+
+
+def _once(store: ResultsStore, nonce: str, sheet: Sheet | None, device: Device, action: str,
+          slot: str | None, write: Any) -> Outcome:
+    """Run ``write`` (inside one transaction) unless ``nonce`` was used: then its first outcome."""
+    with store.transaction():
+        conn = store.conn
+        used = conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?", (nonce,)).fetchone()
+        if used is not None:
+            return Outcome.from_dict(json.loads(used[0]), repeated=True)
+        outcome: Outcome = write(conn)
+        at = now()
+        conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
+                     (nonce, at, json.dumps(outcome.as_dict(), ensure_ascii=False)))
+        where = sheet.key if sheet is not None else (None, None, None)
+        conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, device, address, agent, detail)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (at, *where, action, slot, device.id, device.address, (device.agent or "")[:200],
+                      json.dumps(outcome.as_dict(), ensure_ascii=False)))
+        return outcome
+
+
+def _sheet_row(conn: Any, sheet: Sheet) -> Any:
+    conn.execute("INSERT OR IGNORE INTO live_sheets (round, match, tbl) VALUES (?, ?, ?)", sheet.key)
+    return conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()
+
+
+def _refuse_if_locked(row: Any) -> None:
+    if row["locked_at"]:
+        raise LiveRefused("live.sheet_locked", 423)
+
+
+def entry_values(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
+                 device: Device) -> dict[str, str | None]:
+    """The fields of one result as the results path validates them: the sheet's round, match,
+    table, board and teams, the scheduled declarer and level, and what was typed."""
+    event = session.event
+    names = {t.id: t.name for t in event.teams}
+    values: dict[str, str | None] = {"round": str(sheet.id.round), "match": sheet.id.match,
+                                     "table": sheet.id.table, "entered_by": f"live {device.id[:8]}"}
+    if slot == LEVEL_SLOT:
+        values["home_team"] = names[sheet.match.home]
+        values["away_team"] = names[sheet.match.away]
+        for name in ("home_level", "away_level", "last_game", "home_games", "away_games"):
+            values[name] = (typed.get(name) or "").strip() or None
+        return values
+    board = event.board(sheet.match.set, int(slot))
+    seats = sheet.match.seats(sheet.id.table)
+    values.update({"board": slot, "ns_team": names[seats["NS"]], "ew_team": names[seats["EW"]],
+                   "declarer": board.declarer, "level": board.level,
+                   "defenders_points": (typed.get("defenders_points") or "").strip() or None,
+                   "trump": (typed.get("trump") or "").strip() or None})
+    return values
+
+
+def _typed(values: Mapping[str, Any], slot: str) -> dict[str, Any]:
+    names = ("home_level", "away_level", "last_game", "home_games", "away_games") if slot == LEVEL_SLOT \
+        else ("defenders_points", "trump")
+    return {name: values.get(name) for name in names if values.get(name) not in (None, "")}
+
+
+def _validated(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
+               device: Device) -> tuple[Any, dict[str, Any]]:
+    event = session.event
+    if slot not in sheet.slots:
+        raise LiveRefused("live.no_such_slot", 404, slot=slot)
+    entry = _entry(event, kind_of(event), entry_values(session, sheet, slot, typed, device))
+    if slot == LEVEL_SLOT:
+        fields = {"home_level": entry.home_level, "away_level": entry.away_level, "last_game": entry.last_game,
+                  "home_games": entry.home_games, "away_games": entry.away_games}
+    else:
+        fields = {"defenders_points": entry.defenders_points, "trump": entry.trump}
+    return entry, {k: v for k, v in fields.items() if v is not None}
+
+
+def enter(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None], device: Device,
+          nonce: str, *, double_entry: bool = False) -> Outcome:
+    """The scorer's (or, in a double-entry event, either side's) entry of one result. Refused with
+    the profile's reasons (:class:`Rejected`) when the value is not one; a confirmed result is
+    the director's to change (409)."""
+    entry, fields = _validated(session, sheet, slot, typed, device)
+    store = session.writable_store()
+
+    def write(conn: Any) -> Outcome:
+        row = _sheet_row(conn, sheet)
+        _refuse_if_locked(row)
+        state = _current(conn, sheet, slot)
+        if (state is not None and state["state"] == "confirmed") or _stored(session, sheet, slot):
+            raise LiveRefused("live.already_confirmed", 409, slot=slot)
+        at = now()
+        if double_entry and state is not None and state["device"] != device.id:
+            if json.loads(state["fields"]) == fields:
+                _insert_entry(conn, sheet, slot, fields, device, at, "entered")
+                return _confirm_rows(session, store, conn, sheet, [slot], f"second entry {device.id[:8]}", at)
+            _insert_entry(conn, sheet, slot, fields, device, at, "conflict")
+            _flag(conn, sheet, slot, "conflict", {"first": json.loads(state["fields"]), "second": fields}, at)
+            return Outcome("enter", "live.conflict", {"slot": slot})
+        if state is not None:
+            conn.execute("UPDATE live_entries SET state = 'replaced' WHERE round = ? AND match = ? AND tbl = ?"
+                         " AND slot = ? AND state IN ('entered', 'conflict')", (*sheet.key, slot))
+        _insert_entry(conn, sheet, slot, fields, device, at, "entered")
+        return Outcome("enter", "live.entered", {"slot": slot, "value": entry.value_text()})
+
+    return _once(store, nonce, sheet, device, "enter", slot, write)
+
+
+def _insert_entry(conn: Any, sheet: Sheet, slot: str, fields: Mapping[str, Any], device: Device, at: str,
+                  state: str) -> None:
+    conn.execute("INSERT INTO live_entries (round, match, tbl, slot, generation, fields, device, at, state)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (*sheet.key, slot, sheet.id.generation, json.dumps(fields, sort_keys=True), device.id, at, state))
+
+
+def _current(conn: Any, sheet: Sheet, slot: str) -> Any:
+    return conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND slot = ?"
+                        " AND state IN ('entered', 'confirmed') ORDER BY id DESC LIMIT 1",
+                        (*sheet.key, slot)).fetchone()
+
+
+def _stored(session: EventSession, sheet: Sheet, slot: str) -> bool:
+    store = session.store
+    return store is not None and store.current_row(kind_of(session.event).table, _stored_slot(sheet, slot)) is not None
+
+
+def _code_of(session: EventSession, key: bytes, team: str) -> str:
+    return team_code(key, session.event.id, team)
+
+
+def _check_code(session: EventSession, key: bytes, sheet: Sheet, team: str, code: str) -> None:
+    """The team code typed, or :class:`_WrongCode` (counted by :func:`_with_code`)."""
+    if not same_code(_code_of(session, key, team), code):
+        raise _WrongCode()
+
+
+class _WrongCode(Exception):
+    """Inside a write: roll back everything but the count (see :func:`_with_code`)."""
+
+
+def _with_code(session: EventSession, key: bytes, sheet: Sheet, team: str, code: str, nonce: str,
+               device: Device, action: str, slot: str | None, write: Any) -> Outcome:
+    store = session.writable_store()
+    try:
+        def checked(conn: Any) -> Outcome:
+            row = _sheet_row(conn, sheet)
+            _refuse_if_locked(row)
+            _check_code(session, key, sheet, team, code)
+            done: Outcome = write(conn)
+            return done
+        return _once(store, nonce, sheet, device, action, slot, checked)
+    except _WrongCode:
+        with store.transaction():  # the count, on its own (the write above was rolled back)
+            conn = store.conn
+            _sheet_row(conn, sheet)
+            conn.execute("UPDATE live_sheets SET wrong_codes = wrong_codes + 1,"
+                         " locked_at = CASE WHEN wrong_codes + 1 >= ? THEN ? ELSE locked_at END"
+                         " WHERE round = ? AND match = ? AND tbl = ?", (LOCK_AFTER, now(), *sheet.key))
+            conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, device, address, agent, detail)"
+                         " VALUES (?, ?, ?, ?, 'wrong-code', ?, ?, ?, ?, ?)",
+                         (now(), *sheet.key, slot, device.id, device.address, (device.agent or "")[:200], team))
+            left = LOCK_AFTER - int(conn.execute("SELECT wrong_codes FROM live_sheets WHERE round = ? AND match = ?"
+                                                 " AND tbl = ?", sheet.key).fetchone()[0])
+        if left <= 0:
+            raise LiveRefused("live.sheet_locked", 423) from None
+        raise LiveRefused("live.wrong_code", 403, left=left) from None
+
+
+def confirm(session: EventSession, key: bytes, sheet: Sheet, slots: Sequence[str] | None, code: str,
+            device: Device, nonce: str) -> Outcome:
+    """The other side confirms entered results (``slots``; ``None``: every one entered) with its
+    team code, from a device that entered none of them: each becomes a stored result."""
+    store = session.writable_store()
+
+    def write(conn: Any) -> Outcome:
+        entered = {r["slot"]: r for r in conn.execute(
+            "SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND state = 'entered'"
+            " ORDER BY id", sheet.key)}
+        wanted = list(entered) if slots is None else list(slots)
+        if not wanted:
+            raise LiveRefused("live.nothing_to_confirm", 409)
+        for slot in wanted:
+            if slot not in entered:
+                raise LiveRefused("live.not_entered", 409, slot=slot)
+            if entered[slot]["device"] == device.id:
+                raise LiveRefused("live.own_entry", 403, slot=slot)
+        return _confirm_rows(session, store, conn, sheet, wanted, f"team code {sheet.confirmer}", now())
+
+    return _with_code(session, key, sheet, sheet.confirmer, code, nonce, device, "confirm",
+                      ",".join(slots) if slots else None, write)
+
+
+def dispute(session: EventSession, key: bytes, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
+            code: str, device: Device, nonce: str) -> Outcome:
+    """The other side says an entered result is wrong, with its own values and its code: a
+    conflict on both phones and the console, until the scorer enters it again or the director
+    decides."""
+    _, fields = _validated(session, sheet, slot, typed, device)
+
+    def write(conn: Any) -> Outcome:
+        state = _current(conn, sheet, slot)
+        if state is None or state["state"] != "entered":
+            raise LiveRefused("live.not_entered", 409, slot=slot)
+        at = now()
+        _insert_entry(conn, sheet, slot, fields, device, at, "conflict")
+        _flag(conn, sheet, slot, "conflict", {"first": json.loads(state["fields"]), "second": fields}, at)
+        return Outcome("dispute", "live.conflict", {"slot": slot})
+
+    return _with_code(session, key, sheet, sheet.confirmer, code, nonce, device, "dispute", slot, write)
+
+
+def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: Sheet, slots: Sequence[str],
+                  by: str, at: str) -> Outcome:
+    """Store the entered results of ``slots`` as results (one import) and mark them confirmed."""
+    event = session.event
+    kind = kind_of(event)
+    check_seating(store, event, {(sheet.id.round, sheet.id.match)})
+    entries = []
+    rows = []
+    for slot in slots:
+        row = _current(conn, sheet, slot)
+        typed = {k: None if v is None else str(v) for k, v in json.loads(row["fields"]).items()}
+        entry = _entry(event, kind, entry_values(session, sheet, slot, typed, Device(row["device"])))
+        if store.current_row(kind.table, entry.slot) is not None:
+            raise LiveRefused("live.already_confirmed", 409, slot=slot)
+        entries.append(entry)
+        rows.append(row)
+    import_id = store.insert(kind.table, entries, source=f"live {sheet.id.round}/{sheet.id.match}/{sheet.id.table}",
+                             import_kind="add", entered_by=f"live ({by})")
+    for row in rows:
+        conn.execute("UPDATE live_entries SET state = 'confirmed', confirmed_by = ?, confirmed_at = ?,"
+                     " result_import = ? WHERE id = ?", (by, at, import_id, row["id"]))
+    for slot in slots:
+        _check_far_apart(session, store, conn, sheet, slot, at)
+    return Outcome("confirm", "live.confirmed", {"count": len(slots), "import_id": import_id})
+
+
+def _check_far_apart(session: EventSession, store: ResultsStore, conn: Any, sheet: Sheet, slot: str,
+                     at: str) -> None:
+    if slot == LEVEL_SLOT:
+        return
+    other = "B" if sheet.id.table == "A" else "A"
+    kind = kind_of(session.event)
+    own = store.current_row(kind.table, _stored_slot(sheet, slot))
+    theirs = store.current_row(kind.table, (sheet.id.round, sheet.id.match, other, int(slot)))
+    if own is None or theirs is None or own["withdrawn"] or theirs["withdrawn"]:
+        return
+    total = session.event.profile.rules_for(session.event.decks).total_points
+    apart = abs(int(own["defenders_points"]) - int(theirs["defenders_points"]))
+    if apart >= FAR_APART_SHARE * total:
+        _flag(conn, sheet, slot, "far-apart", {"apart": apart, "total": total}, at)
+
+
+def _flag(conn: Any, sheet: Sheet, slot: str | None, kind: str, detail: Mapping[str, Any], at: str) -> None:
+    conn.execute("INSERT INTO live_flags (round, match, tbl, slot, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                 " ON CONFLICT (round, match, tbl, slot, kind) DO UPDATE SET detail = excluded.detail",
+                 (*sheet.key, slot or "", kind, json.dumps(detail, ensure_ascii=False), at))
+
+
+def confirm_recap(session: EventSession, key: bytes, sheet: Sheet, side: str, code: str, device: Device,
+                  nonce: str) -> Outcome:
+    """One side (``scorer`` or ``confirmer``) confirms the whole sheet with its team code; once
+    both have, the sheet is closed. Refused while a result is not confirmed (the page lists them)."""
+    if side not in ("scorer", "confirmer"):
+        raise LiveRefused("live.bad_side", 400)
+    team = sheet.scorer if side == "scorer" else sheet.confirmer
+
+    def write(conn: Any) -> Outcome:
+        state = sheet_state(session, sheet)
+        waiting = [s.slot for s in state.slots.values() if s.state != "confirmed"]
+        if waiting:
+            raise LiveRefused("live.recap_waiting", 409, slots=", ".join(waiting))
+        column = "recap_scorer_at" if side == "scorer" else "recap_confirmer_at"
+        conn.execute(f"UPDATE live_sheets SET {column} = coalesce({column}, ?) WHERE round = ? AND match = ?"
+                     " AND tbl = ?", (now(), *sheet.key))
+        done = conn.execute("SELECT recap_scorer_at IS NOT NULL AND recap_confirmer_at IS NOT NULL FROM live_sheets"
+                            " WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()[0]
+        return Outcome("recap", "live.closed" if done else "live.recap_confirmed", {"team": team})
+
+    return _with_code(session, key, sheet, team, code, nonce, device, "recap", None, write)
+
+
+# --- the director's side ----------------------------------------------------------------------------
+
+
+def unlock(session: EventSession, sheet: Sheet, by: str) -> Outcome:
+    store = session.writable_store()
+    with store.transaction():
+        conn = store.conn
+        _sheet_row(conn, sheet)
+        conn.execute("UPDATE live_sheets SET wrong_codes = 0, locked_at = NULL WHERE round = ? AND match = ?"
+                     " AND tbl = ?", sheet.key)
+        _log(conn, sheet, "unlock", None, by)
+    return Outcome("unlock", "live.unlocked", {})
+
+
+def revoke(session: EventSession, sheet: Sheet, reason: str, by: str) -> int:
+    """A new generation of the sheet (to reprint): the printed one stops working. Its new number."""
+    if not reason.strip():
+        raise UserError("results.correction_needs_reason", field="reason")
+    store = session.writable_store()
+    with store.transaction():
+        conn = store.conn
+        _sheet_row(conn, sheet)
+        conn.execute("UPDATE live_sheets SET generation = generation + 1 WHERE round = ? AND match = ? AND tbl = ?",
+                     sheet.key)
+        _log(conn, sheet, "revoke", None, f"{by}: {reason.strip()}")
+        return int(conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
+                                sheet.key).fetchone()[0])
+
+
+def clear_flag(session: EventSession, flag_id: int, reason: str, by: str) -> None:
+    if not reason.strip():
+        raise UserError("results.correction_needs_reason", field="reason")
+    store = session.writable_store()
+    with store.transaction():
+        changed = store.conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ?"
+                                     " WHERE id = ? AND cleared_at IS NULL", (now(), by, reason.strip(), flag_id))
+        if changed.rowcount != 1:
+            raise LiveRefused("live.no_such_flag", 404, flag=flag_id)
+
+
+def open_flags(session: EventSession, round_number: int) -> list[dict[str, Any]]:
+    if session.store is None:
+        return []
+    return [dict(r) for r in session.store.conn.execute(
+        "SELECT * FROM live_flags WHERE round = ? AND cleared_at IS NULL ORDER BY id", (round_number,))]
+
+
+def _log(conn: Any, sheet: Sheet, action: str, slot: str | None, detail: str) -> None:
+    conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (now(), *sheet.key, action, slot, detail))
+
+
+@dataclass
+class RoundGrid:
+    """The console's grid of a round: every sheet's state, the oldest unconfirmed entry and the
+    flags to clear."""
+
+    round: int
+    sheets: list[SheetState]
+    oldest_unconfirmed: str | None
+    flags: list[dict[str, Any]]
+
+    def counts(self) -> dict[str, int]:
+        counts = {"missing": 0, "entered": 0, "confirmed": 0, "conflict": 0}
+        for state in self.sheets:
+            for slot in state.slots.values():
+                counts[slot.state] += 1
+        return counts
+
+
+def round_grid(session: EventSession, round_number: int) -> RoundGrid:
+    states = [sheet_state(session, sheet) for sheet in sheets_of_round(session.event, round_number)]
+    oldest = min((s.at for st in states for s in st.slots.values() if s.state == "entered" and s.at),
+                 default=None)
+    return RoundGrid(round_number, states, oldest, open_flags(session, round_number))
+
+
+def age_seconds(at: str | None, at_now: dt.datetime | None = None) -> int | None:
+    if at is None:
+        return None
+    when = dt.datetime.fromisoformat(at)
+    return max(0, int(((at_now or dt.datetime.now(dt.UTC)) - when).total_seconds()))
+
+
+def team_codes(session: EventSession, key: bytes) -> dict[str, str]:
+    """Every team's confirmation code (for its team card; never on a table's sheet)."""
+    return {team.id: _code_of(session, key, team.id) for team in session.event.teams}
+
+
+def device_digest(device_id: str) -> str:
+    """A device's id as pages show it (never the cookie itself)."""
+    return hashlib.sha256(device_id.encode()).hexdigest()[:6]
+
+
+def refused_reasons(error: Rejected) -> list[Any]:
+    return list(error.problems)
