@@ -1287,5 +1287,45 @@ def doctor() -> None:
         sys.exit(EXIT_ENVIRONMENT)
 
 
+@main.command()
+@EVENT_ARGUMENT
+@click.option("--lan", is_flag=True, help="Serve the venue's network (one interface: --host, else the one the "
+              "default route leaves by). Without it, this machine only (127.0.0.1).")
+@click.option("--host", default=None, help="The address to bind with --lan (default: this machine's LAN address).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="The port.")
+@click.option("--double-entry", is_flag=True,
+              help="A result counts once both sides enter it on their own phones and agree (no team codes).")
+@click.option("--rate", type=click.FloatRange(0.1, 100000), default=None,
+              help="Writes a second one address may make (default 10, bursts of 40).")
+@click.option("--director-link", "link_only", is_flag=True,
+              help="Print a new one-time director link (for another director) and stop; the server may be running.")
+@BOARDS_DIR_OPTION
+def serve(event_file: str, lan: bool, host: str | None, port: int, double_entry: bool, rate: float | None,
+          link_only: bool, boards_dir: str | None) -> None:
+    """Serve live entry from the players' phones, the director's console and live pages (docs/serve.md).
+
+    Prints the URL, a QR of it and a one-time director link. Stop with Ctrl-C."""
+    from dealer.serve.run import binding, terminal_qr
+    from dealer.serve.run import serve as run_server
+
+    bound = binding(lan, host, port)
+    if link_only:
+        from dealer.serve.app import new_director_link
+
+        with _session(event_file, boards_dir, write=True) as session:
+            token = new_director_link(session)
+        show("said_serve.director_link", link=f"{bound.url}/-/login?token={token}")
+        return
+
+    def started(url: str, link: str) -> None:
+        show("said_serve.listening", url=url)
+        echo(terminal_qr(url))
+        show("said_serve.director_link", link=link)
+        if not lan:
+            show("said_serve.local_only")
+
+    run_server(event_file, boards_dir, bound, double_entry=double_entry, rate=rate, started=started)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

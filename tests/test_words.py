@@ -36,6 +36,7 @@ NOT_LITERAL = {
     ("dealer/tournament/knockout.py", "key"): "ResultMissing passes its caller's literal key on",
     ("dealer/app/live.py", "self.key"): "an Outcome words the literal key it was made with",
     ("dealer/app/live.py", "value['phrase']"): "a stored outcome's phrase, literal where it was made",
+    ("dealer/serve/security.py", "key"): "the guard's answer() passes its caller's literal key on",
 }
 
 

@@ -1,0 +1,501 @@
+"""``dealer serve``: the third face of the use cases (after the command line and the static site), an
+ASGI application on Starlette (docs/serve.md).
+
+One process and one SQLite connection: every use case runs on one database thread
+(:class:`Live`), in order, as datasette runs its writes; the event loop only parses requests,
+renders pages from the one Jinja environment and holds the live pages' streams. Pages are
+server-rendered forms that work with JavaScript off; a little script keeps typed values and
+posts without leaving the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime as dt
+import hashlib
+import json
+import secrets
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from dealer.app import live
+from dealer.app.session import EventSession
+from dealer.errors import EnvironmentProblem, Rejected, UserError
+from dealer.formats.entry import EntryUrlError, SheetId, entry_path, parse_entry_path
+from dealer.render.strings import Strings, strings
+from dealer.render.templates import environment
+from dealer.resources import templates_dir
+from dealer.serve import pages
+from dealer.serve.security import Guard, RateLimit, allowed_hosts
+from dealer.store.db import now
+from dealer.words import words
+
+T = TypeVar("T")
+DEVICE_COOKIE = "sjd_device"
+DIRECTOR_COOKIE = "sjd_director"
+STATIC = {"serve.css": "text/css; charset=utf-8", "table.js": "text/javascript; charset=utf-8",
+          "live.js": "text/javascript; charset=utf-8"}
+LANGS = ("zh", "en")
+#: A director's session lasts the event's day (the cookie and the stored session).
+DIRECTOR_HOURS = 18
+
+
+class Live:
+    """The event's one session, used from one database thread; reopened when another process
+    (the command line) changed the database, or after a use case that changes the rounds."""
+
+    def __init__(self, event_file: str | Path, boards_root: str | Path | None = None, *,
+                 double_entry: bool = False) -> None:
+        self.event_file = event_file
+        self.boards_root = boards_root
+        self.double_entry = double_entry
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dealer-db")
+        self.session: EventSession
+        self.key: bytes
+        self.version = 0  #: bumped after every write: the live pages' streams wake on it
+        self.changed: asyncio.Event | None = None
+        self._data_version: int | None = None
+        self.executor.submit(self._open).result()
+
+    def _open(self) -> None:
+        session = EventSession.open(self.event_file, self.boards_root, write=True)
+        try:
+            session.writable_store()
+            key = session.folder.entry_key(create=True)
+            assert key is not None
+        except BaseException:
+            session.close()
+            raise
+        if getattr(self, "session", None) is not None:
+            self.session.close()
+        self.session, self.key = session, key
+        self._data_version = self._read_data_version()
+
+    def _read_data_version(self) -> int | None:
+        store = self.session.store
+        return None if store is None else int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _fresh(self) -> None:
+        if self._read_data_version() != self._data_version:  # another process wrote
+            self._open()
+            self.version += 1
+
+    async def run(self, use: Callable[[EventSession], T], *, reopen: bool = False, wrote: bool = False) -> T:
+        """Run ``use(session)`` on the database thread; ``reopen``: the event as played changed."""
+        def call() -> T:
+            self._fresh()
+            try:
+                return use(self.session)
+            finally:
+                if reopen:
+                    self._open()
+        result = await asyncio.get_running_loop().run_in_executor(self.executor, call)
+        if wrote:
+            self.touch()
+        return result
+
+    def touch(self) -> None:
+        self.version += 1
+        if self.changed is not None:
+            self.changed.set()
+            self.changed = asyncio.Event()
+
+    def close(self) -> None:
+        def shut() -> None:
+            self.session.close()
+        self.executor.submit(shut).result()
+        self.executor.shutdown()
+
+
+# --- words and pages ---------------------------------------------------------------------------
+
+
+def lang_of(request: Request) -> str:
+    lang = request.query_params.get("lang", "zh")
+    return lang if lang in LANGS else "zh"
+
+
+def page_words(lang: str) -> Strings:
+    """The pages' words (``[zh.serve]`` / ``[en.serve]`` of the catalog)."""
+    return Strings(strings(lang)["serve"])
+
+
+def render(template: str, context: dict[str, Any], lang: str, status: int = 200, **extra: Any) -> HTMLResponse:
+    html = environment().get_template("serve/" + template).render(
+        c=context, t=page_words(lang), lang=lang, html_lang="zh-Hans" if lang == "zh" else "en", **extra)
+    return HTMLResponse(html, status_code=status)
+
+
+def refusal_page(status: int, key: str, lang: str) -> tuple[bytes, bytes]:
+    """The guard's answer (a foreign Host, a cross-site post, …) as a small page."""
+    message = words(lang).text(key)
+    html = environment().get_template("serve/refused.html").render(
+        c={"status": status, "message": message, "problems": []}, t=page_words(lang), lang=lang,
+        html_lang="zh-Hans" if lang == "zh" else "en")
+    return b"text/html; charset=utf-8", html.encode("utf-8")
+
+
+def _error_status(error: UserError) -> int:
+    if isinstance(error, live.LiveRefused):
+        return error.status
+    if isinstance(error, EnvironmentProblem):
+        return 503
+    return 400
+
+
+def refused(request: Request, error: UserError, lang: str) -> Response:
+    status = _error_status(error)
+    w = words(lang)
+    problems = [p.text(w) for p in error.problems] if isinstance(error, Rejected) else []
+    message = w.text(error.key, error.params) if not isinstance(error, Rejected) else w.message(error).split("\n")[0]
+    if wants_json(request):
+        return JSONResponse({"ok": False, "status": status, "key": error.key, "message": message,
+                             "problems": problems, "field": getattr(error, "field", None)}, status_code=status)
+    return render("refused.html", {"status": status, "message": message, "problems": problems}, lang, status)
+
+
+def wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+async def form_of(request: Request) -> dict[str, list[str]]:
+    """An ``application/x-www-form-urlencoded`` body (the only kind the pages post), bounded by the
+    guard; repeated fields kept (the boards to confirm)."""
+    body = (await request.body()).decode("utf-8", "replace")
+    found: dict[str, list[str]] = {}
+    for name, value in urllib.parse.parse_qsl(body, keep_blank_values=True, max_num_fields=200):
+        found.setdefault(name, []).append(value)
+    return found
+
+
+def one(form: dict[str, list[str]], name: str) -> str:
+    values = form.get(name)
+    return values[-1] if values else ""
+
+
+def device_of(request: Request) -> tuple[live.Device, bool]:
+    """The request's device (its cookie, or a new id: ``True`` when the cookie must be set)."""
+    cookie = request.cookies.get(DEVICE_COOKIE, "")
+    new = not (8 <= len(cookie) <= 40 and cookie.replace("-", "").replace("_", "").isalnum())
+    device_id = live.new_device_id() if new else cookie
+    client = request.client
+    return live.Device(device_id, client.host if client else None, request.headers.get("user-agent")), new
+
+
+def with_device(response: Response, device: live.Device, new: bool) -> Response:
+    if new:
+        response.set_cookie(DEVICE_COOKIE, device.id, max_age=86400 * 3, httponly=True, samesite="lax", path="/")
+    return response
+
+
+# --- the application -----------------------------------------------------------------------------
+
+
+class Server:
+    """The routes over one :class:`Live` session."""
+
+    def __init__(self, state: Live, base_url: str) -> None:
+        self.live = state
+        self.base_url = base_url.rstrip("/")
+
+    # --- the table ---------------------------------------------------------------------
+
+    def _sheet_id(self, request: Request) -> tuple[SheetId, str]:
+        p = request.path_params
+        path = "/t/SJE1/{event}/{round}/{match}/{table}/{generation}/{tag}".format(**p)
+        return parse_entry_path(path)
+
+    async def _authorised(self, request: Request) -> live.Sheet:
+        sheet_id, tag = self._sheet_id(request)
+        return await self.live.run(lambda s: live.authorise(s, self.live.key, sheet_id, tag))
+
+    def sheet_url(self, sheet: live.Sheet, lang: str, said: str | None = None) -> str:
+        from dealer.formats.entry import sheet_tag
+
+        path = entry_path(sheet.id, sheet_tag(self.live.key, sheet.id))
+        query = {k: v for k, v in (("lang", lang if lang != "zh" else None), ("said", said)) if v}
+        return path + ("?" + urllib.parse.urlencode(query) if query else "")
+
+    async def table(self, request: Request) -> Response:
+        lang = lang_of(request)
+        device, new = device_of(request)
+        try:
+            sheet = await self._authorised(request)
+            context = await self.live.run(lambda s: self._table_context(s, sheet, device, lang))
+        except (UserError, EntryUrlError) as error:
+            return with_device(refused(request, error, lang), device, new)
+        said = request.query_params.get("said")
+        if said:
+            context["said"] = await self.live.run(lambda s: _said(s, said, lang))
+        if request.url.path.endswith(".json") or wants_json(request):
+            context.pop("nonces", None)
+            return with_device(JSONResponse(context), device, new)
+        return with_device(render("table.html", context, lang, url=self.sheet_url(sheet, lang)), device, new)
+
+    def _table_context(self, session: EventSession, sheet: live.Sheet, device: live.Device,
+                       lang: str) -> dict[str, Any]:
+        live.seen(session, sheet, device)
+        context = pages.table_page(session, self.live.key, sheet, device, page_words(lang),
+                                   double_entry=self.live.double_entry)
+        context["nonces"] = {name: live.new_nonce(self.live.key)
+                             for name in (*sheet.slots, "confirm", "recap-scorer", "recap-confirmer")}
+        context["dispute_nonces"] = {slot: live.new_nonce(self.live.key) for slot in sheet.slots}
+        context["lang"] = lang
+        context["said"] = None
+        context["refusal"] = None
+        return context
+
+    async def table_post(self, request: Request) -> Response:
+        lang = lang_of(request)
+        device, new = device_of(request)
+        action = request.path_params["action"]
+        form = await form_of(request)
+        nonce = one(form, "nonce")
+        try:
+            sheet = await self._authorised(request)
+            live.check_nonce(self.live.key, nonce)
+            key = self.live.key
+            typed = {name: one(form, name) for name in form}
+            use: Callable[[EventSession], live.Outcome]
+            if action == "enter":
+                slot = one(form, "slot")
+                use = lambda s: live.enter(s, sheet, slot, typed, device, nonce,  # noqa: E731
+                                           double_entry=self.live.double_entry)
+            elif action == "confirm":
+                chosen = form.get("slots") or None
+                use = lambda s: live.confirm(s, key, sheet, chosen, one(form, "code"), device, nonce)  # noqa: E731
+            elif action == "dispute":
+                use = lambda s: live.dispute(s, key, sheet, one(form, "slot"), typed, one(form, "code"),  # noqa: E731
+                                             device, nonce)
+            elif action == "recap":
+                use = lambda s: live.confirm_recap(s, key, sheet, one(form, "side"), one(form, "code"),  # noqa: E731
+                                                   device, nonce)
+            else:
+                return refused(request, live.LiveRefused("serve.no_such_action", 404), lang)
+            outcome = await self.live.run(use, wrote=True)
+        except (UserError, EntryUrlError) as error:
+            if isinstance(error, Rejected | live.LiveRefused) and not wants_json(request):
+                # the table's page again, with the refusal and what was typed
+                try:
+                    sheet = await self._authorised(request)
+                except (UserError, EntryUrlError):
+                    return with_device(refused(request, error, lang), device, new)
+                context = await self.live.run(lambda s: self._table_context(s, sheet, device, lang))
+                w = words(lang)
+                context["refusal"] = {
+                    "slot": one(form, "slot"), "message": w.text(error.key, error.params)
+                    if not isinstance(error, Rejected) else "",
+                    "problems": [p.text(w) for p in error.problems] if isinstance(error, Rejected) else [],
+                    "typed": {k: one(form, k) for k in ("defenders_points", "trump", "home_level", "away_level",
+                                                        "last_game", "home_games", "away_games")}}
+                return with_device(render("table.html", context, lang, _error_status(error),
+                                          url=self.sheet_url(sheet, lang)), device, new)
+            return with_device(refused(request, error, lang), device, new)
+        phrase = words(lang).text(outcome.key, outcome.params)
+        if wants_json(request):
+            return with_device(JSONResponse({"ok": True, "action": outcome.action, "message": phrase,
+                                             "repeated": outcome.repeated}), device, new)
+        return with_device(RedirectResponse(self.sheet_url(sheet, lang, said=nonce), status_code=303), device, new)
+
+    # --- the home page and the fallback code ----------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        lang = lang_of(request)
+        context = await self.live.run(lambda s: {"event": {"id": s.event.id, "name": s.event.name},
+                                                 "round": live.open_round(s), "nonce": live.new_nonce(self.live.key)})
+        return render("home.html", context, lang)
+
+    async def code(self, request: Request) -> Response:
+        lang = lang_of(request)
+        form = await form_of(request)
+        try:
+            sheet, _tag = await self.live.run(lambda s: live.sheet_by_code(s, self.live.key, one(form, "code")))
+        except UserError as error:
+            return refused(request, error, lang)
+        return RedirectResponse(self.sheet_url(sheet, lang), status_code=303)
+
+    # --- the director ----------------------------------------------------------------------
+
+    async def login(self, request: Request) -> Response:
+        lang = lang_of(request)
+        token = request.query_params.get("token", "")
+        client = request.client
+        try:
+            session_token = await self.live.run(lambda s: use_director_link(
+                s, token, client.host if client else None, request.headers.get("user-agent")))
+        except UserError as error:
+            return refused(request, error, lang)
+        response = RedirectResponse("/-/console" + ("?lang=en" if lang == "en" else ""), status_code=303)
+        response.set_cookie(DIRECTOR_COOKIE, session_token, max_age=DIRECTOR_HOURS * 3600, httponly=True,
+                            samesite="strict", path="/")
+        return response
+
+    async def director(self, request: Request) -> str | None:
+        """The director's session of the request (its cookie), or ``None``."""
+        token = request.cookies.get(DIRECTOR_COOKIE)
+        if not token:
+            return None
+        return await self.live.run(lambda s: director_of(s, token))
+
+    async def console(self, request: Request) -> Response:
+        lang = lang_of(request)
+        who = await self.director(request)
+        if who is None:
+            return refused(request, live.LiveRefused("serve.director_only", 403), lang)
+        from dealer.serve import console
+
+        return await console.page(self, request, lang, who)
+
+    async def console_post(self, request: Request) -> Response:
+        lang = lang_of(request)
+        who = await self.director(request)
+        if who is None:
+            return refused(request, live.LiveRefused("serve.director_only", 403), lang)
+        from dealer.serve import console
+
+        return await console.action(self, request, lang, who)
+
+    # --- live pages --------------------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        """Server-sent events: ``changed`` after every write (and every 15 s a comment, to keep
+        the connection), for the live pages to fetch their JSON twin again."""
+        state = self.live
+        if state.changed is None:
+            state.changed = asyncio.Event()
+
+        async def stream() -> Any:
+            seen = state.version
+            yield f"retry: 3000\nevent: changed\ndata: {seen}\n\n"
+            while True:
+                changed = state.changed
+                assert changed is not None
+                try:
+                    await asyncio.wait_for(changed.wait(), 15)
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        return
+                    yield ": keep-alive\n\n"
+                    continue
+                if state.version != seen:
+                    seen = state.version
+                    yield f"event: changed\ndata: {seen}\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return Response(status_code=404)
+        return Response((templates_dir() / "serve" / "static" / name).read_bytes(), media_type=STATIC[name])
+
+    async def health(self, request: Request) -> Response:
+        version = await self.live.run(lambda s: s.event.id)
+        return JSONResponse({"ok": True, "event": version, "time": now()})
+
+    async def data_version_watch(self) -> None:
+        """Wake the live pages when another process (the command line) writes."""
+        while True:
+            await asyncio.sleep(2)
+            before = self.live.version
+            await self.live.run(lambda s: None)
+            if self.live.version != before:
+                self.live.touch()
+
+
+def _said(session: EventSession, nonce: str, lang: str) -> str | None:
+    """What the request of ``nonce`` did, for the page it redirected to."""
+    store = session.store
+    row = None if store is None else store.conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?",
+                                                        (nonce,)).fetchone()
+    if row is None:
+        return None
+    outcome = live.Outcome.from_dict(json.loads(row[0]))
+    return words(lang).text(outcome.key, outcome.params)
+
+
+# --- directors' links ------------------------------------------------------------------------------
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_director_link(session: EventSession) -> str:
+    """A one-time login token (256 bits), kept only as its digest."""
+    token = secrets.token_urlsafe(32)
+    store = session.writable_store()
+    with store.transaction():
+        store.conn.execute("INSERT INTO live_directors (link, made_at) VALUES (?, ?)", (_digest(token), now()))
+    return token
+
+
+def use_director_link(session: EventSession, token: str, address: str | None, agent: str | None) -> str:
+    """Spend a one-time link; the session token its cookie carries. A used or unknown link: 403."""
+    store = session.writable_store()
+    session_token = secrets.token_urlsafe(32)
+    expires = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=DIRECTOR_HOURS)).isoformat(timespec="seconds")
+    with store.transaction():
+        changed = store.conn.execute(
+            "UPDATE live_directors SET used_at = ?, session = ?, expires_at = ?, address = ?, agent = ?"
+            " WHERE link = ? AND used_at IS NULL",
+            (now(), _digest(session_token), expires, address, (agent or "")[:200], _digest(token or "-")))
+        if changed.rowcount != 1:
+            raise live.LiveRefused("serve.link_used", 403)
+    return session_token
+
+
+def director_of(session: EventSession, token: str) -> str | None:
+    store = session.store
+    if store is None:
+        return None
+    row = store.conn.execute("SELECT link, expires_at FROM live_directors WHERE session = ?",
+                             (_digest(token),)).fetchone()
+    if row is None or row["expires_at"] < dt.datetime.now(dt.UTC).isoformat(timespec="seconds"):
+        return None
+    return f"director {row['link'][:6]}"
+
+
+def create_app(state: Live, host: str, port: int, *, base_url: str | None = None,
+               rate: RateLimit | None = None) -> Guard:
+    """The application for ``state``, bound at ``host``:``port`` (its Host allow-list)."""
+    server = Server(state, base_url or f"http://{host}:{port}")
+    sheet = "/t/SJE1/{event}/{round}/{match}/{table}/{generation}/{tag}"
+    routes = [
+        Route("/", server.home),
+        Route("/code", server.code, methods=["POST"]),
+        Route(sheet, server.table),
+        Route(sheet + "/state.json", server.table),
+        Route(sheet + "/{action}", server.table_post, methods=["POST"]),
+        Route("/-/login", server.login),
+        Route("/-/console", server.console),
+        Route("/-/console.json", server.console),
+        Route("/-/console/{action}", server.console_post, methods=["POST"]),
+        Route("/-/events", server.events),
+        Route("/-/static/{name}", server.static),
+        Route("/-/health", server.health),
+    ]
+    from dealer.serve import livepages
+
+    routes.extend(livepages.routes(server))
+
+    async def watch() -> Any:
+        task = asyncio.get_running_loop().create_task(server.data_version_watch())
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    import contextlib
+
+    app = Starlette(routes=routes, lifespan=contextlib.asynccontextmanager(lambda _app: watch()))
+    app.state.server = server
+    return Guard(app, allowed_hosts(host, port), rate or RateLimit(), refusal_page)

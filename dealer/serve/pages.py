@@ -1,0 +1,101 @@
+"""The server's page contexts: plain, JSON-ready dicts; each HTML page is rendered from the dict its
+JSON twin holds (as the static site does), in the language asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dealer.app import live
+from dealer.app.lineups import stored_lineups
+from dealer.app.session import EventSession
+from dealer.render.strings import Strings
+from dealer.store.db import now
+from dealer.words import local_time
+
+SIDE_OF_SEAT = {"N": "NS", "S": "NS", "E": "EW", "W": "EW"}
+
+
+def _team(session: EventSession, team_id: str) -> dict[str, str]:
+    return {"id": team_id, "name": session.event.team(team_id).name}
+
+
+def result_sentence(session: EventSession, sheet: live.Sheet, slot: str, fields: dict[str, Any],
+                    t: Strings) -> str:
+    """A result as a sentence naming the teams and the level change (never a bare number)."""
+    event = session.event
+    if slot == live.LEVEL_SLOT:
+        home, away = event.team(sheet.match.home).name, event.team(sheet.match.away).name
+        return t.fmt("levels_sentence", home=home, away=away, home_level=fields.get("home_level", "?"),
+                     away_level=fields.get("away_level", "?"))
+    if "defenders_points" not in fields:
+        return str(t.stored_elsewhere)
+    board = event.board(sheet.match.set, int(slot))
+    seats = sheet.match.seats(sheet.id.table)
+    declarer_side = SIDE_OF_SEAT[board.declarer]
+    defender_side = "EW" if declarer_side == "NS" else "NS"
+    declarer = event.team(seats[declarer_side]).name
+    defenders = event.team(seats[defender_side]).name
+    points = int(fields["defenders_points"])
+    result = event.profile.level_points(event.decks, points)
+    if result.declarer_levels:
+        change = t.fmt("goes_up", team=declarer, n=result.declarer_levels)
+    elif result.defenders_levels:
+        change = t.fmt("goes_up", team=defenders, n=result.defenders_levels)
+    else:
+        change = t.fmt("takes_over", team=defenders)
+    return t.fmt("board_sentence", declarer=declarer, seat=t["seat_" + board.declarer],
+                 defenders=defenders, points=points, change=change)
+
+
+def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: live.Device, t: Strings,
+               *, double_entry: bool = False) -> dict[str, Any]:
+    """The table's page: the sheet, both teams and their line-up, every result's state."""
+    event = session.event
+    state = live.sheet_state(session, sheet)
+    lineups = stored_lineups(session.store)
+    names = event.table_names(sheet.match)
+    slots = []
+    for slot in sheet.slots:
+        s = state.slots[slot]
+        row: dict[str, Any] = {"slot": slot, "state": s.state, "fields": s.fields, "flagged": s.flagged,
+                               "entered_here": s.device == device.id if s.device else False,
+                               "disputed": s.disputed}
+        if slot != live.LEVEL_SLOT:
+            board = event.board(sheet.match.set, int(slot))
+            seats = sheet.match.seats(sheet.id.table)
+            side = SIDE_OF_SEAT[board.declarer]
+            row.update({"board": int(slot), "declarer": board.declarer, "declarer_team": event.team(seats[side]).name,
+                        "level": board.level})
+        row["sentence"] = result_sentence(session, sheet, slot, s.fields, t) if s.fields else None
+        row["other_table"] = other = live.other_table(session, sheet, slot) if s.state == "confirmed" else None
+        row["other_sentence"] = result_sentence(session, sheet, slot, other, t) if other is not None else None
+        slots.append(row)
+    line = {}
+    for team in (sheet.scorer, sheet.confirmer):
+        lineup = lineups.get(sheet.id.round, team)
+        line[team] = list(lineup.pair(sheet.id.table)) if lineup is not None else []
+    return {
+        "kind": "table",
+        "event": {"id": event.id, "name": event.name},
+        "round": sheet.id.round, "match": sheet.id.match, "table": sheet.id.table,
+        "table_name": names.get(sheet.id.table, sheet.id.table), "generation": sheet.id.generation,
+        "levels": event.levels,
+        "scorer": {**_team(session, sheet.scorer), "players": line[sheet.scorer],
+                   "side": None if event.levels else "EW"},
+        "confirmer": {**_team(session, sheet.confirmer), "players": line[sheet.confirmer],
+                      "side": None if event.levels else "NS"},
+        "mode": "double-entry" if double_entry else "team-code",
+        "slots": slots,
+        "entered": [s["slot"] for s in slots if s["state"] == "entered"],
+        "missing": state.missing,
+        "all_confirmed": state.all_confirmed,
+        "recap": {"scorer": state.recap_scorer, "confirmer": state.recap_confirmer},
+        "closed": state.closed,
+        "locked": state.locked,
+        "wrong_codes": state.wrong_codes,
+        "devices": state.devices,
+        "warnings": [f["kind"] for f in state.flags if f["kind"] == "devices"],
+        "trumps": ["", "S", "H", "D", "C", "NT"],
+        "data_time": local_time(now(), event.timezone),
+    }

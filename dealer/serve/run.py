@@ -1,0 +1,94 @@
+"""Starting ``dealer serve``: the address to bind, the lines it prints, and uvicorn."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dealer.errors import UserError
+
+#: Connections held at once (phones, live pages' streams, the console): above it, 503.
+CONCURRENCY = 1000
+
+
+def lan_address() -> str:
+    """This machine's address on the network its default route leaves by (a UDP socket's own end
+    once "connected"; nothing is sent)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+        return str(probe.getsockname()[0])
+    except OSError:
+        raise UserError("serve.no_lan_address", field="host") from None
+    finally:
+        probe.close()
+
+
+@dataclass(frozen=True)
+class Binding:
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+def binding(lan: bool, host: str | None, port: int) -> Binding:
+    """127.0.0.1 without ``lan``; with it, ``host`` or the address of the default route (one
+    interface, never every one)."""
+    if not lan:
+        if host not in (None, "127.0.0.1", "localhost"):
+            raise UserError("serve.host_needs_lan", field="host", host=host)
+        return Binding("127.0.0.1", port)
+    chosen = host or lan_address()
+    if chosen in ("0.0.0.0", "::"):
+        raise UserError("serve.no_wildcard", field="host", host=chosen)
+    return Binding(chosen, port)
+
+
+def terminal_qr(text: str) -> str:
+    """A QR code of ``text`` drawn in the terminal's block characters."""
+    import io
+
+    import qrcode
+
+    code = qrcode.QRCode(border=1)
+    code.add_data(text)
+    out = io.StringIO()
+    code.print_ascii(out=out, invert=True)
+    return out.getvalue()
+
+
+def serve(event_file: str | Path, boards_dir: str | None, bound: Binding, *, double_entry: bool = False,
+          rate: float | None = None, said: Callable[[str], None] = print,
+          started: Callable[[str, str], None] | None = None) -> None:
+    """Serve the event until interrupted; ``started(url, director_link)`` once it listens."""
+    import uvicorn
+
+    from dealer.serve.app import Live, create_app, new_director_link
+    from dealer.serve.security import RateLimit
+
+    state = Live(event_file, boards_dir, double_entry=double_entry)
+    try:
+        token = state.executor.submit(lambda: new_director_link(state.session)).result()
+        limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=max(rate * 4, 1))
+        app = create_app(state, bound.host, bound.port, rate=limit)
+        link = f"{bound.url}/-/login?token={token}"
+        config = uvicorn.Config(app, host=bound.host, port=bound.port, log_level="warning",
+                                limit_concurrency=CONCURRENCY, timeout_graceful_shutdown=2,
+                                h11_max_incomplete_event_size=16 * 1024, server_header=False,
+                                proxy_headers=False)
+        server = uvicorn.Server(config)
+        if started is not None:
+            original = server.startup
+
+            async def startup(sockets: object = None) -> None:
+                await original(sockets)  # type: ignore[arg-type]
+                started(bound.url, link)
+            server.startup = startup  # type: ignore[method-assign]
+        server.run()
+    finally:
+        state.close()
