@@ -102,3 +102,12 @@ def test_no_cache_is_written_when_python_writes_no_bytecode(tmp_path: Path, monk
     source.write_text('[hints]\na = { zh = "甲", en = "a" }\n', encoding="utf-8")
     assert words._cached_toml(source, source.read_bytes()) == {"hints": {"a": {"zh": "甲", "en": "a"}}}
     assert not (tmp_path / "__pycache__").exists()
+
+
+WEB_STACK = ("starlette", "uvicorn", "anyio", "h11", "dealer.serve")
+
+
+def test_help_loads_no_web_stack(tmp_path: Path) -> None:
+    """`dealer --help` (and so every other command's start) stays free of the server's imports."""
+    loaded = loaded_by(tmp_path, "--help")
+    assert sorted(name for name in loaded if name.split(".")[0] in WEB_STACK or name in WEB_STACK) == []

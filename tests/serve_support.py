@@ -1,0 +1,78 @@
+"""Driving `dealer serve` in-process, as datasette's tests drive their app: the real Starlette
+application over a real event folder, through httpx's ASGI transport (each client its own
+device cookie)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from dealer.formats.entry import SheetId, entry_path, sheet_tag, team_code
+from dealer.serve.app import Live, create_app, new_director_link
+from dealer.serve.security import RateLimit
+
+BASE = "http://127.0.0.1:8000"
+JSON = {"accept": "application/json"}
+
+
+@dataclass
+class Served:
+    state: Live
+    app: Any
+
+    def client(self, address: str = "127.0.0.1", **headers: str) -> httpx.AsyncClient:
+        transport = httpx.ASGITransport(app=self.app, client=(address, 5000))
+        return httpx.AsyncClient(transport=transport, base_url=BASE, headers=headers)
+
+    @property
+    def key(self) -> bytes:
+        return self.state.key
+
+    def sheet_url(self, round_number: int, match: str, table: str, generation: int = 1) -> str:
+        sheet = SheetId(self.state.session.event.id, round_number, match, table, generation)
+        return entry_path(sheet, sheet_tag(self.key, sheet))
+
+    def code_of(self, team: str) -> str:
+        return team_code(self.key, self.state.session.event.id, team)
+
+    def director_link(self) -> str:
+        token = self.state.executor.submit(lambda: new_director_link(self.state.session)).result()
+        return f"/-/login?token={token}"
+
+    def on_db(self, use: Any) -> Any:
+        return self.state.executor.submit(lambda: use(self.state.session)).result()
+
+
+@contextmanager
+def served(event_file: Path, boards_root: Path | None = None, *, double_entry: bool = False,
+           rate: RateLimit | None = None) -> Iterator[Served]:
+    state = Live(event_file, boards_root, double_entry=double_entry)
+    try:
+        yield Served(state, create_app(state, "127.0.0.1", 8000, rate=rate or RateLimit(10_000, 10_000)))
+    finally:
+        state.close()
+
+
+def nonce_of(html: str, form: str) -> str:
+    """The nonce of a form of the table's page: a board's (``"3"``), ``confirm``, ``recap-scorer``…"""
+    if form == "confirm":
+        found = re.search(r'class="confirm-form">\s*<input type="hidden" name="nonce" value="([^"]+)"', html)
+    elif form.startswith("recap-"):
+        side = form.removeprefix("recap-")
+        found = re.search(rf'name="side" value="{side}">\s*<input type="hidden" name="nonce" value="([^"]+)"', html)
+    else:
+        found = re.search(rf'class="enter" data-slot="{form}">\s*<input type="hidden" name="slot" value="{form}">\s*'
+                          r'<input type="hidden" name="nonce" value="([^"]+)"', html)
+    assert found, f"no form {form} on the page"
+    return found.group(1)
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
