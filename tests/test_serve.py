@@ -93,6 +93,35 @@ def test_a_table_enters_its_boards_the_other_side_confirms_and_both_close_the_re
     assert run_dealer("results", "audit", event_file).exit_code == 0
 
 
+def test_a_table_sees_the_other_tables_result_on_a_board_only_once_its_own_is_confirmed(event_file: Path) -> None:
+    with served(event_file) as server:
+        table_a, table_b = server.sheet_url(1, "1", "A"), server.sheet_url(1, "1", "B")
+
+        async def play() -> None:
+            async with server.client() as a_scorer, server.client() as a_other, \
+                    server.client() as b_scorer, server.client() as b_other:
+                assert (await _enter(a_scorer, table_a, "1", "145")).status_code == 200
+                page = await a_other.get(table_a)
+                await a_other.post(table_a + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
+                                                               "code": server.code_of("T2")})
+                seen = await b_scorer.get(table_b + "/state.json")
+                assert seen.json()["slots"][0]["other_table"] is None and "145" not in seen.text
+                assert (await _enter(b_scorer, table_b, "1", "60")).status_code == 200
+                assert "145" not in (await b_scorer.get(table_b)).text  # entered is not confirmed
+                page = await b_other.get(table_b)
+                await b_other.post(table_b + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
+                                                               "code": server.code_of("T1")})
+                seen = await b_scorer.get(table_b + "/state.json")
+                assert seen.json()["slots"][0]["other_table"] == {"table": "A", "defenders_points": 145}
+
+        run(play())
+        log = server.on_db(lambda s: [dict(r) for r in s.store.conn.execute(
+            "SELECT action, tbl, slot, device, address, at FROM live_log ORDER BY id")])
+    assert [(r["action"], r["tbl"]) for r in log] == [("enter", "A"), ("confirm", "A"), ("enter", "B"),
+                                                      ("confirm", "B")]
+    assert all(r["device"] and r["address"] == "127.0.0.1" and r["at"] for r in log)
+
+
 def test_a_refused_value_says_the_profiles_reason_and_keeps_what_was_typed(event_file: Path) -> None:
     with served(event_file) as server:
         url = server.sheet_url(1, "1", "B")
@@ -243,10 +272,17 @@ def test_a_level_race_table_is_entered_with_the_same_form(tmp_path: Path) -> Non
             async with server.client() as scorer, server.client() as other:
                 page = await scorer.get(url)
                 assert page.status_code == 200 and 'name="home_level"' in page.text
-                reply = await scorer.post(url + "/enter", data={
-                    "slot": "levels", "nonce": nonce_of(page.text, "levels"), "home_level": "8", "away_level": "5"},
+                assert '<option value="过A">' in page.text  # the profile's levels, 过A included
+                tied = await scorer.post(url + "/enter", data={
+                    "slot": "levels", "nonce": nonce_of(page.text, "levels"), "home_level": "8", "away_level": "8"},
                     headers=JSON)
+                assert tied.status_code == 400  # equal levels need the last game's winner
+                reply = await scorer.post(url + "/enter", data={
+                    "slot": "levels", "nonce": nonce_of(page.text, "levels"), "home_level": "8", "away_level": "8",
+                    "last_game": "home"}, headers=JSON)
                 assert reply.status_code == 200, reply.text
+                page = await other.get(url)
+                assert "末局" in page.text
                 page = await other.get(url)
                 reply = await other.post(url + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
                                                                  "code": server.code_of(sheet.confirmer)}, headers=JSON)

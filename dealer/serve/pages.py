@@ -9,6 +9,7 @@ from typing import Any
 from dealer.app import live
 from dealer.app.lineups import stored_lineups
 from dealer.app.session import EventSession
+from dealer.levels import level_names
 from dealer.render.strings import Strings
 from dealer.store.db import now
 from dealer.words import local_time
@@ -26,8 +27,10 @@ def result_sentence(session: EventSession, sheet: live.Sheet, slot: str, fields:
     event = session.event
     if slot == live.LEVEL_SLOT:
         home, away = event.team(sheet.match.home).name, event.team(sheet.match.away).name
-        return t.fmt("levels_sentence", home=home, away=away, home_level=fields.get("home_level", "?"),
+        said = t.fmt("levels_sentence", home=home, away=away, home_level=fields.get("home_level", "?"),
                      away_level=fields.get("away_level", "?"))
+        last = fields.get("last_game")
+        return said + (t.fmt("last_game_won", team=home if last == "home" else away) if last else "")
     if "defenders_points" not in fields:
         return str(t.stored_elsewhere)
     board = event.board(sheet.match.set, int(slot))
@@ -97,5 +100,10 @@ def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: liv
         "devices": state.devices,
         "warnings": [f["kind"] for f in state.flags if f["kind"] == "devices"],
         "trumps": ["", "S", "H", "D", "C", "NT"],
+        # a level race's form: the final levels from the profile's start (过A included) and the
+        # last game's winner by team name
+        "level_options": list(level_names(event.profile.level_race.start)) if event.levels else [],
+        "last_game_options": [["", ""], ["home", event.team(sheet.match.home).name],
+                              ["away", event.team(sheet.match.away).name]] if event.levels else [],
         "data_time": local_time(now(), event.timezone),
     }
