@@ -315,3 +315,15 @@ def test_paper_slips_imported_after_live_entry_report_each_disagreement_and_over
     assert "row 3" in refused.output and "85" in refused.output and "90" in refused.output
     rows = _results(event_file)
     assert [(r["tbl"], r["board"], r["defenders_points"]) for r in rows] == [("A", 1, 60), ("A", 2, 85)]
+
+
+def test_the_command_binds_this_machine_unless_told_lan_and_prints_director_links(event_file: Path) -> None:
+    refused = run_dealer("serve", event_file, "--host", "10.1.2.3")
+    assert refused.exit_code == 2 and "--lan" in refused.stderr
+    wildcard = run_dealer("serve", event_file, "--lan", "--host", "0.0.0.0")
+    assert wildcard.exit_code == 2 and "every interface" in wildcard.stderr
+    links = [run_dealer("serve", event_file, "--director-link", "--port", "8123") for _ in range(2)]
+    assert all(o.exit_code == 0 and "http://127.0.0.1:8123/-/login?token=" in o.stdout for o in links)
+    assert links[0].stdout != links[1].stdout
+    key = (event_file.parent / "boards" / "demo" / "deal.key").read_text().strip()
+    assert all(key not in o.output for o in links)
