@@ -91,6 +91,8 @@ def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: liv
         "mode": "double-entry" if double_entry else "team-code",
         "slots": slots,
         "entered": [s["slot"] for s in slots if s["state"] == "entered"],
+        #: boards waiting for confirmation that this device did not enter: it may be the other side's
+        "entered_elsewhere": sum(1 for s in slots if s["state"] == "entered" and not s["entered_here"]),
         "missing": state.missing,
         "all_confirmed": state.all_confirmed,
         "recap": {"scorer": state.recap_scorer, "confirmer": state.recap_confirmer},

@@ -39,6 +39,12 @@
     var mark = form.querySelector(".pending");
     if (mark) { mark.hidden = !on; }
   }
+  function shown(nonce) {
+    // the page again, saying what the server did (as the server's redirect does without script)
+    var next = new URL(head.getAttribute("data-sheet"), window.location.href);
+    if (nonce) { next.searchParams.set("said", nonce); }
+    window.location.assign(next.toString());
+  }
   function send(form, body, slot) {
     var button = form.querySelector("button");
     if (button) { button.disabled = true; }
@@ -51,7 +57,7 @@
         if (reply.ok) {
           if (slot) { write(slot, null); }
           pending(form, false);
-          window.location.reload();
+          shown(form.elements.nonce ? form.elements.nonce.value : null);
           return;
         }
         if (slot) { var kept = read(slot); if (kept) { kept.pending = false; write(slot, kept); } }
