@@ -277,8 +277,7 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
             state.state, state.disputed = "conflict", values
             continue
         slots[row["slot"]] = SlotState(row["slot"], row["state"], values, row["device"], row["at"])
-    kind = kind_of(session.event)
-    stored = store.current(kind.table, [sheet.id.round])
+    stored = _match_results(session, sheet)
     for slot, state in slots.items():
         key = _stored_slot(sheet, slot)
         if key in stored and state.state != "confirmed":
@@ -303,6 +302,14 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
         devices=int(devices[0]), last_contact=devices[1], flags=flags)
 
 
+def _match_results(session: EventSession, sheet: Sheet) -> dict[tuple[Any, ...], Any]:
+    """The stored (current, not withdrawn) results of the sheet's match, by slot."""
+    table = kind_of(session.event).table
+    assert session.store is not None
+    rows = session.store.match_rows(table, sheet.id.round, sheet.id.match)
+    return {tuple(row[column] for column in table.slot): row for row in rows}
+
+
 def _stored_slot(sheet: Sheet, slot: str) -> tuple[Any, ...]:
     if slot == LEVEL_SLOT:
         return (sheet.id.round, sheet.id.match, int(sheet.id.table))
@@ -316,10 +323,10 @@ def other_table(session: EventSession, sheet: Sheet, slot: str) -> dict[str, Any
     if store is None or slot == LEVEL_SLOT:
         return None
     other = "B" if sheet.id.table == "A" else "A"
-    rows = store.current(kind_of(session.event).table, [sheet.id.round])
+    rows = _match_results(session, sheet)
     own = rows.get(_stored_slot(sheet, slot))
     theirs = rows.get((sheet.id.round, sheet.id.match, other, int(slot)))
-    if own is None or theirs is None or theirs["withdrawn"]:
+    if own is None or theirs is None:
         return None
     return {"table": other, "defenders_points": theirs["defenders_points"]}
 
