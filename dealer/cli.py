@@ -1169,7 +1169,7 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 #: heavy; a test pins the two equal).
 PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
-PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer")
+PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer", "team-cards")
 #: Above this many pages a progress bar is shown.
 PROGRESS_PAGES = 12
 
@@ -1207,24 +1207,30 @@ PROGRESS_PAGES = 12
               help="One round: with `all`, its pairings (对阵表) and every paper of the set(s) it plays "
                    "(travellers, score sheets and table cards of its matches only); a level race's "
                    "pairings and score sheets.")
+@click.option("--serve-url", default=None, metavar="URL",
+              help="Score sheets: the address the players' phones reach `dealer serve` at, which the entry "
+                   "QR codes hold (e.g. http://192.168.1.20:8000; default: [event] serve_url, else "
+                   "http://127.0.0.1:8000, this machine only).")
 def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int | None, lang: str,
                   fmt: str, out_dir: str | None, boards_dir: str | None, key_file: str | None, per_page: str,
                   layout: str, start_at: int, offset_x: float, offset_y: float, boards: tuple[int, ...],
-                  with_results: bool, jobs: int | None, round_: int | None) -> None:
+                  with_results: bool, jobs: int | None, round_: int | None, serve_url: str | None) -> None:
     """Render the print pack: hand records, wallet labels, curtain cards, dealing guide,
     travellers, table score sheets and table cards (PDF or HTML), a round's pairings, the whole
     schedule of a round robin or fixed event (轮次表), the booklet (秩序册), a round's seating
     plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表), a round's timer
-    page for the projector (HTML); `alignment`
-    prints a label test sheet."""
+    page for the projector (HTML), the teams' cards with their confirmation codes (队卡, once for
+    the event: also in `all` without --round); `alignment` prints a label test sheet. Score
+    sheets carry each table's entry QR code for `dealer serve` (--serve-url)."""
     from dealer.render import PrintOptions, plan_documents, render_documents
+    from dealer.render.writers import CODE_KINDS
 
     options = PrintOptions(
         lang=lang, fmt=fmt, out_dir=Path(out_dir) if out_dir else None, sets=sets or None,
         copies=copies, boards_root=Path(boards_dir) if boards_dir else None,
         key_file=Path(key_file) if key_file else None,
         per_page=int(per_page), layout=layout, start_at=start_at, offset_x=offset_x, offset_y=offset_y,
-        boards=boards or None, with_results=with_results, round=round_,
+        boards=boards or None, with_results=with_results, round=round_, serve_url=serve_url,
     )
     # The alignment sheet needs no deal; everything else prints the rounds as played.
     with _session(event_file, boards_dir, check_deal=False, results=kind != "alignment") as session:
@@ -1242,9 +1248,12 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     for item in written:
         units = ", ".join(f"{n} {name}" for name, n in item.units.items())
         show("said_print.file", path=item.path, pages=item.pages, kib=item.size / 1024, units=units,
-             secret=Phrase("said_print.secret") if item.secret else "")
+             secret="" if not item.secret else Phrase("said_print.secret_codes") if item.kind in CODE_KINDS
+             else Phrase("said_print.secret"))
     size = sum(item.size for item in written)
     show("said_print.total", files=len(written), pages=total, mib=size / 1024 / 1024)
+    for note in plan.notes:
+        tell(note)
 
 
 @main.command("check-label")

@@ -11,6 +11,7 @@ import datetime as dt
 import functools
 import re
 import string
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,7 @@ TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
-               "timezone", "teams_file", "boards_dir", "round_minutes"}
+               "timezone", "teams_file", "boards_dir", "round_minutes", "serve_url"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -45,6 +46,12 @@ TABLE_NUMBERINGS: dict[str, dict[str, str]] = {
     "sequential": {"boards": "{seq}", "levels": "{seq}"},  # 1…2M; 1…tables × M
 }
 _TABLE_FIELDS = frozenset({"match", "table", "seq"})
+#: A server's host (a name, an IPv4 address or a bracketed IPv6 one) and optional port.
+_SERVER = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+                     r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+#: Where the table score sheets' entry QR codes point when neither ``[event] serve_url`` nor
+#: ``dealer print --serve-url`` says (``dealer serve``'s own address: this machine only).
+DEFAULT_SERVE_URL = "http://127.0.0.1:8000"
 _TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules"}
 _TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club", "leader", "contact"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
@@ -194,6 +201,10 @@ class Event:
     #: A round's time in minutes (``round_minutes``; ``None``: the profile's ``timing``), for the
     #: projector's timer (``dealer print timer``).
     round_minutes: int | None = None
+    #: The address the players' phones reach ``dealer serve`` at (``[event] serve_url``: http:// or
+    #: https://, a host and an optional port, no path), which the score sheets' entry QR codes hold;
+    #: ``None``: not said (``dealer print --serve-url``, else :data:`DEFAULT_SERVE_URL`).
+    serve_url: str | None = None
     #: The registration file the teams come from (``teams_file`` in ``[event]``, beside the event
     #: file; written by ``dealer teams import``), or ``None``: the event file lists them.
     teams_file: str | None = None
@@ -417,6 +428,12 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     round_minutes = head.get("round_minutes")
     if round_minutes is not None:
         round_minutes = _int(round_minutes, "event.round_minutes", 1, 720)
+    serve_url = head.get("serve_url")
+    if serve_url is not None:
+        checked = parse_serve_url(serve_url)
+        if checked is None:
+            raise EventError("event.bad_serve_url", value=quote(serve_url))
+        serve_url = checked
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
@@ -580,10 +597,28 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         result=result,
         tables=tables,
         round_minutes=round_minutes,
+        serve_url=serve_url,
         table_numbers=table_numbers,
         timezone=timezone,
         teams_file=teams_file,
     )
+
+
+def parse_serve_url(value: object) -> str | None:
+    """A server's base URL as the entry QR codes hold it (``http://`` or ``https://``, a host, an
+    optional port, no path, query, fragment or user; a final ``/`` dropped), or ``None`` if
+    ``value`` is not one."""
+    if not isinstance(value, str) or not value or len(value) > 200 or any(c.isspace() for c in value):
+        return None
+    parts = urllib.parse.urlsplit(value)
+    try:
+        port = parts.port  # a port out of range raises
+    except ValueError:
+        return None
+    if (port == 0 or parts.scheme.lower() not in ("http", "https") or not _SERVER.fullmatch(parts.netloc)
+            or parts.path not in ("", "/") or "?" in value or "#" in value):
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc}"
 
 
 def _table_numbers(value: Any) -> str:

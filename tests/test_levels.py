@@ -440,7 +440,8 @@ def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> N
         "level-sheets-round-01-zh.html", "pairings-round-01-zh.html"]
     left_out = [line for line in printed.splitlines() if line.startswith("left out: ")]
     assert left_out == [f"left out: {kind}: a level race deals no boards" for kind in (
-        "hand records", "wallet labels", "curtain cards", "dealing guide", "travellers", "table cards")]
+        "hand records", "wallet labels", "curtain cards", "dealing guide", "travellers", "table cards")] + [
+        "left out: team cards: printed once for the event: dealer print team-cards EVENT.toml"]
     for kind in ("pairings", "score-sheets"):
         code, _printed, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
         assert code == 0, err

@@ -236,14 +236,16 @@ def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
     dealt_demo: tuple[Event, Path, Path], tmp_path: Path
 ) -> None:
     """`print all --round N` prints the round's pairings with every paper of the set it plays and
-    leaves nothing out; without --round it is the whole pack and says it left out the pairings."""
+    leaves out only the team cards (once for the event); without --round it is the whole pack with
+    the team cards and says it left out the pairings."""
     _, boards, event_file = dealt_demo
     code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--round", 2, "--format", "html",
                                "--out", tmp_path / "round")
     assert code == 0, stderr
     assert sorted(p.name for p in (tmp_path / "round").iterdir()) == sorted(
         ["pairings-round-02-zh.html", *(f"{kind}-set-02-zh.html" for kind in KINDS)])
-    assert "left out" not in stdout
+    assert [line for line in stdout.splitlines() if line.startswith("left out")] == [
+        "left out: team cards: printed once for the event: dealer print team-cards EVENT.toml"]
     # The hall's tables: match (场) 2 sits at tables 2A and 2B, on the pairings and the table cards.
     pairings = (tmp_path / "round" / "pairings-round-02-zh.html").read_text(encoding="utf-8")
     assert "<th>场</th>" in pairings and "桌号" not in pairings
@@ -254,6 +256,7 @@ def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
                                "--out", tmp_path / "pack")
     assert code == 0, stderr
     assert not list((tmp_path / "pack").glob("pairings-*"))
+    assert (tmp_path / "pack" / "team-cards-zh.html").exists()
     assert "left out: pairings: printed one round at a time: dealer print all EVENT.toml --round N adds them" in stdout
     code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--round", 1, "--board", 5,
                                "--format", "html", "--out", tmp_path / "board")

@@ -140,12 +140,20 @@ def _rejected(field: str | None, value: str | None, message: str, hint: str | No
 
 
 def apply_qr(event: Event, values: dict[str, str | None], payload: str) -> None:
-    """Fill round/match/board or round/match/table from a traveller or score-sheet QR payload."""
+    """Fill round/match/board or round/match/table from a traveller QR payload or a table score
+    sheet's QR: its entry URL (``SJE1``, a boards or level race sheet; the tag is not checked here:
+    the QR only saves typing) or an older sheet's ``SJD1:S`` payload."""
+    from dealer.formats.entry import EntryUrlError, parse_entry_path
     from dealer.formats.qr import PayloadError, ScoreSheetId, TravellerId, parse_payload  # a slip scanned
 
+    text = payload.strip()
     try:
-        parsed = parse_payload(payload)
-    except PayloadError as error:
+        if "://" in text or text.startswith("/t/"):
+            sheet, _tag = parse_entry_path(text)
+            parsed: object = ScoreSheetId(sheet.event, sheet.round, sheet.match, sheet.table)
+        else:
+            parsed = parse_payload(text)
+    except (PayloadError, EntryUrlError) as error:
         # the message quotes the payload
         raise Rejected(None, [Problem(None, None, "qr", None, None, error.key, params=error.params)], 1) from None
     if not isinstance(parsed, TravellerId | ScoreSheetId):

@@ -7,14 +7,14 @@ page must not show one: labels, travellers and score sheets are built from the b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dealer.analysis import CANDIDATES, TrumpAnalysis, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
 from dealer.event import BoardConditions, Event, Match
-from dealer.formats.qr import label_payload, score_sheet_payload, traveller_payload
+from dealer.formats.qr import label_payload, traveller_payload
 from dealer.lineups import NO_LINEUPS, Lineups
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
@@ -449,9 +449,13 @@ def _pairs(match: Match, table: str, t: Strings, lineups: Lineups) -> dict[str, 
             for side, team_id in match.seats(table).items()}
 
 
-#: A score sheet's head: its height with one line a side, the height of a further line, and about
-#: how many full-width characters a line holds (9 pt over the 162 mm beside the QR code).
-HEAD_MM, HEAD_LINE_MM, HEAD_LINE_CHARS = 30.0, 4.5, 46
+#: A score sheet's head: its height with one line a side (and the line of how to enter the
+#: results), the height of a further line, and about how many full-width characters a line holds
+#: (9 pt over the 159 mm beside the entry QR code).
+HEAD_MM, HEAD_LINE_MM, HEAD_LINE_CHARS = 35.0, 4.5, 46
+#: A sheet's entry QR code and fallback code: (round, match, table) → {url, code, generation,
+#: module_mm} (:meth:`dealer.render.writers.Source.sheet_entry`).
+SheetEntry = Callable[[int, str, str], dict[str, Any]]
 
 
 def _text_width(text: str) -> float:
@@ -466,10 +470,11 @@ def score_sheet_head_mm(sides: Sequence[str]) -> float:
     return HEAD_MM + HEAD_LINE_MM * extra
 
 
-def score_sheet_pages(event: Event, set_number: int, t: Strings,
+def score_sheet_pages(event: Event, set_number: int, t: Strings, entry: SheetEntry,
                       lineups: Lineups = NO_LINEUPS) -> list[dict[str, Any]]:
     """A score sheet per table of each match; each side's players are its pair at this table
-    when its line-up is recorded (``pairs``), else the whole team as the event file lists it."""
+    when its line-up is recorded (``pairs``), else the whole team as the event file lists it;
+    the sheet's entry QR code and fallback code (``entry``)."""
     pages = []
     for match in matches_of_set(event, set_number):
         for table in ("A", "B"):
@@ -485,7 +490,7 @@ def score_sheet_pages(event: Event, set_number: int, t: Strings,
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
                            for b in event.set_boards(set_number)],
-                "payload": score_sheet_payload(event.id, match.round, match.id, table),
+                "entry": entry(match.round, match.id, table),
             })
     return pages
 
@@ -556,21 +561,31 @@ def schedule_pages(event: Event) -> list[dict[str, Any]]:
     return pages
 
 
-def level_sheet_pages(event: Event, round_number: int, t: Strings, lineups: Lineups = NO_LINEUPS
-                      ) -> list[dict[str, Any]]:
-    """A level race's score sheets: one per match of the round, a row per table (each side's
-    pair there when its line-up is recorded, final levels, the last game's winner for a tie,
-    games won, signatures)."""
+#: A level race's table rows on one score sheet page (each row holds its table's entry QR code);
+#: a match of more tables goes on over further pages.
+LEVEL_ROWS_PER_PAGE = 6
+
+
+def level_sheet_pages(event: Event, round_number: int, t: Strings, entry: SheetEntry,
+                      lineups: Lineups = NO_LINEUPS) -> list[dict[str, Any]]:
+    """A level race's score sheets: one per match of the round (over more pages when it has
+    more than :data:`LEVEL_ROWS_PER_PAGE` tables), a row per table (its name in the hall, each
+    side's pair there when its line-up is recorded, final levels, the last game's winner for a
+    tie, games won, signatures, and the table's own entry QR code and fallback code)."""
     rnd = event.round(round_number)
     assert rnd is not None
     race = event.profile.level_race
     rule = t.level_rule_tables if race.match_winner == "tables" else t.level_rule_net
     sep = str(t.list_sep)
-    names = {m.id: event.table_names(m) for m in rnd.matches}
-    return [{"round": round_number, "match": m.id, "home": _team_line(event, m.home),
-             "away": _team_line(event, m.away), "tables": list(names[m.id].values()),
-             # Each table's pair by the table's name in the hall (its row on the sheet).
-             "pairs": {name: {"home": sep.join(lineups.pair(round_number, m.home, table)),
-                              "away": sep.join(lineups.pair(round_number, m.away, table))}
-                       for table, name in names[m.id].items()},
-             "start": race.start, "rule": rule} for m in rnd.matches]
+    pages = []
+    for m in rnd.matches:
+        rows = [{"name": name, "home": sep.join(lineups.pair(round_number, m.home, table)),
+                 "away": sep.join(lineups.pair(round_number, m.away, table)),
+                 "entry": entry(round_number, m.id, table)}
+                for table, name in event.table_names(m).items()]
+        parts = chunked(rows, LEVEL_ROWS_PER_PAGE)
+        for number, part in enumerate(parts, start=1):
+            pages.append({"round": round_number, "match": m.id, "home": _team_line(event, m.home),
+                          "away": _team_line(event, m.away), "rows": part, "start": race.start, "rule": rule,
+                          "page": number, "pages": len(parts)})
+    return pages

@@ -42,3 +42,13 @@ def qr_img(payload: str, module_mm: float = 0.7) -> str:
     side = f"{size * module_mm:.2f}mm"
     return (f'<img class="qr" alt="QR" width="{size}" height="{size}" style="width: {side}; height: {side}" '
             f'src="data:image/png;base64,{data}">')
+
+
+#: The largest module a box-sized code gets (the score sheets' 0.6 mm: about 3.5 pixels at 150 dpi).
+MAX_MODULE_MM = 0.6
+
+
+def qr_module_mm(payload: str, side_mm: float, most: float = MAX_MODULE_MM) -> float:
+    """The module size that fits ``payload``'s code, quiet zone included, in a square of
+    ``side_mm`` (at most ``most``): a longer payload gets smaller modules, never a bigger code."""
+    return min(most, side_mm / len(qr_matrix(payload)))

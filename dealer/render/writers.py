@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dealer.deal import Board
-from dealer.errors import FileProblem, Phrase, UserError
-from dealer.event import Event, Team
+from dealer.errors import FileProblem, Phrase, UserError, quote
+from dealer.event import DEFAULT_SERVE_URL, Event, Team, parse_serve_url
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.formats.boardset import BoardSet
@@ -23,6 +23,7 @@ from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
 from dealer.render.pages import page_layout
+from dealer.render.qrcodes import qr_module_mm
 from dealer.render.rows import TRUMP_SYMBOLS
 from dealer.render.strings import strings
 from dealer.standings import records_before
@@ -39,10 +40,15 @@ HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
 SECRET_KINDS = frozenset({"hand-records", "curtain-cards", "dealing-guide"})
+#: Kinds written owner-only for the codes they show (every team's), not for cards.
+CODE_KINDS = frozenset({"team-cards"})
 #: Layers of the papers printed once a copy or once a match (dealer/render/engine.py).
 TWO_LAYERS = ("base", "top")
 #: Most copies of a board set printed at once (a round of 50 matches on one set needs 50).
 MAX_COPIES = 200
+#: The side of a score sheet's entry QR code, quiet zone included (at most 0.6 mm a module: a
+#: longer URL gets smaller modules, never a bigger code).
+ENTRY_QR_MM = 25.0
 
 
 @dataclass
@@ -67,6 +73,8 @@ class PrintOptions:
     round: int | None = None  # travellers and score sheets of this round only; pairings need it
     #: For public output (the players' site): only sets the director released are read.
     public: bool = False
+    #: The server the score sheets' entry QR codes point at (``--serve-url``: over ``[event] serve_url``).
+    serve_url: str | None = None
 
 
 
@@ -80,7 +88,11 @@ class Source:
         self.options = options
         self.folder = session.folder
         self._key: bytes | None = None
+        self._entry_key: bytes | None = None
         self._layout: LabelLayout | None = None
+        #: What the print summary says besides the files (an entry key made, QR codes that only
+        #: this machine opens).
+        self.notes: list[Phrase] = []
 
     def set_numbers(self) -> list[int]:
         if self.options.sets is None:
@@ -126,6 +138,52 @@ class Source:
             # The labels' check tag is made with the key: it must be the committed one.
             self._key = self.folder.read_key(self.event, self.options.key_file, "wallet labels")
         return self._key
+
+    def entry_key(self) -> bytes:
+        """The event's entry key (``entry.key``: sheet tags, fallback codes, team codes), made at
+        the first print that needs it; never the dealing key."""
+        if self._entry_key is None:
+            path = self.folder.entry_key_path
+            existed = path.exists()
+            key = self.folder.entry_key(create=True)
+            assert key is not None
+            if not existed:
+                self.notes.append(Phrase.of("said_print.entry_key_made", path=path))
+            self._entry_key = key
+        return self._entry_key
+
+    def serve_url(self) -> str:
+        """The server the entry QR codes point at: ``--serve-url``, else ``[event] serve_url``,
+        else :data:`~dealer.event.DEFAULT_SERVE_URL` (this machine only: the summary says so)."""
+        given = self.options.serve_url
+        if given is not None:
+            checked = parse_serve_url(given)
+            if checked is None:
+                raise UserError("render.bad_serve_url", field="serve_url", value=quote(given))
+            return checked
+        return self.event.serve_url or DEFAULT_SERVE_URL
+
+    def check_serve_url(self) -> None:
+        """Refuse a bad ``--serve-url`` before anything is made."""
+        self.serve_url()
+
+    def sheet_entry(self, round_number: int, match: str, table: str) -> dict[str, Any]:
+        """The entry QR code of one table score sheet (a boards match's table A or B, a level
+        race's table 1, 2, …) and the fallback code printed under it: the URL of the sheet in its
+        current generation (a reprint after ``revoke`` prints the new one), made with the entry
+        key. The one place a score sheet's QR payload is made."""
+        from dealer.app.live import generation
+        from dealer.formats.entry import SheetId, entry_url, sheet_code
+
+        base = self.serve_url()
+        if base == DEFAULT_SERVE_URL and not any(n.key == "said_print.local_qr" for n in self.notes):
+            self.notes.append(Phrase.of("said_print.local_qr", base=base))
+        key = self.entry_key()
+        sheet = SheetId(self.event.id, round_number, match, table,
+                        generation(self.session.store, round_number, match, table))
+        url = entry_url(base, key, sheet)
+        return {"url": url, "code": sheet_code(key, sheet), "generation": sheet.generation,
+                "module_mm": qr_module_mm(url, ENTRY_QR_MM)}
 
     def layout(self) -> LabelLayout:
         if self._layout is None:
@@ -290,7 +348,8 @@ def score_sheets(source: Source, set_number: int) -> Document:
     _whole_match_only(source, Phrase("render.score_sheets"), Phrase("render.a_score_sheet"), set_number)
     common = source.common("score-sheets", set_number)
     common["conversion"] = conversion(source)
-    pages = ctx.score_sheet_pages(source.event, set_number, t, source.session.lineups)
+    common["serve_url"] = source.serve_url()
+    pages = ctx.score_sheet_pages(source.event, set_number, t, source.sheet_entry, source.session.lineups)
     return Document(source.path("score-sheets", set_number), "score-sheets", "score-sheets.html",
                     common, pages, {"score sheets": len(pages)}, layers=TWO_LAYERS)
 
@@ -352,9 +411,10 @@ def level_sheets(source: Source, round_number: int) -> Document:
     common = source.common("level-sheets", None)
     suffix = "pdf" if source.options.fmt == "pdf" else "html"
     name = f"level-sheets-round-{round_number:02d}-{source.options.lang}.{suffix}"
-    pages = ctx.level_sheet_pages(source.event, round_number, t, source.session.lineups)
+    common["serve_url"] = source.serve_url()
+    pages = ctx.level_sheet_pages(source.event, round_number, t, source.sheet_entry, source.session.lineups)
     return Document(source.output_dir() / name, "level-sheets", "level-sheets.html",
-                    common, pages, {"score sheets": len(pages)})
+                    common, pages, {"score sheets": len({page["match"] for page in pages})})
 
 
 # --- the round's paperwork (秩序册, 座位图, 成绩公告, 奖励签收表): one document an event or a round ---
@@ -488,6 +548,26 @@ def timer(source: Source, round_number: int) -> Document:
     return Document(path, "timer", "timer.html", common, [page], {"minutes": minutes}, screen=True)
 
 
+def team_cards(source: Source) -> Document:
+    """The 队卡: a card per team (several to a page, cut along the dashed lines) with the event,
+    the team's name and id, its team code in large digits (made from the entry key: the code it
+    confirms the other side's entries with) and what to do with it. Never a sheet's tag or code,
+    never the dealing key. Printed once for the event: the code is the same in every round."""
+    from dealer.formats.entry import team_code
+
+    event = source.event
+    key = source.entry_key()
+    slip = page_layout("team-cards")
+    cards = [{"id": team.id, "name": team.name, "code": team_code(key, event.id, team.id)} for team in event.teams]
+    common = source.common("team-cards", None)
+    common["slip"] = slip
+    pages = [{"slips": group} for group in ctx.chunked(cards, int(slip["columns"]) * int(slip["rows"]))]
+    document = Document(_paper_path(source, "team-cards"), "team-cards", "team-cards.html", common, pages,
+                        {"team cards": len(cards)})
+    document.secret = True  # every team's code: the director's, until each card is handed out
+    return document
+
+
 #: The paperwork's writers: kind → (whether it is one round's, the writer of its one document).
 PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
     "booklet": (False, booklet),
@@ -495,7 +575,10 @@ PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
     "bulletin": (True, bulletin),
     "prizes": (False, prize_sheet),
     "timer": (True, timer),
+    "team-cards": (False, team_cards),
 }
+#: Paperwork ``dealer print all`` prints with the pack of a boards event (without ``--round``): once an event.
+ONCE_PER_EVENT = ("team-cards",)
 
 
 WRITERS: dict[str, Writer] = {
@@ -526,7 +609,7 @@ KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("ren
               "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards"),
               "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
               "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes"),
-              "timer": Phrase("render.timer")}
+              "timer": Phrase("render.timer"), "team-cards": Phrase("render.team_cards")}
 #: A level race's kinds (``print all --round N``): its pairings and its level-race score sheets.
 LEVEL_RACE_KINDS = ("pairings", "score-sheets")
 
@@ -548,6 +631,8 @@ class PrintPlan:
 
     documents: list[Document]
     left_out: list[LeftOut] = dataclasses.field(default_factory=list)
+    #: What the summary says besides (:attr:`Source.notes`).
+    notes: list[Phrase] = dataclasses.field(default_factory=list)
 
 
 def build_documents(session: EventSession, kind: str, options: PrintOptions) -> list[Document]:
@@ -592,7 +677,7 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         source.folder.check_kind(event)
         document = writer(source, options.round) if per_round else writer(source)
         check_writable_folder(source.output_dir(), field="out")
-        return PrintPlan([document])
+        return PrintPlan([document], notes=source.notes)
     if event.levels and kind not in ("all", *LEVEL_RACE_KINDS):
         raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
     if event.levels and options.round is None:
@@ -615,11 +700,13 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
     if event.levels:  # no deal to check: the pairings and the level-race score sheets
         assert options.round is not None
         kinds = list(LEVEL_RACE_KINDS) if kind == "all" else [kind]
+        source.check_serve_url()
         check_writable_folder(source.output_dir(), field="out")
         writers = {"pairings": pairings, "score-sheets": level_sheets}
+        once = [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT if kind == "all"]
         return PrintPlan([writers[k](source, options.round) for k in kinds],
                          [LeftOut(k, Phrase("render.why_level_race"))
-                          for k in KINDS if kind == "all" and k not in kinds])
+                          for k in KINDS if kind == "all" and k not in kinds] + once, source.notes)
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(source.output_dir(), field="out")
@@ -638,6 +725,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
     source.copies(sets[0])  # a bad --copies is refused even for kinds that print one per match
     if "labels" in kinds:
         source.key()  # fail early, before anything is rendered
+    if "score-sheets" in kinds:
+        source.check_serve_url()
     played = {m.set for m in event.matches()}
     documents = []
     left_out: list[LeftOut] = []
@@ -663,4 +752,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
             document.secret = k in SECRET_KINDS
             documents.append(document)
     check_writable_folder(source.output_dir(), field="out")  # last: nothing made for a refusal
-    return PrintPlan(documents, left_out)
+    if kind == "all" and options.round is None and options.boards is None and options.sets is None:
+        documents += [PAPERWORK[k][1](source) for k in ONCE_PER_EVENT]  # the whole pack: once an event
+    elif kind == "all":
+        left_out += [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT]
+    return PrintPlan(documents, left_out, source.notes)
