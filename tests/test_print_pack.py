@@ -23,7 +23,8 @@ from print_support import (
 from dealer.app.dealing import deal_event
 from dealer.cards import SEATS, SUITS, Card, parse_card
 from dealer.files import load_event_text, read_key
-from dealer.formats.qr import LabelId, ScoreSheetId, TravellerId, check_label, label_payload, parse_payload
+from dealer.formats.entry import check_tag, parse_entry_path
+from dealer.formats.qr import LabelId, TravellerId, check_label, label_payload, parse_payload
 from dealer.render import KINDS, PrintOptions, render_documents
 from dealer.render.strings import strings
 from dealer.resources import demo_event_text
@@ -100,11 +101,14 @@ def test_traveller_and_score_sheet_qr_codes(pack: Pack) -> None:
         assert {(t.event, t.round, t.match, t.board) for t in travellers if isinstance(t, TravellerId)} == {
             (event.id, m.round, m.id, b) for m in matches for b in range(1, event.boards_per_set + 1)
         }
-        sheets = [parse_payload(p) for p in decode_qr_codes(pack.files[("zh", "score-sheets", set_number)])]
+        # A score sheet's QR is its entry URL (docs/qr.md, SJE1), its tag made with the entry key.
+        entry_key = EventFolder(event.id, pack.boards_root).entry_key()
+        assert entry_key is not None and entry_key != pack.key
+        sheets = [parse_entry_path(p) for p in decode_qr_codes(pack.files[("zh", "score-sheets", set_number)])]
         assert len(sheets) == 2 * len(matches)
-        assert all(isinstance(s, ScoreSheetId) for s in sheets)
-        assert {(s.round, s.match, s.table) for s in sheets if isinstance(s, ScoreSheetId)} == {
-            (m.round, m.id, table) for m in matches for table in ("A", "B")
+        assert all(check_tag(entry_key, sheet, tag) for sheet, tag in sheets)
+        assert {(s.event, s.round, s.match, s.table, s.generation) for s, _tag in sheets} == {
+            (event.id, m.round, m.id, table, 1) for m in matches for table in ("A", "B")
         }
 
 

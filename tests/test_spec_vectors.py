@@ -729,3 +729,55 @@ def test_the_examples_of_qr_md_parse() -> None:
     assert isinstance(label, LabelId) and check_label(KAT_KEY, label)
     for payload in payloads[1:]:
         parse_payload(payload)
+
+
+# --- docs/qr.md: entry URLs (SJE1) --------------------------------------------------------------
+
+ENTRY_SECTION = _section(QR, "## Entry URLs")
+ENTRY_BASE = _search(r"and the base\s*`(https?://[^`]+)`", ENTRY_SECTION).group(1)
+
+
+def _entry_mac(domain: bytes, message: str) -> bytes:
+    return hmac.new(KAT_KEY, domain + message.encode(), "sha256").digest()
+
+
+@pytest.mark.parametrize("row", _table(ENTRY_SECTION, "event"), ids=lambda row: _code(row["tag"]))
+def test_entry_tags_and_codes(row: dict[str, str]) -> None:
+    from dealer.formats.entry import SheetId, check_tag, entry_url, parse_entry_path, sheet_code, sheet_tag
+
+    event, match, table = _code(row["event"]), _code(row["match"]), _code(row["table"])
+    round_number, generation = int(row["round"]), int(row["generation"])
+    tag, code = _code(row["tag"]), _code(row["code"])
+    fields = f"{event}\x00{round_number}\x00{match}\x00{table}\x00{generation}"
+    # Recomputed from the written rule, then by the module.
+    assert base64.b32encode(_entry_mac(b"shengji-dealer/entry-tag/v1\x00", fields)).decode()[:16] == tag
+    assert base64.b32encode(_entry_mac(b"shengji-dealer/entry-code/v1\x00", fields)).decode()[:8] == code
+    sheet = SheetId(event, round_number, match, table, generation)
+    assert sheet_tag(KAT_KEY, sheet) == tag and sheet_code(KAT_KEY, sheet) == code
+    url = entry_url(ENTRY_BASE, KAT_KEY, sheet)
+    assert url == f"{ENTRY_BASE}/t/SJE1/{event}/{round_number}/{match}/{table}/{generation}/{tag}"
+    assert parse_entry_path(url) == (sheet, tag) and check_tag(KAT_KEY, sheet, tag)
+
+
+def test_the_first_entry_url_message_and_mac() -> None:
+    from dealer.formats.entry import SheetId, entry_url
+
+    first = _table(ENTRY_SECTION, "event")[0]
+    sheet = SheetId(_code(first["event"]), int(first["round"]), _code(first["match"]), _code(first["table"]),
+                    int(first["generation"]))
+    url = _search(r"The first one's URL is `([^`]+)`", ENTRY_SECTION).group(1)
+    assert url == entry_url(ENTRY_BASE, KAT_KEY, sheet)
+    found = _search(r"message is, in hex,\s*`([0-9a-f]+)`, and the MAC\s*`([0-9a-f]{64})`", ENTRY_SECTION)
+    message = bytes.fromhex(found.group(1))
+    assert message == b"shengji-dealer/entry-tag/v1\x00" + sheet.fields().encode()
+    assert hmac.new(KAT_KEY, message, "sha256").hexdigest() == found.group(2)
+
+
+@pytest.mark.parametrize("row", _table(ENTRY_SECTION, "team"), ids=lambda row: _code(row["team code"]))
+def test_team_codes(row: dict[str, str]) -> None:
+    from dealer.formats.entry import team_code
+
+    team, event, code = _code(row["team"]), _code(row["event"]), _code(row["team code"])
+    number = int.from_bytes(_entry_mac(b"shengji-dealer/team-code/v1\x00", f"{event}\x00{team}")[:8], "big")
+    assert f"{number % 10**6:06d}" == code
+    assert team_code(KAT_KEY, event, team) == code
