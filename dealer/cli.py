@@ -1301,7 +1301,8 @@ def doctor() -> None:
 @click.option("--lan", is_flag=True, help="Serve the venue's network (one interface: --host, else the one the "
               "default route leaves by). Without it, this machine only (127.0.0.1).")
 @click.option("--host", default=None, help="The address to bind with --lan (default: this machine's LAN address).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="The port.")
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="The port (default: the event's serve_url's, else 8000).")
 @click.option("--double-entry", is_flag=True,
               help="A result counts once both sides enter it on their own phones and agree (no team codes).")
 @click.option("--rate", type=click.FloatRange(0.1, 100000), default=None,
@@ -1309,15 +1310,17 @@ def doctor() -> None:
 @click.option("--director-link", "link_only", is_flag=True,
               help="Print a new one-time director link (for another director) and stop; the server may be running.")
 @BOARDS_DIR_OPTION
-def serve(event_file: str, lan: bool, host: str | None, port: int, double_entry: bool, rate: float | None,
-          link_only: bool, boards_dir: str | None) -> None:
+def serve(event_file: str, lan: bool, host: str | None, port: int | None, double_entry: bool,
+          rate: float | None, link_only: bool, boards_dir: str | None) -> None:
     """Serve live entry from the players' phones, the director's console and live pages (docs/serve.md).
 
     Prints the URL, a QR of it and a one-time director link. Stop with Ctrl-C."""
+    from dealer.files import load_event
     from dealer.serve.run import binding, terminal_qr
     from dealer.serve.run import serve as run_server
 
-    bound = binding(lan, host, port)
+    serve_url = load_event(event_file).serve_url
+    bound = binding(lan, host, port, serve_url)
     if link_only:
         from dealer.serve.app import new_director_link
 
@@ -1332,6 +1335,8 @@ def serve(event_file: str, lan: bool, host: str | None, port: int, double_entry:
         show("said_serve.director_link", link=link)
         if not lan:
             show("said_serve.local_only")
+        if serve_url is not None and serve_url != url:
+            show("said_serve.sheets_elsewhere", err=True, serve_url=serve_url, url=url)
 
     run_server(event_file, boards_dir, bound, double_entry=double_entry, rate=rate, started=started)
 

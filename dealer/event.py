@@ -31,7 +31,8 @@ TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
-               "timezone", "teams_file", "boards_dir", "round_minutes", "serve_url"}
+               "timezone", "teams_file", "boards_dir", "round_minutes", "serve_url",
+               "live_confirmation"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
@@ -49,6 +50,8 @@ _TABLE_FIELDS = frozenset({"match", "table", "seq"})
 #: A server's host (a name, an IPv4 address or a bracketed IPv6 one) and optional port.
 _SERVER = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
                      r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+#: How a live entry counts (``[event] live_confirmation``).
+LIVE_CONFIRMATIONS = ("team-code", "double-entry")
 #: Where the table score sheets' entry QR codes point when neither ``[event] serve_url`` nor
 #: ``dealer print --serve-url`` says (``dealer serve``'s own address: this machine only).
 DEFAULT_SERVE_URL = "http://127.0.0.1:8000"
@@ -205,6 +208,10 @@ class Event:
     #: https://, a host and an optional port, no path), which the score sheets' entry QR codes hold;
     #: ``None``: not said (``dealer print --serve-url``, else :data:`DEFAULT_SERVE_URL`).
     serve_url: str | None = None
+    #: How a result entered live at a table counts (``[event] live_confirmation``, docs/serve.md):
+    #: ``team-code`` (the other side confirms with its team code from its own phone) or
+    #: ``double-entry`` (the other side enters it too, on its own phone, and the two agree).
+    live_confirmation: str = "team-code"
     #: The registration file the teams come from (``teams_file`` in ``[event]``, beside the event
     #: file; written by ``dealer teams import``), or ``None``: the event file lists them.
     teams_file: str | None = None
@@ -434,6 +441,8 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         if checked is None:
             raise EventError("event.bad_serve_url", value=quote(serve_url))
         serve_url = checked
+    live_confirmation = _choice(head.get("live_confirmation", "team-code"), "event.live_confirmation",
+                                LIVE_CONFIRMATIONS)
     profile_id = _str(_require(head, "profile", "event."), "event.profile")
     try:
         profile = find_profile(profile_id)
@@ -598,6 +607,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         tables=tables,
         round_minutes=round_minutes,
         serve_url=serve_url,
+        live_confirmation=live_confirmation,
         table_numbers=table_numbers,
         timezone=timezone,
         teams_file=teams_file,

@@ -327,3 +327,36 @@ def test_the_command_binds_this_machine_unless_told_lan_and_prints_director_link
     assert links[0].stdout != links[1].stdout
     key = (event_file.parent / "boards" / "demo" / "deal.key").read_text().strip()
     assert all(key not in o.output for o in links)
+
+
+def test_a_double_entry_event_counts_a_result_when_two_phones_agree(tmp_path: Path) -> None:
+    event_file = tmp_path / "demo.toml"
+    event_file.write_text(demo_event_text().replace('profile = "official-2002"',
+                                                    'profile = "official-2002"\nlive_confirmation = "double-entry"'),
+                          encoding="utf-8")
+    assert run_dealer("deal", event_file).exit_code == 0
+    with served(event_file) as server:
+        url = server.sheet_url(1, "1", "A")
+
+        async def play() -> None:
+            async with server.client() as one, server.client() as two:
+                assert (await _enter(one, url, "1", "60")).status_code == 200
+                assert (await _enter(one, url, "2", "60")).status_code == 200
+                agreed = await _enter(two, url, "1", "60")
+                assert agreed.status_code == 200 and "已确认并保存 1 个成绩" in agreed.json()["message"]
+                disagreed = await _enter(two, url, "2", "65")
+                assert "不一致" in disagreed.json()["message"]
+                state = (await one.get(url + "/state.json")).json()
+                assert [s["state"] for s in state["slots"][:2]] == ["confirmed", "conflict"]
+
+        run(play())
+    assert [(r["board"], r["defenders_points"]) for r in _results(event_file)] == [(1, 60)]
+
+
+def test_the_server_binds_where_the_printed_sheets_point() -> None:
+    from dealer.serve.run import binding
+
+    assert binding(False, None, None).url == "http://127.0.0.1:8000"
+    assert binding(True, None, None, "http://192.168.1.10:8080").url == "http://192.168.1.10:8080"
+    assert binding(True, "10.0.0.5", 9000, "http://192.168.1.10:8080").url == "http://10.0.0.5:9000"
+    assert binding(False, None, None, "http://192.168.1.10:8080").url == "http://127.0.0.1:8080"

@@ -56,7 +56,7 @@ class Live:
                  double_entry: bool = False) -> None:
         self.event_file = event_file
         self.boards_root = boards_root
-        self.double_entry = double_entry
+        self._double_entry = double_entry
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dealer-db")
         self.session: EventSession
         self.key: bytes
@@ -78,6 +78,12 @@ class Live:
             self.session.close()
         self.session, self.key = session, key
         self._data_version = self._read_data_version()
+
+    @property
+    def double_entry(self) -> bool:
+        """Whether a second matching entry confirms (``--double-entry`` or the event's
+        ``live_confirmation``) instead of the other side's team code."""
+        return self._double_entry or self.session.event.live_confirmation == "double-entry"
 
     def _read_data_version(self) -> int | None:
         store = self.session.store

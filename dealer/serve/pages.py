@@ -61,16 +61,19 @@ def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: liv
     slots = []
     for slot in sheet.slots:
         s = state.slots[slot]
-        row: dict[str, Any] = {"slot": slot, "state": s.state, "fields": s.fields, "flagged": s.flagged,
-                               "entered_here": s.device == device.id if s.device else False,
-                               "disputed": s.disputed}
+        here = s.device == device.id if s.device else False
+        # double entry: the other side enters on its own, without seeing the first entry
+        hidden = double_entry and s.state in ("entered", "conflict") and not here
+        fields = {} if hidden else s.fields
+        row: dict[str, Any] = {"slot": slot, "state": s.state, "fields": fields, "flagged": s.flagged,
+                               "entered_here": here, "disputed": None if hidden else s.disputed}
         if slot != live.LEVEL_SLOT:
             board = event.board(sheet.match.set, int(slot))
             seats = sheet.match.seats(sheet.id.table)
             side = SIDE_OF_SEAT[board.declarer]
             row.update({"board": int(slot), "declarer": board.declarer, "declarer_team": event.team(seats[side]).name,
                         "level": board.level})
-        row["sentence"] = result_sentence(session, sheet, slot, s.fields, t) if s.fields else None
+        row["sentence"] = result_sentence(session, sheet, slot, fields, t) if fields else None
         row["other_table"] = other = live.other_table(session, sheet, slot) if s.state == "confirmed" else None
         row["other_sentence"] = result_sentence(session, sheet, slot, other, t) if other is not None else None
         slots.append(row)

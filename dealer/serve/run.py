@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import socket
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.errors import UserError
 
+DEFAULT_PORT = 8000
 #: Connections held at once (phones, live pages' streams, the console): above it, 503.
 CONCURRENCY = 1000
 
@@ -36,14 +38,18 @@ class Binding:
         return f"http://{self.host}:{self.port}"
 
 
-def binding(lan: bool, host: str | None, port: int) -> Binding:
-    """127.0.0.1 without ``lan``; with it, ``host`` or the address of the default route (one
-    interface, never every one)."""
+def binding(lan: bool, host: str | None, port: int | None, serve_url: str | None = None) -> Binding:
+    """127.0.0.1 without ``lan``; with it, ``host``, else the event's ``serve_url`` host (where the
+    printed sheets point), else the address of the default route (one interface, never every
+    one). The port: ``port``, else the ``serve_url``'s, else 8000."""
+    url = urllib.parse.urlsplit(serve_url) if serve_url else None
+    if port is None:
+        port = (url.port if url is not None else None) or DEFAULT_PORT
     if not lan:
         if host not in (None, "127.0.0.1", "localhost"):
             raise UserError("serve.host_needs_lan", field="host", host=host)
         return Binding("127.0.0.1", port)
-    chosen = host or lan_address()
+    chosen = host or (url.hostname if url is not None and url.hostname else None) or lan_address()
     if chosen in ("0.0.0.0", "::"):
         raise UserError("serve.no_wildcard", field="host", host=chosen)
     return Binding(chosen, port)
