@@ -41,6 +41,9 @@ from dealer.resources import package_folder, templates_dir
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
+    from dealer.app.standings import ReportData
+    from dealer.formats.boardset import BoardSet
+    from dealer.site.pages import SiteData
 
 SITE_FOLDER = "site"
 MANIFEST = ".site-manifest.json"  # the key of every file, for the next rebuild
@@ -487,20 +490,33 @@ class _PageRender:
     def page_files(self, index: int, lang: str, built: dict[str, Any]) -> tuple[str, bytes, bytes]:
         """One page in one language: (name, HTML, JSON). ``built``: the page's own context."""
         page = self.pages[index]
-        t = self.strings[lang]
-        context = {"schema": self.schema, "kind": page.template.removesuffix(".html"), "name": page.name,
-                   **({"lang": lang} if page.per_lang else {}), "event": self.event_head, **built}
+        context = self.page_context(index, lang, built)
         prefix = self.dirs[lang]
         root = "../" if prefix else ""
         other = next(lang_ for lang_ in LANGS if lang_ != lang)
         # A page whose data holds no words has one JSON twin, at the root (both languages link it).
         twin = f"{page.name}.json" if page.per_lang or not prefix else f"{root}{page.name}.json"
-        html = environment().get_template(SITE_TEMPLATES + page.template).render(
-            c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
-            other_href=f"{root}{self.dirs[other]}{page.name}.html", nav=self.nav, tb=self.tie_break_names[lang],
-            cells=self.cells, rules_line=self.rules_line.get(lang, ""))
+        html = self.page_html(index, lang, context, root=root, twin=twin,
+                              other_href=f"{root}{self.dirs[other]}{page.name}.html")
         data = self.site.twin_json(context)
         return prefix + page.name, html.encode("utf-8"), data
+
+    def page_context(self, index: int, lang: str, built: dict[str, Any]) -> dict[str, Any]:
+        """The context of a page (its JSON twin): the page's own (``built``) in the site's frame."""
+        page = self.pages[index]
+        return {"schema": self.schema, "kind": page.template.removesuffix(".html"), "name": page.name,
+                **({"lang": lang} if page.per_lang else {}), "event": self.event_head, **built}
+
+    def page_html(self, index: int, lang: str, context: dict[str, Any], *, root: str, twin: str,
+                  other_href: str, live: dict[str, Any] | None = None) -> str:
+        """A page's HTML from its context: ``root`` (the site's root from the page, for its assets),
+        ``twin`` (its JSON), ``other_href`` (the page in the other language); ``live``: served by
+        ``dealer serve`` (:mod:`dealer.serve.livepages`), ``None`` in the static site."""
+        t = self.strings[lang]
+        return environment().get_template(SITE_TEMPLATES + self.pages[index].template).render(
+            c=context, t=t["site"], words=t, lang=lang, html_lang=HTML_LANG[lang], root=root, twin=twin,
+            other_href=other_href, nav=self.nav, tb=self.tie_break_names[lang],
+            cells=self.cells, rules_line=self.rules_line.get(lang, ""), live=live)
 
     def render_files(self, items: Sequence[tuple[int, tuple[str, ...]]]) -> list[tuple[str, str, bytes]]:
         """Render each (page, languages) of ``items`` (in a worker process, or here): its files
@@ -671,9 +687,8 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
     """Build (or rebuild) the event's site into ``out`` (default ``output/<event>/site``)."""
     from dealer.app import AuditMark
     from dealer.app.played import folder_seed
-    from dealer.app.standings import public_report
     from dealer.render.engine import default_jobs
-    from dealer.site.pages import SCHEMA, SiteData, plan_pages
+    from dealer.site.pages import SCHEMA, plan_pages
 
     folder = session.folder
     started = time.perf_counter()
@@ -686,18 +701,13 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
         live = _check_site_folders(out, spare, new_folder)
         # Audited first: what becomes public (hands, the key, results) rests on the chain's rows;
         # on a rebuild, the rows after the chain's link the live site's build audited.
-        scores = session.report(publishing=True, audited=AuditMark.from_json((live or {}).get("audited")))
-        released, key_release, last_update, unused = _released(session)
-        data, withheld = public_report(scores, released)  # what the site shows: no board still in play
+        shown = published(session, AuditMark.from_json((live or {}).get("audited")))
+        scores, data, released = shown.scores, shown.data, shown.released
         clock.step("scoring")
         scheduled = data.event
-        boardsets: dict[int, Any] = {}
-        boards: dict[int, list[Any]] = {}
-        for n in sorted(released):
-            boardsets[n] = session.public_board_set(n)
-            boards[n] = list(boardsets[n].boards)
-        key = folder.read_key(scheduled, key_file) if key_release is not None else None
-        verify = _verify(scheduled, folder, released, boardsets, key, key_release, unused)
+        boardsets = shown.boardsets
+        key = folder.read_key(scheduled, key_file) if shown.key_release is not None else None
+        verify = _verify(scheduled, folder, released, boardsets, key, shown.key_release, shown.unused)
         clock.step("boards")
 
         before = _read_manifest(spare) if live is not None else None
@@ -727,25 +737,12 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
                 writer.put(name, _key("asset", content), lambda content=content: content)
             listed = _downloads(writer, session, data, released, boardsets, key, target / ".work", pdf)
             shutil.rmtree(target / ".work", ignore_errors=True)
-            site = SiteData(data, released, boards, verify, last_update, listed, folder_seed(folder), withheld)
+            site = shown.site(verify, listed, folder_seed(folder))
             site.rank_cache = (live or {}).get("ranks", {})
             clock.step("downloads")
             pages = plan_pages(site, jobs)
             clock.step("plan")
-            render = _PageRender(
-                pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
-                key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
-                strings={code: strings(code) for code in LANGS},
-                event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
-                            "profile": scheduled.profile.id, "profile_version": scheduled.profile.version,
-                            "supplement": {k: scheduled.profile.data.get(k) for k in scheduled.profile.supplement},
-                            "format": scheduled.format.kind,
-                            "result": scheduled.result, "teams": len(scheduled.teams),
-                            "timezone": scheduled.timezone},
-                nav={"bracket": site.knockout, "boards": bool(released), "levels": scheduled.levels,
-                     "rounds": [r.number for r in scheduled.rounds]},
-                tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS},
-                rules_line={code: _rules_line(scheduled, code) for code in LANGS})
+            render = page_render(site, pages, lang)
             _render_pages(writer, render, jobs)
             clock.step("pages")
             for name in writer.manifest.keys() - writer.keys.keys():  # files the site no longer has
@@ -775,6 +772,65 @@ def build_site(session: EventSession, out: Path | None = None, *, key_file: str 
             raise
     return SiteSummary(out, len(pages) * len(LANGS), len(writer.keys), writer.written, writer.kept,
                        sorted(released), site.provisional, time.perf_counter() - started, clock.steps)
+
+
+@dataclass
+class Published:
+    """What the site may show, read from a session (:func:`published`): the director's report
+    (``scores``, audited), the public one (``data``: no board still in play, ``withheld``), the
+    released sets and their boards (no other set is read), the key's release, the time of the
+    last stored entry and the sets declared unused. The static build and the live pages of
+    ``dealer serve`` read it the same way."""
+
+    scores: ReportData  # as the director sees it
+    data: ReportData  # as players see it
+    withheld: dict[int, list[int]]
+    released: dict[int, dict[str, Any]]
+    key_release: dict[str, Any] | None
+    last_update: str | None
+    unused: dict[int, dict[str, Any]]
+    boardsets: dict[int, BoardSet]
+
+    def site(self, verify: dict[str, Any], downloads: list[dict[str, Any]], lots_seed: bytes) -> SiteData:
+        """The pages' :class:`~dealer.site.pages.SiteData`."""
+        from dealer.site.pages import SiteData
+
+        boards = {n: list(b.boards) for n, b in self.boardsets.items()}
+        return SiteData(self.data, self.released, boards, verify, self.last_update, downloads, lots_seed,
+                        self.withheld)
+
+
+def published(session: EventSession, audited: Any = None) -> Published:
+    """The public report and the released boards (``audited``: the mark of the last audit of the
+    results chain, :class:`~dealer.store.chain.AuditMark`: only the rows after it are audited)."""
+    from dealer.app.standings import public_report
+
+    scores = session.report(publishing=True, audited=audited)
+    released, key_release, last_update, unused = _released(session)
+    data, withheld = public_report(scores, released)  # what the site shows: no board still in play
+    boardsets = {n: session.public_board_set(n) for n in sorted(released)}
+    return Published(scores, data, withheld, released, key_release, last_update, unused, boardsets)
+
+
+def page_render(site: SiteData, pages: Sequence[Any], lang: str = "zh") -> _PageRender:
+    """How the pages of ``site`` are rendered (``lang``: the language at the root)."""
+    from dealer.site.pages import SCHEMA
+
+    scheduled = site.event
+    return _PageRender(
+        pages=pages, site=site, dirs=lang_dirs(lang), schema=SCHEMA,
+        key_base=hashlib.sha256(bytes.fromhex(_key(site.global_key()))),
+        strings={code: strings(code) for code in LANGS},
+        event_head={"id": scheduled.id, "name": scheduled.name, "date": scheduled.date,
+                    "profile": scheduled.profile.id, "profile_version": scheduled.profile.version,
+                    "supplement": {k: scheduled.profile.data.get(k) for k in scheduled.profile.supplement},
+                    "format": scheduled.format.kind,
+                    "result": scheduled.result, "teams": len(scheduled.teams),
+                    "timezone": scheduled.timezone},
+        nav={"bracket": site.knockout, "boards": bool(site.released), "levels": scheduled.levels,
+             "rounds": [r.number for r in scheduled.rounds]},
+        tie_break_names={code: _tie_break_names(scheduled, code) for code in LANGS},
+        rules_line={code: _rules_line(scheduled, code) for code in LANGS})
 
 
 def _discard(target: Path, spare: Path) -> None:
