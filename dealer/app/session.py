@@ -237,6 +237,13 @@ class EventSession:
         """Set → its release (kind ``set``)."""
         return {r.set_number: r for r in self.releases if r.kind == "set" and r.set_number is not None}
 
+    def forget(self) -> None:
+        """Forget what was read from the store (the reports, the adjustments, line-ups and
+        releases): a session that outlives one request (``dealer serve``) calls it after a write."""
+        self._reports.clear()
+        for name in ("adjustments", "lineups", "releases"):
+            self.__dict__.pop(name, None)
+
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""
         from dealer.app.played import stored_attribution_problems

@@ -103,13 +103,20 @@ class Live:
             finally:
                 if reopen:
                     self._open()
+                elif wrote:  # what the session read before is stale; a read queued after sees it
+                    self.session.forget()
+                if wrote:
+                    self.version += 1
         result = await asyncio.get_running_loop().run_in_executor(self.executor, call)
         if wrote:
-            self.touch()
+            self._wake()
         return result
 
     def touch(self) -> None:
         self.version += 1
+        self._wake()
+
+    def _wake(self) -> None:
         if self.changed is not None:
             self.changed.set()
             self.changed = asyncio.Event()
