@@ -53,6 +53,9 @@ ASSETS = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; ch
 ROOT = "/live/"
 #: A link of a site page to another (its static name): ``href="round-2.html"``.
 _PAGE_LINK = re.compile(r'href="([A-Za-z0-9_~-]+)\.html"')
+#: The site's inline handler that keeps its filter forms from submitting: the server's
+#: Content-Security-Policy runs no inline script (live.js does it instead).
+_INLINE_HANDLER = ' onsubmit="return false"'
 
 
 @dataclass
@@ -140,7 +143,8 @@ class LivePages:
             target = links.get(found.group(1), f"{ROOT}{found.group(1)}.html")
             return f'href="{with_lang(target, lang)}"'
 
-        return "text/html; charset=utf-8", _PAGE_LINK.sub(relink, html).encode("utf-8")
+        html = _PAGE_LINK.sub(relink, html).replace(_INLINE_HANDLER, "")
+        return "text/html; charset=utf-8", html.encode("utf-8")
 
     async def serve(self, request: Request, name_of: Callable[[SiteData], str | None], what: str, *,
                     static_name: bool = False) -> Response:

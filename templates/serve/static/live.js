@@ -66,6 +66,11 @@
       });
   }
 
+  // The site's filter forms filter as one types: never sent (the server's pages run no inline handler).
+  document.addEventListener("submit", function (event) {
+    if (event.target.matches("form.tools")) event.preventDefault();
+  });
+
   var source = new EventSource("/-/events");
   source.addEventListener("changed", function (event) {
     var s = status();
