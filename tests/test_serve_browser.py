@@ -153,7 +153,7 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
         page.screenshot(path=str(shots / "serve-offline.png"))
         scorer.set_offline(False)
         page.reload()  # the kept values come back; board 9 is sent again with its nonce
-        page.wait_for_function("document.querySelector('#b9').className.includes('state-entered')")
+        page.locator("#b9.state-entered").wait_for()
         assert page.locator('form.enter[data-slot="10"] input[name="defenders_points"]').input_value() == "90"
         # A reply lost on the way back: the server stored it, the phone did not hear
         lost = {"n": 0}
@@ -171,7 +171,7 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
         page.locator('form.enter[data-slot="10"] .pending').wait_for(state="visible")
         page.unroute("**/enter*")
         page.reload()
-        page.wait_for_function("document.querySelector('#b10').className.includes('state-entered')")
+        page.locator("#b10.state-entered").wait_for()
         for board in range(11, 17):
             _enter(page, board, 100)
         entries = sqlite3.connect(event_file.parent / "boards" / "demo" / "results.sqlite").execute(
@@ -196,6 +196,17 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
         page.reload()
         assert "3 部设备" in page.inner_text(".warning")
         watcher.screenshot(path=str(shots / "serve-devices.png"))
+
+        # The public live page shows the match's results; its hands only once the set is released
+        public = browser.new_context(**PHONE).new_page()
+        public.goto(server.url + "/live/match/1/1")
+        assert "东风队" in public.inner_text("main") and "长城队" in public.inner_text("main")
+        assert public.locator("a[href*='board-1-']").count() == 0
+        released = run_dealer("release", event_file, "--set", "1", "--reason", "round 1 played",
+                              "--accept-missing")
+        assert released.exit_code == 0, released.output
+        public.locator("a[href*='board-1-']").first.wait_for(timeout=15000)  # live.js, on the server's event
+        public.screenshot(path=str(shots / "serve-live-match.png"))
 
         director = browser.new_context(**PHONE).new_page()
         director.goto(server.director)
