@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dealer.app.kinds import kind_of
-from dealer.app.results import _entry, check_seating
+from dealer.app.results import check_seating, validated_entry
 from dealer.errors import Phrase, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.formats.entry import SheetId, check_tag, same_code, sheet_code, team_code
@@ -436,7 +436,7 @@ def _validated(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[st
     event = session.event
     if slot not in sheet.slots:
         raise LiveRefused("live.no_such_slot", 404, slot=slot)
-    entry = _entry(event, kind_of(event), entry_values(session, sheet, slot, typed, device))
+    entry = validated_entry(event, kind_of(event), entry_values(session, sheet, slot, typed, device))
     if slot == LEVEL_SLOT:
         fields = {"home_level": entry.home_level, "away_level": entry.away_level, "last_game": entry.last_game,
                   "home_games": entry.home_games, "away_games": entry.away_games}
@@ -590,7 +590,7 @@ def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: 
     for slot in slots:
         row = _current(conn, sheet, slot)
         typed = {k: None if v is None else str(v) for k, v in json.loads(row["fields"]).items()}
-        entry = _entry(event, kind, entry_values(session, sheet, slot, typed, Device(row["device"])))
+        entry = validated_entry(event, kind, entry_values(session, sheet, slot, typed, Device(row["device"])))
         if store.current_row(kind.table, entry.slot) is not None:
             raise LiveRefused("live.already_confirmed", 409, slot=slot)
         entries.append(entry)

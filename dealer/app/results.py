@@ -328,7 +328,9 @@ def import_files(session: EventSession, paths: Sequence[str | Path], entered_by:
 # --- one result at a time -------------------------------------------------------------------
 
 
-def _entry(event: Event, kind: ResultKind, values: Mapping[str, str | None], check_plausible: bool = True) -> Any:
+def validated_entry(event: Event, kind: ResultKind, values: Mapping[str, str | None], check_plausible: bool = True
+                    ) -> Any:
+    """One entry's values checked as a file row is: the entry to store, or :class:`Rejected`."""
     entry, problems = kind.validate(event, None, entry_row(values, kind.layout), check_plausible)
     if entry is None:
         raise Rejected(None, problems, 1)
@@ -341,7 +343,7 @@ def add_result(session: EventSession, values: Mapping[str, str | None], check_pl
     a filled slot needs a correction."""
     event = session.event
     kind = kind_of(event)
-    entry = _entry(event, kind, values, check_plausible)
+    entry = validated_entry(event, kind, values, check_plausible)
     store = session.writable_store()
     with store.transaction():
         check_seating(store, event, {(entry.round, entry.match)})
@@ -390,7 +392,7 @@ def correct_result(
                 previous = store.current_row(kind.table, kind.stored_slot(values))
             except Rejected:  # a slot that is not one: the validation below names every problem
                 previous = None
-            entry = _entry(event, kind, kind.keep_stored(values, previous), check_plausible)
+            entry = validated_entry(event, kind, kind.keep_stored(values, previous), check_plausible)
             check_seating(store, event, {(entry.round, entry.match)})
             old = store.current_row(kind.table, entry.slot)
             if old is None:
