@@ -45,6 +45,8 @@ DEVICES_PER_SHEET = 2
 #: deal's points) raise a flag for the director.
 FAR_APART_SHARE = 0.4
 LEVEL_SLOT = "levels"
+#: A table's last contact is kept to this many seconds (a page view within it writes nothing).
+CONTACT_S = 30
 NONCE = b"shengji-dealer/form-nonce/v1\x00"
 
 
@@ -204,9 +206,14 @@ def sheet_by_code(session: EventSession, key: bytes, typed: str) -> tuple[Sheet,
 
 
 def seen(session: EventSession, sheet: Sheet, device: Device) -> None:
-    """Record that ``device`` opened the sheet; a device beyond one per side raises a flag."""
+    """Record that ``device`` opened the sheet; a device beyond one per side raises a flag. A
+    device seen in the last :data:`CONTACT_S` seconds is not written again (a page view is a read)."""
     store = session.writable_store()
     at = now()
+    known = store.conn.execute("SELECT last_at FROM live_devices WHERE round = ? AND match = ? AND tbl = ?"
+                               " AND device = ?", (*sheet.key, device.id)).fetchone()
+    if known is not None and (age_seconds(known[0]) or 0) < CONTACT_S:
+        return
     with store.transaction():
         conn = store.conn
         conn.execute(
