@@ -85,12 +85,18 @@ def sheet_of(event: Event, round_number: int, match_id: str, table: str, generat
         raise LiveRefused("live.no_such_sheet", 404, round=round_number, match=match_id, table=table)
     if event.levels:
         scorer, confirmer = match.home, match.away
-        slots: tuple[str, ...] = (LEVEL_SLOT,)
     else:
         seats = match.seats(table)
         scorer, confirmer = seats["EW"], seats["NS"]  # East keeps score (第十八条)
-        slots = tuple(str(b.number) for b in event.set_boards(match.set))
-    return Sheet(SheetId(event.id, round_number, match_id, table, generation), match, scorer, confirmer, slots)
+    return Sheet(SheetId(event.id, round_number, match_id, table, generation), match, scorer, confirmer,
+                 slots_of(event, match))
+
+
+def slots_of(event: Event, match: Match) -> tuple[str, ...]:
+    """The results each table of ``match`` holds: its set's board numbers, or the level race's one."""
+    if event.levels:
+        return (LEVEL_SLOT,)
+    return tuple(str(b.number) for b in event.set_boards(match.set))
 
 
 def sheets_of_round(event: Event, round_number: int) -> list[Sheet]:
@@ -116,12 +122,15 @@ def open_round(session: EventSession) -> int | None:
         return None
     kind = kind_of(event)
     store = session.store
+    tables = len(event.table_ids())
     for rnd in event.rounds:
         if store is None:
             return rnd.number
-        stored = store.current(kind.table, [rnd.number])
-        wanted = sum(len(sheet_of(event, rnd.number, m.id, t).slots) for m in rnd.matches for t in event.table_ids())
-        if len(stored) < wanted and not _forfeited_round(store, rnd.number, len(rnd.matches)):
+        # counted, not read: every request of a table's page asks (docs/serve.md, "Load")
+        stored = store.conn.execute(f"SELECT count(*) FROM {kind.table.view} WHERE round = ?",
+                                    (rnd.number,)).fetchone()[0]
+        wanted = tables * sum(len(slots_of(event, m)) for m in rnd.matches)
+        if stored < wanted and not _forfeited_round(store, rnd.number, len(rnd.matches)):
             return rnd.number
     return event.rounds[-1].number
 
