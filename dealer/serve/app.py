@@ -44,6 +44,11 @@ DIRECTOR_COOKIE = "sjd_director"
 STATIC = {"serve.css": "text/css; charset=utf-8", "table.js": "text/javascript; charset=utf-8",
           "live.js": "text/javascript; charset=utf-8"}
 LANGS = ("zh", "en")
+#: A live page's stream tells of changes at most this often (seconds): the writes of a busy round
+#: make one event, not one each. Without it every entry woke every open stream: 240 streams cut
+#: the entry rate of tests/test_serve_load.py by more than half, and each page would fetch its
+#: JSON twin once a write.
+EVENTS_EVERY_S = 1.0
 #: A director's session lasts the event's day (the cookie and the stored session).
 DIRECTOR_HOURS = 18
 
@@ -379,8 +384,9 @@ class Server:
     # --- live pages --------------------------------------------------------------------------
 
     async def events(self, request: Request) -> Response:
-        """Server-sent events: ``changed`` after every write (and every 15 s a comment, to keep
-        the connection), for the live pages to fetch their JSON twin again."""
+        """Server-sent events: ``changed`` after a write (and every 15 s a comment, to keep the
+        connection), for the live pages to fetch their JSON twin again; at most one a stream in
+        :data:`EVENTS_EVERY_S`."""
         state = self.live
         if state.changed is None:
             state.changed = asyncio.Event()
@@ -389,18 +395,19 @@ class Server:
             seen = state.version
             yield f"retry: 3000\nevent: changed\ndata: {seen}\n\n"
             while True:
-                changed = state.changed
-                assert changed is not None
-                try:
-                    await asyncio.wait_for(changed.wait(), 15)
-                except TimeoutError:
-                    if await request.is_disconnected():
-                        return
-                    yield ": keep-alive\n\n"
+                if state.version == seen:
+                    changed = state.changed
+                    assert changed is not None
+                    try:
+                        await asyncio.wait_for(changed.wait(), 15)
+                    except TimeoutError:
+                        if await request.is_disconnected():
+                            return
+                        yield ": keep-alive\n\n"
                     continue
-                if state.version != seen:
-                    seen = state.version
-                    yield f"event: changed\ndata: {seen}\n\n"
+                seen = state.version
+                yield f"event: changed\ndata: {seen}\n\n"
+                await asyncio.sleep(EVENTS_EVERY_S)  # the writes meanwhile make one event, after it
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
