@@ -129,7 +129,11 @@ def open_round(session: EventSession) -> int | None:
         # counted, not read: every request of a table's page asks (docs/serve.md, "Load")
         stored = store.conn.execute(f"SELECT count(*) FROM {kind.table.view} WHERE round = ?",
                                     (rnd.number,)).fetchone()[0]
-        wanted = tables * sum(len(slots_of(event, m)) for m in rnd.matches)
+        per_set: dict[int, int] = {}  # each set's boards counted once, not once a match
+        for m in rnd.matches:
+            if m.set not in per_set:
+                per_set[m.set] = len(slots_of(event, m))
+        wanted = tables * sum(per_set[m.set] for m in rnd.matches)
         if stored < wanted and not _forfeited_round(store, rnd.number, len(rnd.matches)):
             return rnd.number
     return event.rounds[-1].number
