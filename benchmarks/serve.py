@@ -11,6 +11,8 @@ on 127.0.0.1), issue 23.
    is answered (or `--think` ms later): prints the p50/p95/max latency of an entry POST (request
    sent to answer read, on the client) and the server's entry throughput (entries stored / wall
    seconds from the first post to the last answer), and the server process's CPU seconds;
+   Before that, how long `dealer serve` took from its start to its first answer (and `dealer --help`
+   in the same run, the start-up floor);
 4. baseline in the same run: the rows the server stored in live_entries, read back (not timed),
    inserted by a bare loop into a fresh SQLite database in the same folder with the store's
    settings (WAL, synchronous=FULL), one transaction per row as the server commits each entry;
@@ -104,6 +106,18 @@ def bare_insert_loop(rows: list[tuple[object, ...]], database: Path) -> float:
     return seconds
 
 
+def help_seconds(repeats: int = 3) -> float:
+    """The best of ``dealer --help`` as a whole process: the start-up floor of any command."""
+    import subprocess
+
+    best = float("inf")
+    for _ in range(repeats):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "dealer.cli", "--help"], check=True, capture_output=True)
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--phones", type=int, default=200, help="phones, one table score sheet each (even)")
@@ -117,6 +131,7 @@ def main() -> None:
         folder = Path(args.keep or temporary)
         folder.mkdir(parents=True, exist_ok=True)
         event_file, root = dealt_event(folder, phones, args.boards)
+        help_s = help_seconds()
         server = LiveServer(event_file, root).start()
         try:
             key = EventFolder(EVENT_ID, root).entry_key()
@@ -140,6 +155,8 @@ def main() -> None:
     cpu = f"; server CPU {cpu_after - cpu_before:.1f} s" if cpu_before is not None and cpu_after is not None else ""
     print(f"event: {phones} table sheets ({phones // 2} matches × 2 tables) × {args.boards} boards = {len(rows):,} "
           f"entries; {phones} phones at once, think time {args.think:g} ms")
+    print(f"start: dealer serve answered its first request {server.started_s:.2f} s after it was started "
+          f"(dealer --help, same run: {help_s:.2f} s)")
     print(f"entry POST latency: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
     print(f"server: {len(rows):,} entries in {wall:.2f} s = {rate:,.0f} entries/s{cpu}")
     print(f"baseline: bare SQLite insert loop of the same rows (WAL, synchronous=FULL, one transaction a row) "

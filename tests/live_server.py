@@ -118,6 +118,7 @@ class LiveServer:
 
     def start(self, timeout: float = 20) -> LiveServer:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
+        began = time.monotonic()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "dealer.cli", "serve", str(self.event_file), "--port", str(self.port),
@@ -129,6 +130,8 @@ class LiveServer:
                 raise AssertionError(f"dealer serve ended ({self.process.returncode}): {self.output()}")
             try:
                 if httpx.get(self.base + "/-/health", timeout=2).status_code == 200:
+                    #: seconds from the command's start to its first answer (benchmarks/serve.py)
+                    self.started_s = time.monotonic() - began
                     return self
             except httpx.TransportError:
                 pass
