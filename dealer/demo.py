@@ -7,7 +7,6 @@ import hashlib
 import os
 import shutil
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 
 from dealer.app import EventFolder
@@ -16,7 +15,7 @@ from dealer.app.session import EventSession, event_as_played
 from dealer.errors import EnvironmentProblem
 from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event_text, make_folder, write_atomic
-from dealer.resources import demo_event_text, templates_dir
+from dealer.resources import data_path, demo_event_text, templates_dir
 
 DEMO_EVENT_FILE = "event.toml"
 SAMPLE_TRAVELLERS = "sample-travellers.csv"  # invented results for the demo event (样例数据)
@@ -139,9 +138,8 @@ def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     from dealer.app.results import import_file, missing
     from dealer.report import REPORT_WRITERS, write_reports
 
-    with EventSession.open(event, folder, write=True) as session, \
-            resources.as_file(resources.files("dealer") / "data" / SAMPLE_TRAVELLERS) as sample:
-        imported = import_file(session, sample, entered_by="demo")
+    with EventSession.open(event, folder, write=True) as session:
+        imported = import_file(session, data_path(SAMPLE_TRAVELLERS), entered_by="demo")
         gaps = [report for report in missing(session) if report.gaps]
     yield "sample travellers (样例数据, invented for the demo): " + imported.summary()
     for report in gaps:
@@ -197,7 +195,7 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     from dealer.render import PrintOptions, build_documents, render_documents
     from dealer.report import REPORT_WRITERS, write_reports
 
-    text = (resources.files("dealer") / "data" / SWISS_DEMO).read_text(encoding="utf-8")
+    text = data_path(SWISS_DEMO).read_text(encoding="utf-8")
     folder = EventFolder("demo-swiss", boards_root, output_root)
     event_path = folder.path / DEMO_EVENT_FILE
     event = load_event_text(text, str(event_path))
@@ -269,7 +267,7 @@ def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     from dealer.app.rounds import pair_round
     from dealer.report import write_reports
 
-    text = (resources.files("dealer") / "data" / LEVELS_DEMO).read_text(encoding="utf-8")
+    text = data_path(LEVELS_DEMO).read_text(encoding="utf-8")
     folder = EventFolder("demo-levels", boards_root, output_root)
     event = load_event_text(text, str(folder.path / DEMO_EVENT_FILE))
     make_folder(folder.path, OWNER_ONLY_FOLDER)  # nothing is dealt: the folder holds the results only

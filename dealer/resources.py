@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,14 +13,19 @@ from dealer.profiles import Profile, ProfileError, profile_from_mapping
 if TYPE_CHECKING:
     from dealer.tournament.knockout import BracketOrder
 
-_DATA = resources.files("dealer") / "data"
+#: The package's own folder: an installed package is files on disk (a wheel, an editable install,
+#: the source tree), read by path (importlib.resources costs a scorer's command a tenth of its start).
+_PACKAGE = Path(__file__).resolve().parent
+_DATA = _PACKAGE / "data"
+
+
+def data_path(*parts: str) -> Path:
+    """A file of the package's data (``dealer/data/…``)."""
+    return _DATA.joinpath(*parts)
 
 
 def _read_toml(*parts: str) -> dict[str, Any]:
-    node = _DATA
-    for part in parts:
-        node = node / part
-    return tomllib.loads(node.read_text(encoding="utf-8"))
+    return tomllib.loads(data_path(*parts).read_text(encoding="utf-8"))
 
 
 def profile_ids() -> list[str]:
@@ -65,10 +69,9 @@ def package_folder() -> Path:
     """The installed ``dealer`` package as a folder on disk (a wheel's or an editable install's
     files, or the source tree's): Jinja's ``FileSystemLoader`` and WeasyPrint's ``base_url`` need
     a real folder, so a package imported from a zip archive is refused."""
-    folder = resources.files("dealer")
-    if not isinstance(folder, Path):
-        raise FileProblem("resources.not_on_disk", folder=folder)
-    return folder
+    if not _PACKAGE.is_dir():  # imported from a zip archive
+        raise FileProblem("resources.not_on_disk", folder=_PACKAGE)
+    return _PACKAGE
 
 
 def templates_dir() -> Path:

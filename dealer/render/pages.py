@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from importlib import resources
 from typing import Any
 
 
 @functools.cache
 def _all() -> dict[str, dict[str, Any]]:
-    text = (resources.files("dealer") / "data" / "pages.toml").read_text(encoding="utf-8")
+    from dealer.resources import data_path
+
+    text = data_path("pages.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
