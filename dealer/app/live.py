@@ -18,6 +18,7 @@ answer back and stores nothing again.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as dt
 import hashlib
 import hmac
@@ -766,3 +767,76 @@ def device_digest(device_id: str) -> str:
 
 def refused_reasons(error: Rejected) -> list[Any]:
     return list(error.problems)
+
+
+# --- the director's console --------------------------------------------------------------------
+
+
+def forfeited_matches(session: EventSession, round_number: int) -> set[str]:
+    """The matches of a round that a forfeit (or a lateness scored as one) decides: no result is
+    awaited from them."""
+    store = session.store
+    if store is None:
+        return set()
+    return {str(a.data.get("match")) for a in store.actions(("forfeit", "late"))
+            if not a.undone and a.round == round_number and a.data.get("forfeit")}
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What keeps a round from being closed: results not confirmed (forfeited matches aside) and
+    open flags."""
+
+    unconfirmed: int
+    flags: int
+
+    def __bool__(self) -> bool:
+        return bool(self.unconfirmed or self.flags)
+
+
+def round_pending(session: EventSession, round_number: int) -> Pending:
+    grid = round_grid(session, round_number)
+    forfeited = forfeited_matches(session, round_number)
+    unconfirmed = sum(1 for state in grid.sheets if state.sheet.id.match not in forfeited
+                      for slot in state.slots.values() if slot.state != "confirmed")
+    return Pending(unconfirmed, len(grid.flags))
+
+
+def next_round_number(session: EventSession) -> int:
+    """The round a pairing would make next (after the last one paired)."""
+    return max((r.number for r in session.event.rounds), default=0) + 1
+
+
+def outcome_of(session: EventSession, nonce: str) -> Outcome | None:
+    """What the request of ``nonce`` did (for the page it redirected to), or ``None``."""
+    store = session.store
+    row = None if store is None else store.conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?",
+                                                        (nonce,)).fetchone()
+    return None if row is None else Outcome.from_dict(json.loads(row[0]))
+
+
+def director_once(session: EventSession, nonce: str, by: str, action: str, use: Any,
+                  where: tuple[int | None, str | None, str | None] = (None, None, None),
+                  note: str | None = None) -> Outcome:
+    """Run a director's action ``use(session)`` (a use case with its own transaction) unless its
+    form's ``nonce`` was spent: then its first outcome, nothing done again. The outcome and
+    ``note`` (a forced pairing's reason) are logged with the director and ``where`` it applied."""
+    found = outcome_of(session, nonce)
+    if found is not None:
+        return dataclasses.replace(found, repeated=True)
+    outcome: Outcome = use(session)
+    store = session.writable_store()
+    with store.transaction():
+        at = now()
+        store.conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
+                           (nonce, at, json.dumps(outcome.as_dict(), ensure_ascii=False)))
+        detail = {**outcome.as_dict(), "by": by, **({"note": note} if note else {})}
+        store.conn.execute("INSERT INTO live_log (at, round, match, tbl, action, device, detail)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (at, *where, action, by, json.dumps(_plain(detail), ensure_ascii=False)))
+    return outcome
+
+
+def phrase_outcome(action: str, phrase: Phrase) -> Outcome:
+    """A use case's phrase (what the command line tells) as a console outcome."""
+    return Outcome(action, phrase.key, dict(phrase.params))

@@ -381,6 +381,16 @@ class Server:
 
         return await console.action(self, request, lang, who)
 
+    async def console_get(self, request: Request) -> Response:
+        """The console's printable pages and downloads (``/-/console/missing``, ``/-/console/file``)."""
+        lang = lang_of(request)
+        who = await self.director(request)
+        if who is None:
+            return refused(request, live.LiveRefused("serve.director_only", 403), lang)
+        from dealer.serve import console
+
+        return await console.view(self, request, lang, who)
+
     # --- live pages --------------------------------------------------------------------------
 
     async def events(self, request: Request) -> Response:
@@ -499,6 +509,7 @@ def create_app(state: Live, host: str, port: int, *, base_url: str | None = None
         Route("/-/console", server.console),
         Route("/-/console.json", server.console),
         Route("/-/console/{action}", server.console_post, methods=["POST"]),
+        Route("/-/console/{view}", server.console_get),
         Route("/-/events", server.events),
         Route("/-/static/{name}", server.static),
         Route("/-/health", server.health),
