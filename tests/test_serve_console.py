@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import run_dealer
 
 import dealer
 from dealer.app import live
@@ -24,7 +25,6 @@ from dealer.formats.entry import entry_path, sheet_tag, team_code
 from dealer.serve.app import DIRECTOR_COOKIE, Live, create_app, new_director_link
 from dealer.serve.security import RateLimit
 from dealer.words import words
-from tests.conftest import run_dealer
 
 DEMO_SWISS = Path(dealer.__file__).parent / "data" / "demo-swiss.toml"
 BASE = "http://127.0.0.1:8000"
@@ -417,4 +417,41 @@ def test_pairing_works_once_the_round_is_done(event_file: Path) -> None:
             await venue.act(director, "pair")
             assert len(cli_json("round", "show", venue.event_file, "--round", "2")["matches"]) == 4
             assert (await venue.console(director))["round"] == 2  # the round open for entry now
+    run(event_file, scenario)
+
+
+# --- a phone ------------------------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def test_the_console_fits_a_phone_and_its_grid_scrolls_in_its_own_box(event_file: Path) -> None:
+    """At 390 px the page does not scroll sideways; the grid (16 boards) scrolls inside its box,
+    after the summary line of every match."""
+    from playwright.async_api import async_playwright
+
+    if not Path(CHROMIUM).exists():  # `make test` installs it: a missing browser fails, never skips
+        pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`", pytrace=False)
+
+    async def scenario(venue: Venue) -> None:
+        async with venue.client() as director:
+            await venue.login(director)
+            html = (await director.get("/-/console")).text
+            css = (await director.get("/-/static/serve.css")).text
+        html = html.replace('<link rel="stylesheet" href="/-/static/serve.css">', f"<style>{css}</style>")
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+            try:
+                page = await browser.new_page(viewport={"width": 390, "height": 844})
+                await page.set_content(html)
+                page_width, grid_width, box_width = await page.evaluate(
+                    "[document.documentElement.scrollWidth, document.querySelector('.table-wrap').scrollWidth,"
+                    " document.querySelector('.table-wrap').clientWidth]")
+                summary_top, grid_top = await page.evaluate(
+                    "[document.querySelector('.match-lines').getBoundingClientRect().top,"
+                    " document.querySelector('.grid').getBoundingClientRect().top]")
+            finally:
+                await browser.close()
+        assert page_width <= 390 and grid_width > box_width
+        assert summary_top < grid_top
     run(event_file, scenario)
