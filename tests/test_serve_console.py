@@ -21,7 +21,7 @@ from conftest import run_dealer
 import dealer
 from dealer.app import live
 from dealer.app.session import EventSession
-from dealer.formats.entry import entry_path, sheet_tag, team_code
+from dealer.formats.entry import entry_path, parse_entry_path, sheet_tag, team_code
 from dealer.serve.app import DIRECTOR_COOKIE, Live, create_app, new_director_link
 from dealer.serve.security import RateLimit
 from dealer.words import words
@@ -276,6 +276,11 @@ def test_unlock_revoke_and_reprint(event_file: Path) -> None:
             from pypdf import PdfReader
 
             assert len(PdfReader(io.BytesIO(pdf.content)).pages) == 1
+            from test_print_entry import qr_per_page
+
+            printed = event_file.parent / "output" / "demo-swiss" / reply["file"].split("name=")[1]
+            assert [q for q in qr_per_page(printed)[0] if "/t/SJE1/" in q] == [BASE + venue.url("2", "A")]
+            assert parse_entry_path(venue.url("2", "A"))[0].generation == 2
             assert (await scorer.get(url)).status_code == 410  # the printed sheet no longer opens
             assert (await scorer.get(venue.url("2", "A"))).status_code == 200  # the reprinted one does
             assert (await venue.client().get(reply["file"])).status_code == 403

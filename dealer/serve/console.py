@@ -479,9 +479,8 @@ def _lock(server: Server) -> asyncio.Lock:
 def _options(server: Server, lang: str, **values: Any) -> Any:
     from dealer.render import PrintOptions
 
-    if any(f.name == "serve_url" for f in dataclasses.fields(PrintOptions)):  # the entry QR codes' server
-        values["serve_url"] = server.base_url
-    return PrintOptions(lang=lang, **values)
+    # The entry QR codes of a reprinted score sheet point at this server, as the phones reach it.
+    return PrintOptions(lang=lang, serve_url=server.base_url, **values)
 
 
 async def _render(documents: list[Document]) -> list[Any]:
