@@ -7,6 +7,7 @@ page must not show one: labels, travellers and score sheets are built from the b
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -292,19 +293,74 @@ def pocket_check(place: str, cards: Sequence[Card], board: Board, t: Strings) ->
             "levels": sum(1 for c in cards if not c.is_joker and c.rank == rank)}
 
 
+#: The dealing guide's grid is set in a monospaced face (Latin letters and digits half as wide as
+#: a Han character), a card's column GUIDE_COLUMN half-widths wide: a suit is one block of a few
+#: text runs (its ranks line, then its pockets lines), not 13 cells of boxes (WeasyPrint's time
+#: goes by the box). The stylesheet sizes the face so that 13 columns fill the grid's width.
+GUIDE_COLUMN = 8
+GUIDE_RANKS = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
+
+
+def mono_width(text: str) -> int:
+    """Width in half-width characters of the monospaced face: a Han character is two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _mono_pad(text: str, width: int) -> str:
+    """``text`` and spaces to ``width`` half-widths."""
+    return text + " " * max(0, width - mono_width(text))
+
+
+def _guide_names_a_line(board: Board, t: Strings) -> int:
+    """How many pocket names a line of a card's column holds (a space between two, a space
+    either side): every copy of the card on one line when they fit, else half of them."""
+    names = [str(t.seat_short[s]) for s in SEATS] + ([str(t.kitty_short)] if board.deal.kitty else [])
+    widest = max(mono_width(name) for name in names)
+    copies = board.deal.decks
+    per_line = copies
+    while per_line > 1 and per_line * widest + per_line - 1 > GUIDE_COLUMN - 2:
+        per_line = -(-per_line // 2)
+    return per_line
+
+
+def _guide_row(suit: Suit, board: Board, holders: Mapping[Card, dict[str, int]], t: Strings,
+               per_line: int) -> dict[str, Any]:
+    """A suit's block of the grid: the ranks line as runs (a run of its own for a marked rank:
+    points, level) and the pockets lines, each card centred in its column."""
+    runs: list[dict[str, str]] = []
+    plain = ""
+    lines = [""] * -(-board.deal.decks // per_line)
+    for rank in GUIDE_RANKS:
+        card = Card.suited(suit, rank)
+        names = _pockets(holders[card], t)
+        chunks = [" ".join(names[i:i + per_line]) for i in range(0, len(names), per_line)]
+        block = max((mono_width(chunk) for chunk in chunks), default=0)
+        lead = max(0, (GUIDE_COLUMN - block) // 2)
+        for number, line in enumerate(lines):
+            chunk = chunks[number] if number < len(chunks) else ""
+            lines[number] = line + _mono_pad(" " * lead + chunk, GUIDE_COLUMN)
+        text, cls = card.display_rank, card_classes(card, board.level)
+        before = lead + max(0, (block - mono_width(text)) // 2)
+        after = GUIDE_COLUMN - before - mono_width(text)
+        if cls:
+            runs += [{"text": plain + " " * before, "cls": ""}, {"text": text, "cls": cls}]
+            plain = " " * after
+        else:
+            plain += " " * before + text + " " * after
+    runs.append({"text": plain, "cls": ""})
+    return {"symbol": suit.symbol, "cls": suit_class(suit), "ranks": [run for run in runs if run["text"]],
+            "pockets": "\n".join(lines)}
+
+
 def guide_board(board: Board, t: Strings) -> dict[str, Any]:
     holders = board.deal.holder_counts()
-    rows = []
-    ranks = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
-    for suit in SUITS:
-        cells = []
-        for rank in ranks:
-            card = Card.suited(suit, rank)
-            cells.append({"text": card.display_rank, "pockets": _pockets(holders[card], t),
-                          "cls": card_classes(card, board.level)})
-        rows.append({"symbol": suit.symbol, "cls": suit_class(suit), "cells": cells})
+    per_line = _guide_names_a_line(board, t)
+    rows = [_guide_row(suit, board, holders, t, per_line) for suit in SUITS]
+    # A joker's cell is six columns wide: a space, its word (a run of its own), its pockets.
     joker_cells = [
-        {"text": card_text(card, t), "pockets": _pockets(holders[card], t), "cls": card_classes(card, board.level)}
+        {"text": card_text(card, t), "cls": card_classes(card, board.level),
+         "rest": _mono_pad(" " + " ".join(_pockets(holders[card], t)),
+                           6 * GUIDE_COLUMN - 1 - mono_width(card_text(card, t)))}
         for card in (Card(53), Card(52))
     ]
     places = [(s, board.deal.hands[s]) for s in POCKET_ORDER]
