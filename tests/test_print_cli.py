@@ -268,8 +268,10 @@ def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
 
 #: Elements a board may take on the hand records and the dealing guide (WeasyPrint's time goes by
 #: the box, about a millisecond each: issue 24's 0.25 CPU-seconds a page). Before issue 24 a hand
-#: record's board took about 270 (the analysis table's 119 cells), a guide's board about 310.
-ELEMENTS_PER_BOARD = {"hand-records": 240, "dealing-guide": 250}
+#: record's board took about 270 (the analysis table's 119 cells), a guide's board about 310; then
+#: about 205 each; now about 125 (a suit's line of text, the analysis by columns) and 62 (the guide's
+#: grid a block a suit, its check table a line a pocket).
+ELEMENTS_PER_BOARD = {"hand-records": 150, "dealing-guide": 80}
 
 
 @pytest.mark.parametrize("kind", ["hand-records", "dealing-guide"])

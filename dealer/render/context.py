@@ -7,7 +7,6 @@ page must not show one: labels, travellers and score sheets are built from the b
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from dealer.formats.qr import label_payload, traveller_payload
 from dealer.lineups import NO_LINEUPS, Lineups
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
+from dealer.render.rows import mono_width
 from dealer.render.strings import Strings
 
 #: Compass order of the hand-record and curtain-card pages.
@@ -299,11 +299,6 @@ def pocket_check(place: str, cards: Sequence[Card], board: Board, t: Strings) ->
 #: goes by the box). The stylesheet sizes the face so that 13 columns fill the grid's width.
 GUIDE_COLUMN = 8
 GUIDE_RANKS = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
-
-
-def mono_width(text: str) -> int:
-    """Width in half-width characters of the monospaced face: a Han character is two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _mono_pad(text: str, width: int) -> str:

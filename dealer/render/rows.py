@@ -186,6 +186,11 @@ def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], ma
     return field_rows(tables, match_label, context.get("cells"))
 
 
+def mono_width(text: str) -> int:
+    """Width in half-width characters of a monospaced face: a wide character (Han) is two."""
+    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def figures(items: Sequence[Any]) -> Markup:
     """The ``figures`` filter: a few short figures or words as one cell's text, each right-aligned
     in two columns of a monospaced face (a wide character, e.g. Han, fills two), one space apart:
@@ -194,8 +199,7 @@ def figures(items: Sequence[Any]) -> Markup:
     out = []
     for item in items:
         text = str(item)
-        width = sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
-        out.append(" " * max(0, 2 - width) + text)
+        out.append(" " * max(0, 2 - mono_width(text)) + text)
     return Markup(" ".join(str(escape(text)) for text in out))
 
 
