@@ -7,12 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import run_dealer
+from serve_support import JSON, nonce_of, run, served
 
 from dealer.app import live
 from dealer.resources import demo_event_text
 from dealer.serve.security import RateLimit
-from tests.conftest import run_dealer
-from tests.serve_support import JSON, nonce_of, run, served
 
 LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-levels.toml"
 

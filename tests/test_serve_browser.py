@@ -22,12 +22,12 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import run_dealer
 from playwright.sync_api import sync_playwright
+from print_support import decode_qr_codes
 
 from dealer.formats.entry import parse_entry_path, team_code
 from dealer.resources import demo_event_text
-from tests.conftest import run_dealer
-from tests.print_support import decode_qr_codes
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

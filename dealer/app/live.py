@@ -33,7 +33,8 @@ from dealer.app.results import check_seating, validated_entry
 from dealer.errors import Phrase, Rejected, UserError
 from dealer.event import Event, Match
 from dealer.formats.entry import SheetId, check_tag, same_code, sheet_code, team_code
-from dealer.store.db import ResultsStore, now
+from dealer.store.db import ResultsStore
+from dealer.store.db import now as now  # the faces' clock too (they reach the store only through here)
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession

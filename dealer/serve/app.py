@@ -23,27 +23,36 @@ from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from dealer.app import live
+from dealer.app.live import now
 from dealer.app.session import EventSession
-from dealer.errors import EnvironmentProblem, Rejected, UserError
+from dealer.errors import Rejected, UserError
 from dealer.formats.entry import EntryUrlError, SheetId, entry_path, parse_entry_path
-from dealer.render.strings import Strings, strings
-from dealer.render.templates import environment
 from dealer.resources import templates_dir
 from dealer.serve import pages
 from dealer.serve.security import Guard, RateLimit, allowed_hosts
-from dealer.store.db import now
+from dealer.serve.web import (
+    _error_status,
+    device_of,
+    form_of,
+    lang_of,
+    one,
+    page_words,
+    refusal_page,
+    refused,
+    render,
+    wants_json,
+    with_device,
+)
 from dealer.words import words
 
 T = TypeVar("T")
-DEVICE_COOKIE = "sjd_device"
 DIRECTOR_COOKIE = "sjd_director"
 STATIC = {"serve.css": "text/css; charset=utf-8", "table.js": "text/javascript; charset=utf-8",
           "live.js": "text/javascript; charset=utf-8"}
-LANGS = ("zh", "en")
 #: A live page's stream tells of changes at most this often (seconds): the writes of a busy round
 #: make one event, not one each. Without it every entry woke every open stream: 240 streams cut
 #: the entry rate of tests/test_serve_load.py by more than half, and each page would fetch its
@@ -131,87 +140,6 @@ class Live:
             self.session.close()
         self.executor.submit(shut).result()
         self.executor.shutdown()
-
-
-# --- words and pages ---------------------------------------------------------------------------
-
-
-def lang_of(request: Request) -> str:
-    lang = request.query_params.get("lang", "zh")
-    return lang if lang in LANGS else "zh"
-
-
-def page_words(lang: str) -> Strings:
-    """The pages' words (``[zh.serve]`` / ``[en.serve]`` of the catalog)."""
-    return Strings(strings(lang)["serve"])
-
-
-def render(template: str, context: dict[str, Any], lang: str, status: int = 200, **extra: Any) -> HTMLResponse:
-    html = environment().get_template("serve/" + template).render(
-        c=context, t=page_words(lang), lang=lang, html_lang="zh-Hans" if lang == "zh" else "en", **extra)
-    return HTMLResponse(html, status_code=status)
-
-
-def refusal_page(status: int, key: str, lang: str) -> tuple[bytes, bytes]:
-    """The guard's answer (a foreign Host, a cross-site post, …) as a small page."""
-    message = words(lang).text(key)
-    html = environment().get_template("serve/refused.html").render(
-        c={"status": status, "message": message, "problems": []}, t=page_words(lang), lang=lang,
-        html_lang="zh-Hans" if lang == "zh" else "en")
-    return b"text/html; charset=utf-8", html.encode("utf-8")
-
-
-def _error_status(error: UserError) -> int:
-    if isinstance(error, live.LiveRefused):
-        return error.status
-    if isinstance(error, EnvironmentProblem):
-        return 503
-    return 400
-
-
-def refused(request: Request, error: UserError, lang: str) -> Response:
-    status = _error_status(error)
-    w = words(lang)
-    problems = [p.text(w) for p in error.problems] if isinstance(error, Rejected) else []
-    message = w.text(error.key, error.params) if not isinstance(error, Rejected) else w.message(error).split("\n")[0]
-    if wants_json(request):
-        return JSONResponse({"ok": False, "status": status, "key": error.key, "message": message,
-                             "problems": problems, "field": getattr(error, "field", None)}, status_code=status)
-    return render("refused.html", {"status": status, "message": message, "problems": problems}, lang, status)
-
-
-def wants_json(request: Request) -> bool:
-    return "application/json" in request.headers.get("accept", "")
-
-
-async def form_of(request: Request) -> dict[str, list[str]]:
-    """An ``application/x-www-form-urlencoded`` body (the only kind the pages post), bounded by the
-    guard; repeated fields kept (the boards to confirm)."""
-    body = (await request.body()).decode("utf-8", "replace")
-    found: dict[str, list[str]] = {}
-    for name, value in urllib.parse.parse_qsl(body, keep_blank_values=True, max_num_fields=200):
-        found.setdefault(name, []).append(value)
-    return found
-
-
-def one(form: dict[str, list[str]], name: str) -> str:
-    values = form.get(name)
-    return values[-1] if values else ""
-
-
-def device_of(request: Request) -> tuple[live.Device, bool]:
-    """The request's device (its cookie, or a new id: ``True`` when the cookie must be set)."""
-    cookie = request.cookies.get(DEVICE_COOKIE, "")
-    new = not (8 <= len(cookie) <= 40 and cookie.replace("-", "").replace("_", "").isalnum())
-    device_id = live.new_device_id() if new else cookie
-    client = request.client
-    return live.Device(device_id, client.host if client else None, request.headers.get("user-agent")), new
-
-
-def with_device(response: Response, device: live.Device, new: bool) -> Response:
-    if new:
-        response.set_cookie(DEVICE_COOKIE, device.id, max_age=86400 * 3, httponly=True, samesite="lax", path="/")
-    return response
 
 
 # --- the application -----------------------------------------------------------------------------

@@ -23,10 +23,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
 from dealer.app import live
+from dealer.app.live import now
 from dealer.errors import Phrase, Rejected, UserError
 from dealer.numbers import whole_number_or_none
 from dealer.render.strings import Strings
-from dealer.store.db import now
 from dealer.words import local_time, words
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ _PRINTING: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDiction
 
 
 def _t(lang: str) -> Strings:
-    from dealer.serve.app import page_words
+    from dealer.serve.web import page_words
 
     return page_words(lang)
 
@@ -189,7 +189,7 @@ def _query(lang: str, **values: object) -> str:
 
 
 async def page(server: Server, request: Request, lang: str, who: str) -> Response:
-    from dealer.serve.app import refused, render, wants_json
+    from dealer.serve.web import refused, render, wants_json
 
     try:
         number = _round_param(request.query_params.get("round"))
@@ -214,7 +214,7 @@ async def page(server: Server, request: Request, lang: str, who: str) -> Respons
 async def view(server: Server, request: Request, lang: str, who: str) -> Response:
     """GET ``/-/console/missing`` (the missing results as a printable list) and
     ``/-/console/file?name=…`` (a file of the output folder)."""
-    from dealer.serve.app import refused, render
+    from dealer.serve.web import refused, render
 
     name = request.path_params["view"]
     try:
@@ -418,8 +418,8 @@ ACTIONS: dict[str, tuple[Callable[[dict[str, list[str]], str], Use], bool]] = {
 
 
 async def action(server: Server, request: Request, lang: str, who: str) -> Response:
-    from dealer.serve.app import _error_status, form_of, render, wants_json
-    from dealer.serve.app import refused as refused_page
+    from dealer.serve.web import _error_status, form_of, render, wants_json
+    from dealer.serve.web import refused as refused_page
 
     name = request.path_params["action"]
     form = await form_of(request)

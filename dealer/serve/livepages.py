@@ -33,18 +33,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from dealer.app import live
+from dealer.app.live import now
 from dealer.app.played import folder_seed
 from dealer.errors import UserError
 from dealer.site import _PageRender, page_render, published, site_templates
 from dealer.site.pages import plan_pages
-from dealer.store.db import now
 from dealer.words import local_time, words
 
 if TYPE_CHECKING:
+    from dealer.app import AuditMark
     from dealer.app.session import EventSession
     from dealer.serve.app import Server
     from dealer.site.pages import SiteData
-    from dealer.store.chain import AuditMark
 
 #: The kinds of site page served live: those the three live pages link to. Not the downloads
 #: and the verification page (they name files the server does not serve).
@@ -151,7 +151,7 @@ class LivePages:
         """Answer ``request`` with the page ``name_of(site)`` names, or its twin (``.json``);
         ``what``: the page asked for, for a refusal; ``static_name``: asked for as
         ``/live/NAME.html`` (its twin ``/live/NAME.json``)."""
-        from dealer.serve.app import lang_of, refused
+        from dealer.serve.web import lang_of, refused
 
         lang = lang_of(request)
         path = request.url.path

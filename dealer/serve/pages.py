@@ -8,10 +8,10 @@ from typing import Any
 
 from dealer.app import live
 from dealer.app.lineups import stored_lineups
+from dealer.app.live import now
 from dealer.app.session import EventSession
 from dealer.levels import level_names
 from dealer.render.strings import Strings
-from dealer.store.db import now
 from dealer.words import local_time
 
 SIDE_OF_SEAT = {"N": "NS", "S": "NS", "E": "EW", "W": "EW"}
