@@ -60,6 +60,18 @@ def served(event_file: Path, boards_root: Path | None = None, *, double_entry: b
         state.close()
 
 
+def dealt_demo(folder: Path) -> Path:
+    """The demo event's file in ``folder``, dealt (its boards/ beside it)."""
+    from conftest import run_dealer
+
+    from dealer.resources import demo_event_text
+
+    path = folder / "demo.toml"
+    path.write_text(demo_event_text(), encoding="utf-8")
+    assert run_dealer("deal", path).exit_code == 0
+    return path
+
+
 def nonce_of(html: str, form: str) -> str:
     """The nonce of a form of the table's page: a board's (``"3"``), ``confirm``, ``recap-scorer``…"""
     if form == "confirm":

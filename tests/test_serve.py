@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_dealer
-from serve_support import JSON, nonce_of, run, served
+from serve_support import JSON, dealt_demo, nonce_of, run, served
 
 from dealer.app import live
 from dealer.resources import demo_event_text
@@ -19,10 +19,7 @@ LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-le
 
 @pytest.fixture
 def event_file(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.toml"
-    path.write_text(demo_event_text(), encoding="utf-8")
-    assert run_dealer("deal", path).exit_code == 0
-    return path
+    return dealt_demo(tmp_path)
 
 
 def _results(event_file: Path) -> list[sqlite3.Row]:

@@ -25,9 +25,9 @@ import pytest
 from conftest import run_dealer
 from playwright.sync_api import sync_playwright
 from print_support import decode_qr_codes
+from serve_support import dealt_demo
 
 from dealer.formats.entry import parse_entry_path, team_code
-from dealer.resources import demo_event_text
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -53,10 +53,7 @@ class Running:
 
 @pytest.fixture
 def event_file(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.toml"
-    path.write_text(demo_event_text(), encoding="utf-8")
-    assert run_dealer("deal", path).exit_code == 0
-    return path
+    return dealt_demo(tmp_path)
 
 
 @pytest.fixture

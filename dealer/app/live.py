@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime as dt
-import hashlib
 import hmac
 import json
 import secrets
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from dealer.app.kinds import kind_of
 from dealer.app.results import check_seating, validated_entry
-from dealer.errors import Phrase, Rejected, UserError
+from dealer.errors import Phrase, UserError
 from dealer.event import Event, Match
 from dealer.formats.entry import SheetId, check_tag, same_code, sheet_code, team_code
 from dealer.store.db import ResultsStore
@@ -756,18 +755,7 @@ def age_seconds(at: str | None, at_now: dt.datetime | None = None) -> int | None
     return max(0, int(((at_now or dt.datetime.now(dt.UTC)) - when).total_seconds()))
 
 
-def team_codes(session: EventSession, key: bytes) -> dict[str, str]:
-    """Every team's confirmation code (for its team card; never on a table's sheet)."""
-    return {team.id: _code_of(session, key, team.id) for team in session.event.teams}
 
-
-def device_digest(device_id: str) -> str:
-    """A device's id as pages show it (never the cookie itself)."""
-    return hashlib.sha256(device_id.encode()).hexdigest()[:6]
-
-
-def refused_reasons(error: Rejected) -> list[Any]:
-    return list(error.problems)
 
 
 # --- the director's console --------------------------------------------------------------------
