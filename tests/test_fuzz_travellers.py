@@ -42,7 +42,7 @@ from test_results_support import HAND, HEADER, db_path, db_state, run, write_csv
 
 from dealer.event import Event
 from dealer.files import load_event
-from dealer.formats.travellers import COLUMNS, REQUIRED
+from dealer.formats.columns import COLUMNS, REQUIRED
 
 #: Fixed, so that a failure is reproduced; FUZZ_SEED and FUZZ_CASES explore further (a failure
 #: message names the seed).

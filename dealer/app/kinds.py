@@ -16,7 +16,7 @@ from typing import Any
 from dealer.app import validate
 from dealer.errors import Phrase, Problem
 from dealer.event import Event, Match
-from dealer.formats.travellers import TRAVELLERS, Layout, RawRow
+from dealer.formats.columns import TRAVELLERS, Layout, RawRow
 from dealer.scoring import Misattributed, attribution_problems
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Entry, LevelEntry

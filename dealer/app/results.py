@@ -24,16 +24,7 @@ from dealer.app.validate import entry_row, not_paired_yet
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
 from dealer.event import Event, Match
 from dealer.files import read_bytes, write_atomic
-from dealer.formats.travellers import (
-    FILE_LIMIT,
-    TRAVELLERS,
-    Layout,
-    ParsedFile,
-    file_kind,
-    header_spelling,
-    parse_file,
-    template_bytes,
-)
+from dealer.formats.columns import TRAVELLERS, Layout
 from dealer.numbers import whole_number_or_none
 from dealer.scoring import (
     AttributionError,
@@ -44,6 +35,7 @@ from dealer.store.schema import BOARDS, LEVELS
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
+    from dealer.formats.travellers import ParsedFile
 
 Slot = TypeVar("Slot", tuple[int, str, str, int], tuple[int, str, int])
 
@@ -202,6 +194,8 @@ def refuse_forfeited(store: ResultsStore, matches: set[tuple[int, str]]) -> None
 def read_file(path: str | Path, sheet: str | None = None, layout: Layout = TRAVELLERS) -> ParsedFile:
     """A result file read (:func:`dealer.formats.travellers.parse_file`): its kind from its suffix
     before anything is read, then its bytes (a regular file, at most ``FILE_LIMIT``)."""
+    from dealer.formats.travellers import FILE_LIMIT, file_kind, parse_file  # file reading only here
+
     source = str(path)
     if file_kind(source) != "xlsx" and sheet is not None:  # an unknown kind is refused here too
         raise FileProblem("import.csv_has_no_sheets", field="sheet", source=source)
@@ -507,6 +501,8 @@ def write_template(session: EventSession, round_number: int, fmt: str = "csv", p
         raise FileProblem("results.template_exists", field="output", path=target)
     forfeited = tuple(m.id for m in rnd.matches if session.adjustments.forfeiters(rnd.number, m.id))
     slots = [slot for m in rnd.matches if m.id not in forfeited for slot in kind.slots(event, m)]
+    from dealer.formats.travellers import header_spelling, template_bytes
+
     header = [header_spelling(kind.layout, key, lang) for key in kind.template]
     rows = [[slot.get(key, "") for key in kind.template] for slot in slots]
     try:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Phrase, Problem, Rejected, quote
 from dealer.event import Event, Match
-from dealer.formats.travellers import TEXT_LIMIT, Cell, Layout, RawRow
+from dealer.formats.columns import TEXT_LIMIT, Cell, Layout, RawRow
 from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
 from dealer.scoring import Misattributed

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealer.errors import Problem, Rejected
-from dealer.formats.travellers import Cell, Layout, parse_file
+from dealer.formats.columns import Cell, Layout
+from dealer.formats.travellers import parse_file
 
 #: Most players a team may list in numbered columns (选手1 … 选手12).
 NUMBERED_PLAYERS = 12
