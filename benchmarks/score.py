@@ -114,7 +114,7 @@ def storing_floor(event: Event, files: list[Path], boards_root: Path) -> tuple[i
     from dealer.app import EventSession
     from dealer.app.dealing import deal_event
     from dealer.app.kinds import BOARD_RESULTS
-    from dealer.app.results import _validate_rows, read_file
+    from dealer.app.result_files import _validate_rows, read_file
     from dealer.store.folder import EventFolder
     from dealer.store.schema import BOARDS
 
@@ -172,7 +172,7 @@ def main() -> None:
 
     from dealer.app import EventSession
     from dealer.app.dealing import deal_event
-    from dealer.app.results import import_file
+    from dealer.app.result_files import import_file
     from dealer.files import load_event
     from dealer.store.folder import EventFolder
 

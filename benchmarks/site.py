@@ -46,7 +46,7 @@ OTHER = {"round": "20", "match": "2", "table": "B", "board": "2"}  # corrected f
 def make_league(folder: Path, teams: int, rounds: int) -> Path:
     from dealer.app import EventSession
     from dealer.app.dealing import deal_event
-    from dealer.app.results import import_file
+    from dealer.app.result_files import import_file
     from dealer.files import load_event
     from dealer.store.folder import EventFolder
 

@@ -427,7 +427,7 @@ def results() -> None:
 def results_import(event_file: str, files: tuple[str, ...], entered_by: str | None, sheet: str | None,
                    boards_dir: str | None) -> None:
     """Import traveller files (CSV UTF-8/GBK or XLSX); each file goes in whole or not at all."""
-    from dealer.app.results import import_files
+    from dealer.app.result_files import import_files
 
     with _session(event_file, boards_dir, write=True) as session:
         outcomes = import_files(session, files, entered_by, sheet)
@@ -633,7 +633,7 @@ def results_template(event_file: str, round_: int, fmt: str, output: str | None,
     """Write a round's result file to fill in: every slot (boards: every board of both tables; a
     level race: every table) pre-filled with round, match, table, board, teams, declarer and level,
     in the columns `dealer results import` reads (headers in --lang)."""
-    from dealer.app.results import write_template
+    from dealer.app.result_files import write_template
 
     with _session(event_file, boards_dir) as session:
         tell(write_template(session, round_, fmt, Path(output) if output else None, lang).phrase())

@@ -135,7 +135,8 @@ def print_demo(event: Event, folder: EventFolder) -> Iterator[str]:
 
 def score_demo(event: Event, folder: EventFolder) -> Iterator[str]:
     """Import the sample travellers once (a second run is a no-op) and write every report."""
-    from dealer.app.results import import_file, missing
+    from dealer.app.result_files import import_file
+    from dealer.app.results import missing
     from dealer.report import REPORT_WRITERS, write_reports
 
     with EventSession.open(event, folder, write=True) as session:
@@ -190,7 +191,7 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     """The Swiss demo through the whole loop: deal (throw-away key), then per round: pair, print
     the pairings and travellers, import sample results; then the reports. A second run keeps
     what is there and does only what is left."""
-    from dealer.app.results import import_file
+    from dealer.app.result_files import import_file
     from dealer.app.rounds import pair_round, record_lateness
     from dealer.render import PrintOptions, build_documents, render_documents
     from dealer.report import REPORT_WRITERS, write_reports
@@ -241,7 +242,7 @@ def swiss_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
 def sample_levels_csv(event: Event, round_number: int) -> str:
     """Invented table results of a level race's round (样例数据), marked as sample data: each
     side's final level from its team's fixed strength and some noise; a tie names the last game."""
-    from dealer.levels import RACE_LEVELS
+    from dealer.race import RACE_LEVELS
 
     rnd = event.round(round_number)
     if rnd is None:
@@ -263,7 +264,7 @@ def sample_levels_csv(event: Event, round_number: int) -> str:
 def levels_demo(boards_root: Path, output_root: Path) -> Iterator[str]:
     """The level-race demo: per round, pair (round robin) and import sample table results; then
     the CSV and XLSX reports and the place points. A second run does only what is left."""
-    from dealer.app.results import import_file
+    from dealer.app.result_files import import_file
     from dealer.app.rounds import pair_round
     from dealer.report import write_reports
 

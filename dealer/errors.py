@@ -139,6 +139,10 @@ class FileProblem(UserError):
     """A file, folder or package resource cannot be used; the message names it."""
 
 
+class ScoringError(UserError, ValueError):
+    """The results cannot be scored against the event (e.g. a row for an unknown match)."""
+
+
 class EnvironmentProblem(UserError):
     """The machine refused: disk full, read-only, permission denied, a database locked too long."""
 

@@ -86,6 +86,8 @@ class BoardConditions:
 
 @dataclass(frozen=True)
 class Team:
+    """A team of the event file: its code, name and what registration recorded."""
+
     id: str
     name: str
     players: tuple[str, ...] = ()
@@ -164,6 +166,8 @@ class Match:
 
 @dataclass(frozen=True)
 class Round:
+    """One round: its matches and the teams with a bye."""
+
     number: int
     matches: tuple[Match, ...]
     byes: tuple[str, ...] = ()  # teams without a match this round
@@ -181,6 +185,8 @@ class Round:
 
 @dataclass(frozen=True)
 class Event:
+    """An event file read and checked: its teams, rounds, profile and format (DESIGN §5)."""
+
     id: str
     name: str
     date: str

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from dealer.deal import KeyFormatError, parse_key
+from dealer.commitment import KeyFormatError, parse_key
 from dealer.errors import EnvironmentProblem, FileProblem, Phrase, UserError
 from dealer.event import Event, EventError, parse_event
 from dealer.profiles import TIE_BREAK_KEYS, Profile, ProfileError, profile_from_mapping, with_rules

@@ -24,43 +24,11 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dealer.cards import LEVELS, normalize_level
+from dealer.adjustments import Adjustments
+from dealer.errors import ScoringError
 from dealer.event import Event, Match
-from dealer.scoring import (
-    Adjustments,
-    Advance,
-    BoardLine,
-    MatchScore,
-    MatchSheet,
-    ScoredEvent,
-    ScoringError,
-    seed_advance,
-)
-
-#: One level past A: the side that gets there first wins the table (谁先过“A”谁赢).
-PAST_A = "过A"
-RACE_LEVELS: tuple[str, ...] = (*LEVELS, PAST_A)
-#: Spellings of 过A (compared after upper-casing, spaces removed). Not 过 alone: the docs and the
-#: score sheet say 过A, and a bare 过 may be a level cut short; it is refused with these two.
-_PAST_A_SPELLINGS = frozenset({"过A", "A+"})
-#: 末局胜方: the side that won the last game, by the words a score sheet uses.
-SIDES = {"HOME": "home", "主": "home", "主队": "home", "主方": "home",
-         "AWAY": "away", "客": "away", "客队": "away", "客方": "away"}
-
-
-def race_level(text: str) -> str:
-    """A final level as printed (``"10"``, ``"J"``, ``"过A"``); raises ``ValueError``."""
-    compact = "".join(str(text).split()).upper()
-    if compact in _PAST_A_SPELLINGS:
-        return PAST_A
-    if not compact.isascii():
-        raise ValueError(text)
-    return normalize_level(compact)
-
-
-def climbed(level: str, start: str) -> int:
-    """Levels climbed from ``start`` to ``level`` (过A: one past A); negative below the start."""
-    return RACE_LEVELS.index(level) - RACE_LEVELS.index(start)
+from dealer.race import climbed
+from dealer.scoring import Advance, BoardLine, MatchScore, MatchSheet, ScoredEvent, seed_advance
 
 
 def table_winner(home_climbed: int, away_climbed: int, last_game: str | None) -> str | None:
@@ -218,8 +186,3 @@ class ScoredLevelEvent(ScoredEvent):
 def score_levels(event: Event, results: LevelColumns, adjustments: Adjustments | None = None) -> ScoredLevelEvent:
     """Score every match of a level-race ``event`` from its current table results."""
     return ScoredLevelEvent(event, results, adjustments)
-
-
-def level_names(start: str) -> Sequence[str]:
-    """The final levels a table can report when every side starts at ``start``."""
-    return RACE_LEVELS[RACE_LEVELS.index(start):]

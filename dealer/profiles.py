@@ -31,6 +31,10 @@ class ProfileError(UserError, ValueError):
 
 @dataclass(frozen=True)
 class LevelBand:
+    """One band of a deck count's conversion: defenders' points from ``min`` to ``max`` give ``side``
+    (declarers or defenders) ``base`` levels, plus one a ``per`` points counted ``up`` or ``down``
+    from ``anchor``, at most ``cap``."""
+
     side: Side
     base: int
     min: int | None = None
@@ -70,6 +74,8 @@ class LevelBand:
 
 @dataclass(frozen=True)
 class DeckRules:
+    """What a profile says for one number of decks: hand and kitty sizes and the level bands."""
+
     decks: int
     hand: int
     kitty: int
@@ -213,6 +219,8 @@ PRIZE_TIES = ("share", "higher_seed")
 
 @dataclass(frozen=True)
 class Profile:
+    """A rule profile (DESIGN §3) as read from its data file: every rule the tool applies to an event."""
+
     id: str
     version: int
     name_zh: str

@@ -17,8 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dealer.adjustments import Adjustments
+from dealer.errors import ScoringError
 from dealer.event import Event
-from dealer.scoring import Adjustments, MatchScore, ScoredEvent, ScoringError
+from dealer.scoring import MatchScore, ScoredEvent
 from dealer.tournament.round_robin import serpentine_groups
 
 

@@ -11,7 +11,7 @@ from conftest import demo_event, release_of, site_of
 
 from dealer.app import EventSession
 from dealer.app.dealing import deal_event
-from dealer.app.results import import_file
+from dealer.app.result_files import import_file
 from dealer.app.rounds import pair_round
 from dealer.app.session import event_as_played
 from dealer.demo import sample_round_csv, site_demo

@@ -16,17 +16,15 @@ from conftest import run_dealer as run
 from dealer.app.dealing import deal_event
 from dealer.batch import shuffle_many
 from dealer.cards import SEATS, Pack
+from dealer.commitment import canonical_json, commitment, key_id
 from dealer.deal import (
     WORD_LIMIT,
     BoardSpec,
     Layout,
     WordStream,
     board_input,
-    canonical_json,
-    commitment,
     deal_board,
     draw_bounds,
-    key_id,
     shuffle_positions,
 )
 from dealer.errors import FileProblem, UserError
@@ -464,7 +462,7 @@ def test_boards_in_columns_are_the_single_board_path_s(layout: Layout) -> None:
 
     from dealer.batch import code_digits, deal_codes, digits_from_counts, json_hands, places, set_inputs
     from dealer.batch import shuffle_inputs as shuffle
-    from dealer.deal import ALGORITHM, canonical_json, commitment_of_digest
+    from dealer.commitment import ALGORITHM, canonical_json, commitment_of_digest
     from dealer.formats.boardset import BOARDSET_SCHEMA, PlanOf, fingerprint, set_files
 
     boards = [(s, b) for s in (1, 2) for b in range(1, 30)]

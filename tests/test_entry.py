@@ -220,7 +220,7 @@ def test_a_boards_round_template_is_pre_filled_and_imports_filled_in(tmp_path: P
     code, out, err = run_dealer("results", "template", event, "--round", 1, "--format", fmt, "--output", path,
                                 "--lang", lang, *boards)
     assert code == 0 and f"wrote {path}: round 1, 64 result(s) to fill in" in out, err
-    from dealer.app.results import read_file
+    from dealer.app.result_files import read_file
 
     parsed = read_file(path)
     header = {"zh": ["轮次", "场次", "桌", "牌号", "南北", "东西", "庄家", "级数", "防守方得分", "将牌", "备注"],
@@ -256,7 +256,7 @@ def test_a_level_race_round_template_lists_every_table(tmp_path: Path, fmt: str,
                                 *boards)
     path = Path("output") / "renmin-levels" / f"results-template-round-02.{fmt}"
     assert code == 0 and f"wrote {path}: round 2, 4 result(s) to fill in" in out, err
-    from dealer.app.results import read_file
+    from dealer.app.result_files import read_file
     from dealer.app.validate import LEVEL_LAYOUT
 
     parsed = read_file(path, layout=LEVEL_LAYOUT)

@@ -23,8 +23,9 @@ import pytest
 #: Every module of dealer/ by layer; ``dealer.x.*`` is the package dealer.x and everything in it.
 LAYERS: dict[str, list[str]] = {
     "domain": [
-        "dealer.cards", "dealer.profiles", "dealer.event", "dealer.deal", "dealer.batch", "dealer.analysis",
-        "dealer.scoring", "dealer.standings", "dealer.levels", "dealer.lineups", "dealer.numbers", "dealer.errors",
+        "dealer.cards", "dealer.profiles", "dealer.event", "dealer.commitment", "dealer.deal", "dealer.batch",
+        "dealer.analysis", "dealer.scoring", "dealer.adjustments", "dealer.attribution", "dealer.standings",
+        "dealer.levels", "dealer.race", "dealer.lineups", "dealer.numbers", "dealer.errors",
         "dealer.explain", "dealer.tournament.*",
         "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],

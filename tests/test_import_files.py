@@ -22,7 +22,7 @@ import pytest
 from conftest import Outcome
 from test_results_support import HEADER, db_state, hand_rows, run, write_csv, write_event
 
-from dealer.app.results import read_file
+from dealer.app.result_files import read_file
 from dealer.formats import travellers as importer
 
 SAMPLE = hand_rows()[4:8]  # round 1 match 1, boards 3 and 4, tables A and B: not in the seed

@@ -21,10 +21,11 @@ from test_results_support import (
     write_event,
 )
 
+from dealer.errors import ScoringError
 from dealer.event import Event
 from dealer.files import load_event, load_event_text
 from dealer.resources import load_profile
-from dealer.scoring import MatchScore, ResultColumns, ScoringError, score_event
+from dealer.scoring import MatchScore, ResultColumns, score_event
 from dealer.standings import TIE_BREAKS, rank, standings
 from dealer.store.folder import EventFolder
 

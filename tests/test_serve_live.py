@@ -24,7 +24,7 @@ from conftest import demo_event, release_of, site_of
 
 from dealer.app import EventSession
 from dealer.app.dealing import deal_event
-from dealer.app.results import import_file
+from dealer.app.result_files import import_file
 from dealer.formats.entry import SheetId, entry_path, sheet_tag, team_code
 from dealer.serve.app import Live, create_app
 from dealer.serve.security import RateLimit

@@ -18,7 +18,8 @@ from site_support import demo_site
 
 from dealer.app import EventSession
 from dealer.app.dealing import deal_event
-from dealer.app.results import add_result, import_file
+from dealer.app.result_files import import_file
+from dealer.app.results import add_result
 from dealer.report import report_json
 from dealer.site.pages import SiteData
 from dealer.store.folder import EventFolder
@@ -274,7 +275,7 @@ def test_an_edited_event_file_is_refused_by_report_and_site(tmp_path: Path) -> N
     file (a played match's teams swapped) is refused; a scores file an older version left beside
     the site is neither read nor removed (the site never deletes what this version did not write)."""
 
-    from dealer.scoring import AttributionError
+    from dealer.attribution import AttributionError
 
     _event_file, boards = _dealt_with_results(tmp_path)
     event = demo_event()

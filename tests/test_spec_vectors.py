@@ -24,20 +24,15 @@ import pytest
 
 from dealer.batch import shuffle_many
 from dealer.cards import SEATS, decode_deal
+from dealer.commitment import KeyFormatError, canonical_json, commitment, key_id, parse_key, plan_digest
 from dealer.deal import (
     WORD_LIMIT,
     BoardSpec,
-    KeyFormatError,
     Layout,
     WordStream,
     board_input,
-    canonical_json,
-    commitment,
     deal_board,
     draw_bounds,
-    key_id,
-    parse_key,
-    plan_digest,
     shuffle_positions,
 )
 from dealer.event import EventError, parse_event
@@ -446,7 +441,7 @@ def test_canonical_json_examples(row: dict[str, str]) -> None:
 
 
 def test_the_written_canonical_form_is_the_tool_s_on_tricky_values() -> None:
-    """The encoder written from §7.4 gives the bytes of dealer.deal.canonical_json."""
+    """The encoder written from §7.4 gives the bytes of dealer.commitment.canonical_json."""
     chars = [chr(c) for c in range(0x300)]
     chars += ["\u2028", "\u2029", "\ufeff", "\uffff", "\uff61", "\U0001f600", "\U0010ffff", "福"]
     values: list[Any] = [

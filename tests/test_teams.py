@@ -14,10 +14,10 @@ import pytest
 from conftest import Outcome, run_dealer
 from registration_support import HEADER, init_event, sheet_rows, write_xlsx
 
+from dealer.adjustments import Adjustments, Withdrawal
 from dealer.event import Match, Round
 from dealer.files import load_event_text
 from dealer.levels import LevelColumns, score_levels
-from dealer.scoring import Adjustments, Withdrawal
 from dealer.standings import standings
 
 

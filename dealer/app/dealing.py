@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.deal import ALGORITHM, commitment_of_digest, key_id, new_key
+from dealer.commitment import ALGORITHM, commitment_of_digest, key_id, new_key
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.files import (
@@ -36,8 +36,6 @@ from dealer.files import (
 )
 from dealer.formats.boardset import (
     BOARDSET_SCHEMA,
-    COMMITMENT_SCHEMA,
-    MANIFEST_SCHEMA,
     BoardSetError,
     PlanOf,
     VerifyReport,
@@ -47,6 +45,7 @@ from dealer.formats.boardset import (
     verify_boardset,
     written_set,
 )
+from dealer.formats.dealfiles import COMMITMENT_SCHEMA, MANIFEST_SCHEMA
 from dealer.store.folder import COMMITMENT_FILE, MANIFEST_FILE, SET_FILE_LIMIT, EventFolder, read_commitment
 
 #: A commitment as a person may paste it: 64 hex digits, either case.

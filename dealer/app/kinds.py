@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealer.app import validate
+from dealer.attribution import Misattributed, attribution_problems
 from dealer.errors import Phrase, Problem
 from dealer.event import Event, Match
 from dealer.formats.columns import TRAVELLERS, Layout, RawRow
-from dealer.scoring import Misattributed, attribution_problems
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Entry, LevelEntry
 from dealer.store.schema import BOARDS, LEVELS, ResultTable

@@ -14,11 +14,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dealer.adjustments import PENALTY_KINDS, Penalty
 from dealer.app.lineups import lineup_text, stored_lineups
 from dealer.app.played import RoundError, team_match
 from dealer.errors import Phrase, quote
 from dealer.event import Event
-from dealer.scoring import PENALTY_KINDS, TABLES, Penalty
+from dealer.scoring import TABLES
 from dealer.store.db import ResultsStore
 
 if TYPE_CHECKING:

@@ -11,27 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from dealer.adjustments import PENALTY_KINDS, Adjustments, Deduction, Forfeit, Penalty, Withdrawal
 from dealer.app.kinds import kind_of
+from dealer.attribution import Misattributed
 from dealer.errors import Phrase, UserError, quote
 from dealer.event import Event, Match, Round
-from dealer.scoring import (
-    PENALTY_KINDS,
-    Adjustments,
-    Deduction,
-    Forfeit,
-    Misattributed,
-    Penalty,
-    ResultColumns,
-    ScoredEvent,
-    Withdrawal,
-    score_event,
-)
 from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
 from dealer.store.rows import Action, PenaltyRow
 from dealer.store.schema import BOARDS, LEVELS
 from dealer.words import local_time
+
+if TYPE_CHECKING:
+    from dealer.scoring import ScoredEvent
 
 
 class RoundError(UserError, ValueError):
@@ -262,6 +256,8 @@ def score_stored(event: Event, store: ResultsStore | None, adjustments: Adjustme
         from dealer.levels import LevelColumns, score_levels
 
         return score_levels(event, LevelColumns.from_rows(store.scoring_rows(LEVELS) if store else []), adjustments)
+    from dealer.scoring import ResultColumns, score_event  # a command that only stores a result does not score
+
     return score_event(event, ResultColumns.from_rows(store.scoring_rows(BOARDS) if store else []), adjustments)
 
 

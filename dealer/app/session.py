@@ -15,10 +15,10 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dealer.adjustments import Adjustments
 from dealer.errors import FileProblem, UserError
 from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
-from dealer.scoring import Adjustments, ScoredEvent
 from dealer.store.db import ResultsStore
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, GIVEN, RESULTS_FILE, CheckedDeal, EventFolder
 from dealer.store.rows import Release
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from dealer.app.standings import ReportData
     from dealer.formats.boardset import BoardSet
     from dealer.lineups import Lineups
+    from dealer.scoring import ScoredEvent
     from dealer.store.chain import AuditMark
 
 
@@ -247,7 +248,7 @@ class EventSession:
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""
         from dealer.app.played import stored_attribution_problems
-        from dealer.scoring import AttributionError
+        from dealer.attribution import AttributionError
 
         if self.store is not None:
             found = stored_attribution_problems(self.event, self.store)

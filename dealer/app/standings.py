@@ -13,20 +13,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dealer.adjustments import Adjustments
 from dealer.app.played import score_stored, stored_attribution_problems
+from dealer.attribution import AttributionError
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
 from dealer.lineups import Lineups, Record, player_records
 from dealer.resources import load_bracket_order
-from dealer.scoring import (
-    Adjustments,
-    Advance,
-    AttributionError,
-    MatchScore,
-    ScoredEvent,
-    withheld_boards,
-    without_boards,
-)
+from dealer.scoring import Advance, MatchScore, ScoredEvent, withheld_boards, without_boards
 from dealer.standings import CrossCell, Standing, by_places, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams

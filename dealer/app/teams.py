@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dealer.adjustments import Withdrawal
 from dealer.app.played import RoundError, _current_pairings, declared_end, stored_adjustments
 from dealer.app.session import EventSession
 from dealer.errors import FileProblem, Phrase, Problem, Rejected, UserError, quote
@@ -39,7 +40,6 @@ from dealer.files import (
 )
 from dealer.formats.registration import COLUMNS, RegisteredTeam, read_registration
 from dealer.formats.travellers import FILE_LIMIT
-from dealer.scoring import Withdrawal
 from dealer.store.db import ResultsStore
 from dealer.store.folder import EventFolder
 from dealer.store.schema import RESULT_TABLES

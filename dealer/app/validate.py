@@ -11,13 +11,13 @@ import sqlite3
 import unicodedata
 from collections.abc import Mapping
 
+from dealer.attribution import Misattributed
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Phrase, Problem, Rejected, quote
 from dealer.event import Event, Match
 from dealer.formats.columns import TEXT_LIMIT, Cell, Layout, RawRow
-from dealer.levels import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
-from dealer.scoring import Misattributed
+from dealer.race import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Entry, LevelEntry, level_value_text
 from dealer.store.schema import LEVELS as LEVEL_RESULTS

@@ -28,18 +28,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dealer.cards import ALL_KINDS, LEVELS, SEATS, Deal, Pack, parse_card
-from dealer.deal import (
-    ALGORITHM,
-    Board,
-    BoardSpec,
-    Layout,
-    canonical_json,
-    commitment_of_digest,
-    deal_board,
-    plan_digest,
-)
+from dealer.commitment import ALGORITHM, canonical_json, commitment_of_digest, plan_digest
+from dealer.deal import Board, BoardSpec, Layout, deal_board
 from dealer.errors import UserError, quote
 from dealer.event import KITTY_MODES, Event
+from dealer.formats.dealfiles import HEX64
 
 if TYPE_CHECKING:
     # NumPy and the batch path are imported by the functions that deal or read cards: a command
@@ -52,8 +45,6 @@ BOARDSET_SCHEMA = "shengji-dealer/boardset/3"
 PLAN_SCHEMA = "shengji-dealer/boardset/2"
 #: Schema 1 also carried ``event_name``, which no commitment covers (schema 2 dropped it).
 LEGACY_SCHEMA = "shengji-dealer/boardset/1"
-MANIFEST_SCHEMA = "shengji-dealer/manifest/1"
-COMMITMENT_SCHEMA = "shengji-dealer/commitment/1"
 
 _TOP_FIELDS = ("schema", "event", "set", "algorithm", "commitment", "plan_sha256", "public_value",
                "profile", "decks", "hand", "kitty_size", "kitty_mode", "fingerprint", "boards")
@@ -65,8 +56,6 @@ _WITH_PLAN = frozenset((PLAN_SCHEMA, LEGACY_SCHEMA))
 _FROM_PLAN = {"event": "event", "algorithm": "algorithm", "profile": "profile", "decks": "decks",
               "hand": "hand", "kitty_size": "kitty", "kitty_mode": "kitty_mode"}
 _BOARD_FIELDS = frozenset(("number", "declarer", "level", "hands", "kitty", "deal_code"))
-#: A SHA-256 as the files write it: 64 lower-case hex digits.
-HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class BoardSetError(UserError):
@@ -74,9 +63,6 @@ class BoardSetError(UserError):
 
 
 
-def set_file_name(set_number: int) -> str:
-    """The name of set ``set_number``'s file in the event's folder (and the site's downloads)."""
-    return f"set-{set_number:02d}.json"
 
 def layout_of(event: Event) -> Layout:
     return Layout(event.decks, event.hand, event.kitty, event.kitty_mode == "in-hand")
@@ -514,6 +500,8 @@ def _differing_entries(data: Mapping[str, Any], key: bytes, plan: PlanOf | None)
 
 @dataclass
 class VerifyReport:
+    """What verifying one board set against the key and its commitment found."""
+
     commitment_ok: bool
     differing_boards: list[int]
     problems: list[str]

@@ -14,6 +14,8 @@ TEXT_LIMIT = 500
 
 @dataclass(frozen=True, slots=True)
 class Cell:
+    """One cell of a result row, with where it was written (a problem names the column)."""
+
     value: str
     column: str | None = None  # the column as written in a file (letter and header); None for an entry
     written: str | None = None  # the value as written, when ``value`` is it normalised (a problem quotes this)
@@ -25,6 +27,8 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class RawRow:
+    """One row of a result file (or one entry) before validation: its cells by canonical field."""
+
     number: int | None  # the row as a spreadsheet shows it; None for an entry
     cells: Mapping[str, Cell]
 

@@ -10,7 +10,7 @@ from dealer.app import live
 from dealer.app.lineups import stored_lineups
 from dealer.app.live import now
 from dealer.app.session import EventSession
-from dealer.levels import level_names
+from dealer.race import level_names
 from dealer.render.strings import Strings
 from dealer.words import local_time
 

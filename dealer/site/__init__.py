@@ -34,7 +34,7 @@ from dealer.errors import Phrase, UserError
 from dealer.event import Event
 from dealer.explain import supplement_text
 from dealer.files import OWNER_ONLY, check_writable_folder, os_problem, write_atomic
-from dealer.formats.boardset import set_file_name
+from dealer.formats.dealfiles import set_file_name
 from dealer.render.strings import LANGS, strings
 from dealer.render.templates import environment
 from dealer.resources import package_folder, templates_dir
@@ -141,7 +141,7 @@ def _released(session: EventSession) -> tuple[dict[int, dict[str, Any]], dict[st
 def _verify(event: Event, folder: EventFolder, released: Mapping[int, dict[str, Any]],
             boardsets: Mapping[int, Any], key: bytes | None, key_release: dict[str, Any] | None,
             unused: Mapping[int, dict[str, Any]] | None = None) -> dict[str, Any]:
-    from dealer.deal import ALGORITHM
+    from dealer.commitment import ALGORITHM
 
     committed = folder.read_committed() if not event.levels else None
     public_value = next((b.public_value for b in boardsets.values() if b.public_value is not None), None)

@@ -145,6 +145,8 @@ class Finding:
 
 @dataclass
 class AuditReport:
+    """What ``results audit`` found walking the chain of stored rows."""
+
     rows: int
     head: str | None
     findings: list[Finding] = field(default_factory=list)

@@ -312,7 +312,8 @@ class ResultsStore:
         """Refuse a schema changed by hand (a column renamed or dropped): every query below
         names its columns, and a missing one would fail in the middle of a command."""
         for table, made in TABLE_COLUMNS.items():
-            missing = [c for c in made if c not in columns_of(self.conn, table)]
+            present = columns_of(self.conn, table)
+            missing = [c for c in made if c not in present]
             if missing:
                 raise FileProblem("store.column_missing", path=self.path, table=table, missing=', '.join(missing))
 

@@ -19,24 +19,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dealer.deal import ALGORITHM, commitment, plan_digest
+from dealer.commitment import ALGORITHM, commitment, plan_digest
 from dealer.errors import FileProblem, Phrase, UserError
 from dealer.event import Event
 from dealer.files import parse_json, read_bytes, read_json, read_key, sha256_hex
-from dealer.formats.boardset import (
-    COMMITMENT_SCHEMA,
-    HEX64,
-    MANIFEST_SCHEMA,
-    BoardSet,
-    BoardSetError,
-    PlanOf,
-    dealt_codes,
-    layout_of,
-    parse_boardset,
-    set_file_name,
-)
+from dealer.formats.dealfiles import COMMITMENT_SCHEMA, HEX64, MANIFEST_SCHEMA, set_file_name
+
+if TYPE_CHECKING:
+    from dealer.formats.boardset import BoardSet, PlanOf
 
 DEFAULT_BOARDS_ROOT = Path("boards")
 DEFAULT_OUTPUT_ROOT = Path("output")
@@ -63,6 +55,8 @@ class Committed:
     @functools.cached_property
     def plan_of(self) -> PlanOf:
         """The plan as set files of schema 3 are read against (hashed once)."""
+        from dealer.formats.boardset import PlanOf  # a set is read: checking the folder does not need it
+
         return PlanOf(self.plan, self.plan_sha256)
 
 
@@ -345,6 +339,8 @@ class EventFolder:
         manifest's hash, the manifest the commitment's) and whole and consistent, and, with the
         key in the folder, every board the one the key deals. ``deal``: what
         :meth:`check_deal` already read (else it is read here)."""
+        from dealer.formats.boardset import BoardSetError, dealt_codes, layout_of, parse_boardset
+
         if not 1 <= set_number <= event.sets:
             raise UserError("site.no_such_set", field="set", set=set_number, sets=event.sets)
         deal = deal or self._deal(event)
