@@ -14,8 +14,9 @@ plain Chinese text in Noto Sans CJK SC (two paragraphs of 330 characters a page)
 ``weasyprint.HTML(string=...).write_pdf()`` in this process. It runs before and after the pack and
 the ratios use the mean of the two (the machine is shared: compare ratios, not seconds). CPU time
 is this process's, plus the pool's workers for the parallel run; ``import weasyprint`` and a
-warm-up page happen before any timing. The serial run also prints each kind of document's CPU
-seconds a page (issue 24: hand records and the dealing guide at most 0.25). The same script
+warm-up page in each face the pack uses happen before any timing. The serial run also prints each
+kind of document's CPU seconds a page (issue 24: hand records and the dealing guide at most 0.25),
+and the same divided by a plain page's (steadier from run to run on a shared machine). The script
 benchmarks an older commit of the project when run with ``PYTHONPATH`` pointing at a worktree of
 it (it only uses ``build_documents`` and ``render_documents``).
 """
@@ -65,6 +66,20 @@ def plain_pages(pages: int) -> bytes:
     return bytes(weasyprint.HTML(string=html).write_pdf())
 
 
+def warm_up() -> None:
+    """Import weasyprint, and load the faces the pack prints in (regular and bold; the monospaced
+    face that older commits used) once, before any timing: the baseline's timed pages find their
+    one face loaded, so do the pack's documents (else the first of them, the hand records, pays
+    the process's loading of the other faces)."""
+    import weasyprint
+
+    plain_pages(1)
+    html = (f'<html lang="zh-CN"><head><style>{PLAIN_STYLE} .mono {{ font-family: "Noto Sans Mono CJK SC" }}'
+            f'</style></head><body><p>{PLAIN_TEXT[:40]}</p><p><b>{PLAIN_TEXT[:40]}</b></p>'
+            f'<p class="mono">{PLAIN_TEXT[:40]} 0123456789</p></body></html>')
+    weasyprint.HTML(string=html).write_pdf()
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its waited-for children (the pool's workers)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -87,7 +102,7 @@ def main() -> None:
 
     import dealer
 
-    plain_pages(1)  # import weasyprint and warm fontconfig before any timing
+    warm_up()
     with tempfile.TemporaryDirectory(prefix="print-bench-") as folder:
         root = Path(folder)
         event = load_event_text(event_text(args.matches, args.boards), "benchmark event")
@@ -130,7 +145,8 @@ def main() -> None:
                   f"{(count / seconds) / (pages / base_wall):.3f} (CPU {(count / cpu) / (pages / base_cpu):.3f})")
         print("serial, by document: " + ", ".join(
             f"{kind} {cpu / count:.3f}" for kind, (count, cpu) in by_kind.items() if count) + " CPU-s a page "
-            f"(plain pages: {base_cpu / pages:.3f})")
+            f"(plain pages: {base_cpu / pages:.3f}); / a plain page: " + ", ".join(
+            f"{kind} {cpu / count / (base_cpu / pages):.1f}" for kind, (count, cpu) in by_kind.items() if count))
         serial, parallel = runs["serial"], runs["parallel"]
         print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
               f"load average {os.getloadavg()[0]:.1f} at end")

@@ -18,7 +18,7 @@ from dealer.formats.qr import label_payload, traveller_payload
 from dealer.lineups import NO_LINEUPS, Lineups
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
-from dealer.render.rows import mono_width
+from dealer.render.rows import COLUMN_SPACE, mono_width
 from dealer.render.strings import Strings
 
 #: Compass order of the hand-record and curtain-card pages.
@@ -293,10 +293,11 @@ def pocket_check(place: str, cards: Sequence[Card], board: Board, t: Strings) ->
             "levels": sum(1 for c in cards if not c.is_joker and c.rank == rank)}
 
 
-#: The dealing guide's grid is set in a monospaced face (Latin letters and digits half as wide as
-#: a Han character), a card's column GUIDE_COLUMN half-widths wide: a suit is one block of a few
-#: text runs (its ranks line, then its pockets lines), not 13 cells of boxes (WeasyPrint's time
-#: goes by the box). The stylesheet sizes the face so that 13 columns fill the grid's width.
+#: The dealing guide's grid is set in half-width characters (Latin letters and digits half as wide
+#: as a Han character; every space a COLUMN_SPACE), a card's column GUIDE_COLUMN half-widths wide:
+#: a suit is one block of a few text runs (its ranks line, then its pockets lines), not 13 cells
+#: of boxes (WeasyPrint's time goes by the box). The stylesheet sizes the face so that 13 columns
+#: fill the grid's width.
 GUIDE_COLUMN = 8
 GUIDE_RANKS = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
 
@@ -343,8 +344,14 @@ def _guide_row(suit: Suit, board: Board, holders: Mapping[Card, dict[str, int]],
         else:
             plain += " " * before + text + " " * after
     runs.append({"text": plain, "cls": ""})
-    return {"symbol": suit.symbol, "cls": suit_class(suit), "ranks": [run for run in runs if run["text"]],
-            "pockets": "\n".join(lines)}
+    return {"symbol": suit.symbol, "cls": suit_class(suit),
+            "ranks": [{**run, "text": _columns(run["text"])} for run in runs if run["text"]],
+            "pockets": _columns("\n".join(lines))}
+
+
+def _columns(text: str) -> str:
+    """The guide's grid text with its spaces a column wide (:data:`COLUMN_SPACE`)."""
+    return text.replace(" ", COLUMN_SPACE)
 
 
 def guide_board(board: Board, t: Strings) -> dict[str, Any]:
@@ -353,9 +360,9 @@ def guide_board(board: Board, t: Strings) -> dict[str, Any]:
     rows = [_guide_row(suit, board, holders, t, per_line) for suit in SUITS]
     # A joker's cell is six columns wide: a space, its word (a run of its own), its pockets.
     joker_cells = [
-        {"text": card_text(card, t), "cls": card_classes(card, board.level),
-         "rest": _mono_pad(" " + " ".join(_pockets(holders[card], t)),
-                           6 * GUIDE_COLUMN - 1 - mono_width(card_text(card, t)))}
+        {"text": _columns(card_text(card, t)), "cls": card_classes(card, board.level),
+         "rest": _columns(_mono_pad(" " + " ".join(_pockets(holders[card], t)),
+                                    6 * GUIDE_COLUMN - 1 - mono_width(card_text(card, t))))}
         for card in (Card(53), Card(52))
     ]
     places = [(s, board.deal.hands[s]) for s in POCKET_ORDER]

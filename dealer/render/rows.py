@@ -191,16 +191,21 @@ def mono_width(text: str) -> int:
     return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+#: The space of a column of half-width characters: an en space is half an em in every CJK face,
+#: proportional or not (a plain space is not: a fifth of an em in Noto Sans CJK).
+COLUMN_SPACE = "\u2002"
+
+
 def figures(items: Sequence[Any]) -> Markup:
     """The ``figures`` filter: a few short figures or words as one cell's text, each right-aligned
-    in two columns of a monospaced face (a wide character, e.g. Han, fills two), one space apart:
-    the hand record's analysis prints a seat's trumps, pairs and tractors in one cell, not three
-    (WeasyPrint's time goes by the box), under a heading aligned the same way."""
+    in two columns of half-width characters (a wide character, e.g. Han, fills two), one column
+    apart: the hand record's analysis prints a seat's trumps, pairs and tractors in one cell, not
+    three (WeasyPrint's time goes by the box), under a heading aligned the same way."""
     out = []
     for item in items:
         text = str(item)
-        out.append(" " * max(0, 2 - mono_width(text)) + text)
-    return Markup(" ".join(str(escape(text)) for text in out))
+        out.append(COLUMN_SPACE * max(0, 2 - mono_width(text)) + text)
+    return Markup(COLUMN_SPACE.join(str(escape(text)) for text in out))
 
 
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
