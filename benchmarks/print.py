@@ -144,8 +144,8 @@ def main() -> None:
                   f"{count / cpu:6.1f} pages per CPU-s, {size:.1f} MiB; / baseline: "
                   f"{(count / seconds) / (pages / base_wall):.3f} (CPU {(count / cpu) / (pages / base_cpu):.3f})")
         print("serial, by document: " + ", ".join(
-            f"{kind} {cpu / count:.3f}" for kind, (count, cpu) in by_kind.items() if count) + " CPU-s a page "
-            f"(plain pages: {base_cpu / pages:.3f}); / a plain page: " + ", ".join(
+            f"{kind} {cpu / count:.3f} ({count} p)" for kind, (count, cpu) in by_kind.items() if count)
+            + f" CPU-s a page (plain pages: {base_cpu / pages:.3f}); / a plain page: " + ", ".join(
             f"{kind} {cpu / count / (base_cpu / pages):.1f}" for kind, (count, cpu) in by_kind.items() if count))
         serial, parallel = runs["serial"], runs["parallel"]
         print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
