@@ -16,9 +16,10 @@ the ratios use the mean of the two (the machine is shared: compare ratios, not s
 is this process's, plus the pool's workers for the parallel run; ``import weasyprint`` and a
 warm-up page in each face the pack uses happen before any timing. The serial run also prints each
 kind of document's CPU seconds a page (issue 24: hand records and the dealing guide at most 0.25),
-and the same divided by a plain page's (steadier from run to run on a shared machine). The script
-benchmarks an older commit of the project when run with ``PYTHONPATH`` pointing at a worktree of
-it (it only uses ``build_documents`` and ``render_documents``).
+and the same divided by a plain page's (steadier from run to run on a shared machine), and the
+peak memory of the process by its end. The script benchmarks an older commit of the project when
+run with ``PYTHONPATH`` pointing at a worktree of it (it only uses ``build_documents`` and
+``render_documents``).
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ def main() -> None:
             pages = sum(item.pages for item in written)
             size = sum(item.size for item in written) / 1024 / 1024
             runs[name] = (pages, seconds, cpu, size)
+            if jobs == 1:  # this process's peak memory so far: the serial run's (it comes first)
+                serial_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         last = timed_baseline(pages)
         base_wall, base_cpu = (first[0] + last[0]) / 2, (first[1] + last[1]) / 2
         print(f"{'baseline':9} plain CJK text: {pages} pages in {base_wall:6.1f} s = {pages / base_wall:6.1f} pages/s, "
@@ -146,7 +149,8 @@ def main() -> None:
         print("serial, by document: " + ", ".join(
             f"{kind} {cpu / count:.3f} ({count} p)" for kind, (count, cpu) in by_kind.items() if count)
             + f" CPU-s a page (plain pages: {base_cpu / pages:.3f}); / a plain page: " + ", ".join(
-            f"{kind} {cpu / count / (base_cpu / pages):.1f}" for kind, (count, cpu) in by_kind.items() if count))
+            f"{kind} {cpu / count / (base_cpu / pages):.1f}" for kind, (count, cpu) in by_kind.items() if count)
+            + f"; peak memory of the process by the end of the serial run {serial_peak:.0f} MiB")
         serial, parallel = runs["serial"], runs["parallel"]
         print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
               f"load average {os.getloadavg()[0]:.1f} at end")

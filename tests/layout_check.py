@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from dealer.render.engine import html_document
+
 #: CSS pixels per millimetre and per point (WeasyPrint lays out in CSS px: 96 per inch).
 PX_PER_MM = 96 / 25.4
 PX_PER_PT = 96 / 72
@@ -91,12 +93,10 @@ def _walk(box: Any, page: int, clips: list[tuple[str, bool, float, float, float,
         _walk(child, page, clips, overflows, texts)
 
 
-def check_html(html: str, base_url: str) -> tuple[list[Overflow], list[TextPiece]]:
-    """Lay out ``html`` as the PDF renderer does; the text sticking out of its boxes, and every
-    piece of text with its size."""
-    import weasyprint
-
-    document = weasyprint.HTML(string=html, base_url=base_url).render()
+def check_html(html: str) -> tuple[list[Overflow], list[TextPiece]]:
+    """Lay out ``html`` as the PDF renderer does (its stylesheets' links resolved in ``templates/``);
+    the text sticking out of its boxes, and every piece of text with its size."""
+    document = html_document(html).render()
     overflows: list[Overflow] = []
     texts: list[TextPiece] = []
     for number, page in enumerate(document.pages, start=1):

@@ -22,7 +22,7 @@ from dealer.files import load_event, read_key
 from dealer.formats.entry import SheetId, check_tag, entry_url, parse_entry_path, sheet_code, sheet_tag, team_code
 from dealer.render import PrintOptions
 from dealer.render.engine import render_html
-from dealer.resources import demo_event_text, templates_dir
+from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
 
 LAN = "http://192.168.1.20:8000"
@@ -215,8 +215,7 @@ def test_a_level_race_sheet_has_a_qr_and_code_per_table(tmp_path: Path) -> None:
                                serve_url=LAN)
         [document] = documents_of(event16, "score-sheets", options)
         assert len(document.pages) == 2 * 3  # 16 tables: 6 + 6 + 4 rows
-        overflows, _texts = check_html(render_html(document.template, document.common, document.pages),
-                                       str(templates_dir()))
+        overflows, _texts = check_html(render_html(document.template, document.common, document.pages))
         assert not overflows, overflows[:5]
 
 
@@ -258,7 +257,6 @@ def test_team_cards_of_long_names_fit_their_cards(tmp_path: Path) -> None:
     for lang in ("zh", "en"):
         options = PrintOptions(lang=lang, out_dir=tmp_path / "out", boards_root=tmp_path / "boards")
         [document] = documents_of(event, "team-cards", options)
-        overflows, texts = check_html(render_html(document.template, document.common, document.pages),
-                                      str(templates_dir()))
+        overflows, texts = check_html(render_html(document.template, document.common, document.pages))
         assert not overflows, overflows[:5]
         assert min(p.size_pt for p in texts) >= 6.5

@@ -26,7 +26,7 @@ from dealer.files import load_event_text
 from dealer.render import KINDS, PrintOptions
 from dealer.render.engine import Document, render_html
 from dealer.render.writers import Source, hand_records
-from dealer.resources import demo_event_text, templates_dir
+from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
 
 MIN_PT = 6.5
@@ -122,7 +122,7 @@ def fit(tmp_path_factory: pytest.TempPathFactory) -> Fit:
 def laid_out(documents: list[Document]) -> tuple[list[tuple[str, Overflow]], list[tuple[str, TextPiece]]]:
     overflows, texts = [], []
     for doc in documents:
-        found, pieces = check_html(render_html(doc.template, doc.common, doc.pages), str(templates_dir()))
+        found, pieces = check_html(render_html(doc.template, doc.common, doc.pages))
         name = f"{doc.path.name} ({doc.common.get('per_page', '')})"
         overflows += [(name, o) for o in found]
         texts += [(name, p) for p in pieces]
@@ -154,7 +154,7 @@ def test_the_review_cells_are_printed_whole(fit: Fit) -> None:
 def test_the_checker_finds_clipped_text() -> None:
     html = ('<html><body><div style="width: 20mm; overflow: hidden; white-space: nowrap">'
             '♦Q·♦J·♦10, ♥A·♥K, ♥8·♥7</div><p style="font-size: 5pt">small</p></body></html>')
-    overflows, texts = check_html(html, str(templates_dir()))
+    overflows, texts = check_html(html)
     assert overflows and "♦Q·♦J·♦10" in overflows[0].text
     assert min(p.size_pt for p in texts) == pytest.approx(5)
 
