@@ -17,9 +17,10 @@ is this process's, plus the pool's workers for the parallel run; ``import weasyp
 warm-up page in each face the pack uses happen before any timing. The serial run also prints each
 kind of document's CPU seconds a page (issue 24: hand records and the dealing guide at most 0.25),
 and the same divided by a plain page's (steadier from run to run on a shared machine), and the
-peak memory of the process by its end. The script benchmarks an older commit of the project when
-run with ``PYTHONPATH`` pointing at a worktree of it (it only uses ``build_documents`` and
-``render_documents``).
+peak memory of the process by its end. Last, the pack's QR code of a label against the qrcode
+library making it alone (the pack chooses the mask on arrays). The script benchmarks an older
+commit of the project when run with ``PYTHONPATH`` pointing at a worktree of it (it uses
+``build_documents``, ``render_documents``, ``label_payload`` and ``qr_matrix`` only).
 """
 
 from __future__ import annotations
@@ -154,6 +155,36 @@ def main() -> None:
         serial, parallel = runs["serial"], runs["parallel"]
         print(f"parallel / serial: speed {serial[1] / parallel[1]:.2f}x, PDF size {parallel[3] / serial[3]:.2f}x; "
               f"load average {os.getloadavg()[0]:.1f} at end")
+        print(qr_codes(event.id, event.copies_needed(1), args.boards))
+
+
+def qr_codes(event_id: str, copies: int, boards: int) -> str:
+    """The pack's QR code of a label (``qr_matrix``, uncached) against the qrcode library making
+    the same code by itself, on the wallet labels' payloads of this set (a stand-in key)."""
+    import qrcode
+    import qrcode.constants
+
+    from dealer.formats.qr import label_payload
+    from dealer.render.qrcodes import QUIET_ZONE, qr_matrix
+
+    payloads = [label_payload(bytes(32), event_id, 1, board, copy)
+                for board in range(1, boards + 1) for copy in range(1, copies + 1)]
+
+    def library(payload: str) -> tuple[tuple[bool, ...], ...]:
+        code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=QUIET_ZONE)
+        code.add_data(payload)
+        code.make(fit=True)
+        return tuple(tuple(bool(v) for v in row) for row in code.get_matrix())
+
+    seconds = {}
+    for name, make in (("library", library), ("pack", qr_matrix.__wrapped__)):
+        start = time.process_time()
+        for payload in payloads:
+            make(payload)
+        seconds[name] = (time.process_time() - start) / len(payloads)
+    return (f"QR codes: {len(payloads)} labels' codes, the pack's {seconds['pack'] * 1000:.2f} ms a code, the "
+            f"qrcode library's own {seconds['library'] * 1000:.2f} ms; / library: "
+            f"{seconds['library'] / seconds['pack']:.2f}x the speed")
 
 
 if __name__ == "__main__":
