@@ -22,6 +22,12 @@ on the event's own boards (all sets in one call, as `dealer deal` makes them), a
 `dealer deal` wrote, written again with the same bytes as plain new files, then one `syncfs`
 (what any durable writer of those files pays, whatever it computes). `dealer deal` is compared with
 their sum: what is left above it is objects and formatting.
+
+Everything is written under ``TMPDIR``. On the shared machine's disk, creating a file costs 0.1 to
+0.8 ms from one minute to the next, and both `dealer deal` and the floor create a thousand: there,
+the whole-process ratios follow the disk more than the code (the same code printed 0.25 and 0.88
+in two runs of one session). ``TMPDIR=/dev/shm`` (a memory file system) measures the code alone:
+there the floor process takes about 70 ms and `dealer deal` about 360 ms (0.19).
 """
 
 from __future__ import annotations
