@@ -113,9 +113,9 @@ def _stylesheet(name: str) -> Any:
 
 #: Pseudo-elements that WeasyPrint's HTML user-agent stylesheet gives every element and that the
 #: pack never shows: list markers (it has no list items), footnote and note calls and markers (it
-#: has no notes). WeasyPrint computes a style for each of them on every element of a document,
-#: about a sixth of a pack's time (benchmarks/print.py); without those rules every page is drawn
-#: the same (tests/test_print_pack.py).
+#: has no notes). WeasyPrint computes a style for each of them on every element of a document:
+#: about a tenth of a pack's CPU time; without those rules every page is drawn the same
+#: (tests/test_print_pack.py).
 UNUSED_PSEUDO_ELEMENTS = ("marker", "footnote-call", "footnote-marker", "note-call", "note-marker", "note-callback")
 UNUSED_UA_RULES = re.compile(rf"^::({'|'.join(UNUSED_PSEUDO_ELEMENTS)}) *\{{[^{{}}]*\}}\n?", re.MULTILINE)
 
@@ -153,9 +153,8 @@ def html_document(html: str) -> Any:
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector paused while WeasyPrint makes one PDF: the boxes and styles it
     builds live until the PDF is written, and the collector would walk them again and again as
-    they pile up (about a tenth of a pack's CPU time; the peak memory of a 40-match pack grows by
-    2%, benchmarks/print.py). Reference counting frees as usual; cycles wait for the next
-    collection after the PDF."""
+    they pile up: about a tenth of a pack's CPU time, for 2% more peak memory in a 40-match pack.
+    Reference counting frees as usual; cycles wait for the next collection after the PDF."""
     enabled = gc.isenabled()
     gc.disable()
     try:
