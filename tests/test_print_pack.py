@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import documents_of
@@ -15,6 +14,7 @@ from print_support import (
     expected_pages,
     font_coverage,
     page_count,
+    page_images,
     page_texts,
     pocket_labels,
     set_copies,
@@ -167,7 +167,8 @@ def test_no_chinese_character_falls_back_to_a_missing_glyph(pack: Pack, kind: st
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_packs_user_agent_stylesheet_draws_every_page_as_weasyprints_own(pack: Pack, lang: str) -> None:
+def test_the_packs_user_agent_stylesheet_draws_every_page_as_weasyprints_own(pack: Pack, lang: str,
+                                                                            tmp_path: Path) -> None:
     """The pack's documents leave out the user-agent rules of pseudo-elements it never shows
     (dealer/render/engine.py): left out with this WeasyPrint, on pages that hold no list item and
     no note, and the first pages of every document drawn pixel for pixel as with the full rules."""
@@ -185,20 +186,11 @@ def test_the_packs_user_agent_stylesheet_draws_every_page_as_weasyprints_own(pac
         assert not re.search(r"<(ol|ul|li)\b|list-item|float: *(footnote|note)", html), doc.kind
         css = "".join((templates_dir() / name).read_text("utf-8") for name in ("base.css", str(doc.common["css"])))
         assert not re.search(r"list-item|float: *(footnote|note)", css), doc.common["css"]
-        full = weasyprint.HTML(string=html, base_url=str(templates_dir())).write_pdf()
-        trimmed = html_document(html).write_pdf()
-        drawn = [[image.tobytes() for image in page_images_of(data)] for data in (full, trimmed)]
+        full, trimmed = tmp_path / f"{doc.path.stem}-full.pdf", tmp_path / f"{doc.path.stem}-trimmed.pdf"
+        weasyprint.HTML(string=html, base_url=str(templates_dir())).write_pdf(full)
+        html_document(html).write_pdf(trimmed)
+        drawn = [[image.tobytes() for image in page_images(path)] for path in (full, trimmed)]
         assert len(drawn[0]) == min(2, len(doc.pages)) and drawn[0] == drawn[1], doc.kind
-
-
-def page_images_of(data: bytes) -> list[Any]:
-    import pypdfium2
-
-    pdf = pypdfium2.PdfDocument(data)
-    try:
-        return [pdf[index].render(scale=150 / 72).to_pil() for index in range(len(pdf))]
-    finally:
-        pdf.close()
 
 
 def test_font_check_detects_a_missing_glyph(tmp_path: Path) -> None:
