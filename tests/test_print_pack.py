@@ -3,6 +3,7 @@ QR codes decoded by zxing-cpp. Expected counts come from the event, never from t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import documents_of
 from print_support import (
+    CURTAIN_HEAD_MM,
+    DPI,
     decode_qr_codes,
     expected_pages,
     font_coverage,
@@ -17,6 +20,7 @@ from print_support import (
     page_images,
     page_texts,
     pocket_labels,
+    read_data,
     set_copies,
     set_matches,
 )
@@ -191,6 +195,40 @@ def test_the_packs_user_agent_stylesheet_draws_every_page_as_weasyprints_own(pac
         html_document(html).write_pdf(trimmed)
         drawn = [[image.tobytes() for image in page_images(path)] for path in (full, trimmed)]
         assert len(drawn[0]) == min(2, len(doc.pages)) and drawn[0] == drawn[1], doc.kind
+
+
+#: The layered documents (dealer/render/engine.py) and how many pages of each the test draws.
+LAYERED_KINDS = {"labels", "curtain-cards", "travellers", "score-sheets"}
+LAYERED_PAGES = 4
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_layered_documents_draw_every_line_where_their_one_layer_pages_do(pack: Pack, lang: str,
+                                                                        tmp_path: Path) -> None:
+    """A layered document's pages, drawn layer by layer as the pack draws them, raster pixel for
+    pixel as the same pages drawn whole, in one layer: but for the English curtain cards, whose
+    copy numbers may differ by a digit's antialiasing, in the slips' heads only."""
+    import numpy as np
+
+    from dealer.render.engine import render_pdf
+
+    curtain = read_data("pages.toml")["curtain-cards"]
+    slip_height = float(curtain["slip_height_mm"]) * DPI / 25.4
+    options = PrintOptions(lang=lang, out_dir=tmp_path, boards_root=pack.boards_root, per_page=PER_PAGE)
+    documents = [doc for doc in documents_of(pack.event, "all", options) if doc.layers]
+    assert {doc.kind for doc in documents} == LAYERED_KINDS
+    for doc in documents:
+        part = dataclasses.replace(doc, pages=doc.pages[:LAYERED_PAGES])
+        (layered,) = render_documents([part], "pdf", 1)
+        whole = tmp_path / f"{doc.path.stem}-whole.pdf"
+        whole.write_bytes(render_pdf(doc.template, doc.common, part.pages, "all"))
+        drawn = list(zip(page_images(layered.path), page_images(whole), strict=True))
+        assert len(drawn) == len(part.pages), doc.kind
+        for number, (in_layers, in_one) in enumerate(drawn, 1):
+            rows, _ = np.nonzero(np.asarray(in_layers.convert("L")) != np.asarray(in_one.convert("L")))
+            if lang == "en" and doc.kind == "curtain-cards":
+                rows = rows[rows % slip_height > CURTAIN_HEAD_MM * DPI / 25.4]  # below the heads
+            assert rows.size == 0, (doc.kind, number, rows[:5])
 
 
 def test_font_check_detects_a_missing_glyph(tmp_path: Path) -> None:

@@ -326,7 +326,8 @@ def travellers(source: Source, set_number: int) -> Document:
     pages = ctx.traveller_pages(source.event, set_number, t, source.board_numbers())
     count = sum(len(page["slips"]) for page in pages)
     return Document(source.path("travellers", set_number), "travellers", "travellers.html",
-                    common, pages, {"travellers": count}, layers=("base", "match", "top"))
+                    common, pages, {"travellers": count},
+                    layers=("form", "base", "match", "top"))
 
 
 def conversion(source: Source) -> list[dict[str, str]]:
