@@ -27,7 +27,9 @@ Everything is written under ``TMPDIR``. On the shared machine's disk, creating a
 0.8 ms from one minute to the next, and both `dealer deal` and the floor create a thousand: there,
 the whole-process ratios follow the disk more than the code (the same code printed 0.25 and 0.88
 in two runs of one session). ``TMPDIR=/dev/shm`` (a memory file system) measures the code alone:
-there the floor process takes about 70 ms and `dealer deal` about 360 ms (0.19).
+there the floor process takes about 70 ms and `dealer deal` about 360 ms (0.19). The imports-only
+process takes about 115 ms there (0.59 of the floor's speed) before any board is dealt: a ratio of
+0.33 would leave `dealer deal` under 90 ms for reading the event, dealing, formatting and writing.
 """
 
 from __future__ import annotations
@@ -185,14 +187,21 @@ os.close(handle)
 """
 
 
+#: A process that imports the modules `dealer deal` runs (its command line, the dealing library and
+#: the batch path with NumPy), then stops: what the interpreter and the imports take of a
+#: whole-process ratio before anything is read or dealt.
+IMPORTS_ONLY = "import dealer.cli, dealer.app.dealing, dealer.batch"
+
+
 def whole_processes(sets: int, boards_per_set: int, repeats: int) -> dict[str, float]:
     """Best wall and CPU seconds (children's user + system) of `dealer deal`, of `dealer verify`
-    (all sets), of a process that only deals the same boards with the batch path, and of the floor
-    process (:data:`FLOOR_PROCESS`), each a fresh interpreter, interleaved in every repeat. Each
-    writes into a new folder, nothing is removed until the end and the disk is synced before each
-    process: none pays for the writeback or the removals of another. Creating a file costs 0.2 to
-    1 ms here, varying from minute to minute, and both `dealer deal` and the floor create a
-    thousand: compare ratios of the same run, and look at several runs."""
+    (all sets), of a process that only deals the same boards with the batch path, of one that only
+    imports (:data:`IMPORTS_ONLY`), and of the floor process (:data:`FLOOR_PROCESS`), each a fresh
+    interpreter, interleaved in every repeat. Each writes into a new folder, nothing is removed
+    until the end and the disk is synced before each process: none pays for the writeback or the
+    removals of another. Creating a file costs 0.2 to 1 ms here, varying from minute to minute, and
+    both `dealer deal` and the floor create a thousand: compare ratios of the same run, and look at
+    several runs."""
     import marshal
 
     from dealer.deal import draw_bounds
@@ -234,6 +243,7 @@ def whole_processes(sets: int, boards_per_set: int, repeats: int) -> dict[str, f
             for command in verify_commands(boards_dir / "bench"):
                 run("verify", [python, "-m", "dealer.cli", *command])
             run("batch", [python, "-c", batch_only])
+            run("imports", [python, "-c", IMPORTS_ONLY])
             run("floor", [python, "-c", FLOOR_PROCESS, str(boards), str(4 * len(draw_bounds(108))), str(blob),
                           str(folder / f"floor-{repeat}")])
     return best
@@ -272,7 +282,8 @@ def main() -> None:
         print(f"whole processes on {sets} sets of {args.boards_per_set} boards ({boards:,} boards; interpreter "
               f"and imports included), best of {args.repeats}:")
         for name, label in (("deal", "dealer deal"), ("verify", "dealer verify, every set"),
-                            ("batch", "batch path only"), ("floor", "floor process")):
+                            ("batch", "batch path only"), ("imports", "imports only"),
+                            ("floor", "floor process")):
             wall, cpu = best[name], best[name + " cpu"]
             print(f"  {label:<24} {boards / wall:10,.0f} boards/s, wall {wall * 1000:6.0f} ms, CPU {cpu * 1000:6.0f} ms"
                   f"  (floor / this: wall {best['floor'] / wall:.2f}, CPU {best['floor cpu'] / cpu:.2f})")
