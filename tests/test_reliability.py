@@ -1103,7 +1103,9 @@ def write_then_pause(folder, files, *args, **kwargs):
     def pausing():
         for count, item in enumerate(files):
             if count == after:  # the first `after` set files are written
-                marker.write_text(str(os.getpid()))
+                # written whole, then renamed: the test may read it the moment it exists
+                Path(f"{marker}.part").write_text(str(os.getpid()))
+                os.replace(f"{marker}.part", marker)
                 time.sleep(600)
             yield item
     return writing(folder, pausing(), *args, **kwargs)
