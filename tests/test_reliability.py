@@ -1097,15 +1097,15 @@ DEAL_THEN_PAUSE = """
 import os, sys, time
 from pathlib import Path
 import dealer.app.dealing as dealing
+from dealer.files import write_atomic
 writing = dealing.write_new_files
 marker, after = Path(sys.argv[1]), int(sys.argv[2])
 def write_then_pause(folder, files, *args, **kwargs):
     def pausing():
         for count, item in enumerate(files):
             if count == after:  # the first `after` set files are written
-                # written whole, then renamed: the test may read it the moment it exists
-                Path(f"{marker}.part").write_text(str(os.getpid()))
-                os.replace(f"{marker}.part", marker)
+                # whole or not at all: the test reads it the moment it exists
+                write_atomic(marker, str(os.getpid()).encode("ascii"), durable=False)
                 time.sleep(600)
             yield item
     return writing(folder, pausing(), *args, **kwargs)
