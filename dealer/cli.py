@@ -48,6 +48,32 @@ BOARDS_DIR_OPTION = click.option(
          "its [event] boards_dir, the boards/ folder its own event folder is in, or the boards/ beside it).")
 EVENT_ARGUMENT = click.argument("event_file", metavar="EVENT.toml", type=click.Path(dir_okay=False))
 
+
+class _TypedDigits(click.ParamType[int]):
+    """A whole-number option read as every typed number is (:mod:`dealer.numbers`): ASCII digits,
+    or a Chinese IME's full-width ones ("２" is 2: :func:`dealer.numbers.fold_typed`), and no other
+    digits: click's ``int()`` alone reads another script's "٢" as 2 (and refuses "²" apart)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, str):
+            from dealer.numbers import fold_typed
+
+            folded = fold_typed(value)
+            if not folded.isascii():
+                self.fail(f"{value!r} is not a valid integer.", param, ctx)
+            value = folded
+        number: int = super().convert(value, param, ctx)
+        return number
+
+
+class IntRange(_TypedDigits, click.IntRange):
+    """:class:`click.IntRange`, its digits read as typed (:class:`_TypedDigits`)."""
+
+
+class Int(_TypedDigits, click.types.IntParamType):
+    """``type=int``, its digits read as typed (:class:`_TypedDigits`)."""
+
+
 # Control characters (ESC, C1, bidirectional overrides) in names and values must not reach the
 # terminal raw: they could retitle it, hide text or reorder what a line shows.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -209,7 +235,7 @@ def rules_list() -> None:
 
 @rules.command("explain")
 @click.argument("profile_id", metavar="PROFILE|EVENT.toml")
-@click.option("--decks", type=click.IntRange(1, 4), default=None,
+@click.option("--decks", type=IntRange(1, 4), default=None,
               help="Only this deck count (an event file: its own, unless given).")
 @LANG_OPTION
 def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
@@ -229,7 +255,7 @@ def rules_explain(profile_id: str, decks: int | None, lang: str) -> None:
 
 @rules.command("level")
 @click.argument("profile_id", metavar="PROFILE")
-@click.option("--decks", type=click.IntRange(1, 4), required=True, help="Decks per board.")
+@click.option("--decks", type=IntRange(1, 4), required=True, help="Decks per board.")
 @click.option("--points", "points_text", required=True, help="Defenders' points (a multiple of 5).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def rules_level(profile_id: str, decks: int, points_text: str, as_json: bool) -> None:
@@ -532,10 +558,10 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 
 @results.command("history")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), help="Round number.")
 @click.option("--match", help="Match id in the round.")
 @click.option("--table", help="Table A or B (a level race: its number, or its letter, A = 1).")
-@click.option("--board", type=click.IntRange(1, 64), help="Board number.")
+@click.option("--board", type=IntRange(1, 64), help="Board number.")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON document: a list of the stored rows, as the lines give them.")
 @BOARDS_DIR_OPTION
@@ -603,7 +629,7 @@ def _history_trail(current: object, entered_at: str, entered_by: str | None, sou
 
 @results.command("missing")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), help="Only this round.")
+@click.option("--round", "round_", type=IntRange(1, 999), help="Only this round.")
 @BOARDS_DIR_OPTION
 def results_missing(event_file: str, round_: int | None, boards_dir: str | None) -> None:
     """Per match, the boards and tables that still have no result."""
@@ -622,7 +648,7 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str | None)
 
 @results.command("template")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round (paired).")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="The round (paired).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True)
 @click.option("--output", type=click.Path(dir_okay=False),
               help="The file to write (default: output/<event>/results-template-round-NN.csv|xlsx); never replaced.")
@@ -670,7 +696,7 @@ def results_audit(event_file: str, published_head: str | None, boards_dir: str |
 
 @results.command("forfeit")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--match", help="Match id in the round (not needed with --withdraw).")
 @click.option("--team", required=True, help="The team that forfeits (弃权); the other team wins.")
 @click.option("--withdraw", is_flag=True, help="Withdraw the forfeit recorded for this team and round.")
@@ -694,9 +720,9 @@ def results_forfeit(event_file: str, round_: int, match: str | None, team: str, 
 
 @results.command("late")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--team", required=True, help="The team that was late.")
-@click.option("--minutes", type=click.IntRange(0, 1000), help="Minutes late.")
+@click.option("--minutes", type=IntRange(0, 1000), help="Minutes late.")
 @click.option("--withdraw", is_flag=True, help="Withdraw the lateness recorded for this team and round.")
 @click.option("--reason", required=True, help="What happened (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", help="Who records it.")
@@ -787,7 +813,7 @@ def teams_list(event_file: str, as_json: bool, boards_dir: str) -> None:
 @teams.command("withdraw")
 @EVENT_ARGUMENT
 @click.argument("team")
-@click.option("--after-round", type=click.IntRange(0, 999), required=True,
+@click.option("--after-round", type=IntRange(0, 999), required=True,
               help="The last round it played (0: before round 1).")
 @click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", help="Who records it.")
@@ -804,7 +830,7 @@ def teams_withdraw(event_file: str, team: str, after_round: int, reason: str, en
 @teams.command("rejoin")
 @EVENT_ARGUMENT
 @click.argument("team")
-@click.option("--from-round", type=click.IntRange(1, 999), required=True, help="The first round it plays again.")
+@click.option("--from-round", type=IntRange(1, 999), required=True, help="The first round it plays again.")
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
 @click.option("--by", "entered_by", help="Who records it.")
 @BOARDS_DIR_OPTION
@@ -819,18 +845,20 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
 
 @results.command("penalty")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--match", help="Match id in the round (checked against the team's match).")
 @click.option("--team", required=True, help="The team the penalty is given to.")
 @click.option("--table", help="The table: A or B (boards), a level race's table number.")
-@click.option("--board", type=click.IntRange(1, 999), help="The board (points, a lost board in a boards event).")
-@click.option("--points", type=int, help="± the team's points of that board's table, before the conversion.")
-@click.option("--levels", type=int, help="± the team's level points after the conversion (a level race: at the table).")
+@click.option("--board", type=IntRange(1, 999), help="The board (points, a lost board in a boards event).")
+@click.option("--points", type=Int(), help="± the team's points of that board's table, before the conversion.")
+@click.option("--levels", type=Int(),
+              help="± the team's level points after the conversion (a level race: at the table).")
 @click.option("--lose-board", is_flag=True, help="判本盘负: the board (a level race: the table's game) lost.")
-@click.option("--as-points", type=int, help="With --lose-board in a boards event: the defenders' points it scores as.")
+@click.option("--as-points", type=Int(),
+              help="With --lose-board in a boards event: the defenders' points it scores as.")
 @click.option("--lose-match", is_flag=True, help="判负: the match lost, scored as the profile's forfeit.")
-@click.option("--match-points", type=int, help="± match points in the standings.")
-@click.option("--net-levels", type=int, help="± 小分 (net level points) in the standings.")
+@click.option("--match-points", type=Int(), help="± match points in the standings.")
+@click.option("--net-levels", type=Int(), help="± 小分 (net level points) in the standings.")
 @click.option("--disqualify", is_flag=True, help="Disqualify the team (ranked below every other).")
 @click.option("--choice", help="The option taken where the rules give one (seed 001 劳改: +2 levels or ±160 points).")
 @click.option("--withdraw", is_flag=True, help="Withdraw the team's penalties of the round (of one kind, if given).")
@@ -863,14 +891,14 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
 
 @results.command("warn")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--match", help="Match id in the round (checked against the team's match).")
 @click.option("--team", required=True, help="The player's team.")
 @click.option("--player", required=True, help="The player warned (as registered).")
 @click.option("--table", help="Where an escalation step applies: A or B (boards), a level race's table "
               "(default: the player's table in the team's line-up for the round).")
-@click.option("--board", type=click.IntRange(1, 999), help="The board an escalation step applies to (boards).")
-@click.option("--as-points", type=int, help="A lost board's defenders' points, if the step loses the board (boards).")
+@click.option("--board", type=IntRange(1, 999), help="The board an escalation step applies to (boards).")
+@click.option("--as-points", type=Int(), help="A lost board's defenders' points, if the step loses the board (boards).")
 @click.option("--withdraw", is_flag=True, help="Withdraw the player's last warning of the round and what it applied.")
 @click.option("--reason", required=True, help="What happened (kept in the audit trail).")
 @click.option("--by", "entered_by", required=True, help="Who gives it (the director or referee).")
@@ -921,7 +949,7 @@ def _echo_round(view: Any, event: Event) -> None:
 
 @round_group.command("pair")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), help="The round to pair.")
+@click.option("--round", "round_", type=IntRange(1, 999), help="The round to pair.")
 @click.option("--all", "pair_all", is_flag=True,
               help="A round robin: pair every round not paired yet, before any result (the whole schedule).")
 @click.option("--accept-warnings", is_flag=True, help="Store the round even with a forced rematch or a second bye.")
@@ -965,7 +993,7 @@ def round_pair(event_file: str, round_: int | None, pair_all: bool, accept_warni
 
 @round_group.command("show")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @BOARDS_DIR_OPTION
 def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str | None) -> None:
@@ -982,7 +1010,7 @@ def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str | No
 
 @round_group.command("undo")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="The round to undo.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="The round to undo.")
 @click.option("--reason", required=True, help="Why (kept in the audit trail).")
 @click.option("--by", "entered_by", help="Who undoes it.")
 @BOARDS_DIR_OPTION
@@ -1013,7 +1041,7 @@ def round_end(event_file: str, reason: str, withdraw: bool, entered_by: str | No
 
 @main.command("lineup")
 @EVENT_ARGUMENT
-@click.option("--round", "round_", type=click.IntRange(1, 999), required=True, help="Round number.")
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="Round number.")
 @click.option("--team", help="The team whose line-up this is (without --table: show only its line-up).")
 @click.option("--table", "tables", type=(str, str), multiple=True, metavar="TABLE PLAYERS",
               help="A table and its pair, e.g. --table A 张伟,王芳 (a level race: --table 1 …); once per table. "
@@ -1077,7 +1105,7 @@ def report(event_file: str, formats: str, out_dir: str | None, as_json: bool, la
 
 @main.command()
 @EVENT_ARGUMENT
-@click.option("--set", "set_number", type=int, help="The board set whose hands to make public.")
+@click.option("--set", "set_number", type=Int(), help="The board set whose hands to make public.")
 @click.option("--key", "reveal_key", is_flag=True,
               help="Reveal the key, once the event is over (every round complete, or its end declared with "
                    "`dealer round end`) and every set released or declared unused: the site then shows it and the "
@@ -1177,9 +1205,9 @@ PROGRESS_PAGES = 12
 @main.command("print")
 @click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "alignment", "all"]))
 @EVENT_ARGUMENT
-@click.option("--set", "sets", type=click.IntRange(1, 999), multiple=True,
+@click.option("--set", "sets", type=IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
-@click.option("--copies", type=int, default=None,
+@click.option("--copies", type=Int(), default=None,
               help="Copies of each board (labels, curtain cards; default: one per match playing the set).")
 @LANG_OPTION
 @click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
@@ -1193,17 +1221,17 @@ PROGRESS_PAGES = 12
 @click.option("--layout", default="a4-3x8", show_default=True,
               help="Label sheet layout: a4-3x8 (Avery Zweckform 3474), a4-3x8-36 (3475), a4-half, "
                    "or a .toml file of your own.")
-@click.option("--start-at", type=click.IntRange(1, 999), default=1, show_default=True,
+@click.option("--start-at", type=IntRange(1, 999), default=1, show_default=True,
               help="Labels: first label position to use on the first sheet (a part-used sheet).")
 @click.option("--offset-x", type=float, default=0.0, help="Labels: move the print right by this many mm.")
 @click.option("--offset-y", type=float, default=0.0, help="Labels: move the print down by this many mm.")
-@click.option("--board", "boards", type=click.IntRange(1, 999), multiple=True,
+@click.option("--board", "boards", type=IntRange(1, 999), multiple=True,
               help="Only this board (repeatable): reprint a fouled wallet's papers.")
 @click.option("--with-results", is_flag=True,
               help="Hand records: each table's trump and defenders' points beside the board (once scored).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+@click.option("--jobs", type=IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
-@click.option("--round", "round_", type=click.IntRange(1, 999), default=None,
+@click.option("--round", "round_", type=IntRange(1, 999), default=None,
               help="One round: with `all`, its pairings (对阵表) and every paper of the set(s) it plays "
                    "(travellers, score sheets and table cards of its matches only); a level race's "
                    "pairings and score sheets.")
@@ -1301,7 +1329,7 @@ def doctor() -> None:
 @click.option("--lan", is_flag=True, help="Serve the venue's network (one interface: --host, else the one the "
               "default route leaves by). Without it, this machine only (127.0.0.1).")
 @click.option("--host", default=None, help="The address to bind with --lan (default: this machine's LAN address).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
+@click.option("--port", type=IntRange(1, 65535), default=None,
               help="The port (default: the event's serve_url's, else 8000).")
 @click.option("--double-entry", is_flag=True,
               help="A result counts once both sides enter it on their own phones and agree (no team codes).")

@@ -16,6 +16,7 @@ from typing import Any
 
 from dealer.errors import UserError, quote
 from dealer.event import Event, Match
+from dealer.numbers import fold_typed
 from dealer.scoring import ScoredEvent
 
 #: Players a side seats at one table (every profile's game is two against two).
@@ -58,11 +59,13 @@ class Lineup:
 
 
 def _table_name(event: Event, text: str) -> str:
-    """A table as typed (``a``, ``B``; a level race's ``2``, or its letter, A = 1) as its name."""
-    name = text.strip().upper()
+    """A table as typed (``a``, ``B``; a level race's ``2``, or its letter, A = 1) as its name;
+    full-width ``Ｂ`` and ``２`` as typed in a Chinese IME (:func:`~dealer.numbers.fold_typed`),
+    but not ``²`` or ``①``."""
+    name = fold_typed(text).strip().upper()
     if event.levels and len(name) == 1 and "A" <= name <= "Z":
         name = str(ord(name) - ord("A") + 1)
-    if event.levels and name.isdigit():
+    if event.levels and name.isascii() and name.isdigit():  # not int("²"): a ValueError
         name = str(int(name))
     if name not in event.table_ids():
         raise LineupError("lineup.unknown_table", field="table", table=quote(text),

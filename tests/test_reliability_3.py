@@ -75,7 +75,7 @@ def current_tables(tmp_path: Path) -> dict[tuple[int, str], list[int]]:
 # --- 10 and 11: one parser for a level race's round and table ------------------------------------
 
 
-@pytest.mark.parametrize("text", ["١", "1½", "-1", "0"])
+@pytest.mark.parametrize("text", ["١", "²", "1½", "-1", "0"])
 def test_10_11_a_whole_match_withdrawal_reads_the_round_as_add_does(tmp_path: Path, text: str) -> None:
     """`--round ²` was a traceback, `--round ١` withdrew round 1, `-1` said "round 0": each is
     now the refusal `results add` gives, and nothing is stored."""
@@ -90,17 +90,17 @@ def test_10_11_a_whole_match_withdrawal_reads_the_round_as_add_does(tmp_path: Pa
     if text in ("-1", "0"):  # whole numbers: no such round (add: not in the event)
         assert_one_error(added, "--round", f"round {text} is not in the event")
         assert "the round number must be 1 or more" in withdrawn.output
-    else:  # ASCII digits after NFKC, as `results add` and every file read them: ١ is not 1
+    else:  # ASCII or full-width digits, as `results add` and every file read them: ١ and ² are not 1 and 2
         assert_one_error(added, "--round", "expected the round number as a whole number")
         assert "expected the round number as a whole number" in withdrawn.output
     assert level_rows(tmp_path) == before
 
 
-@pytest.mark.parametrize(("text", "number"), [("３", 3), ("²", 2)])
+@pytest.mark.parametrize(("text", "number"), [("３", 3)])
 def test_10_11_a_full_width_round_is_the_same_round_for_add_and_a_withdrawal(tmp_path: Path, text: str,
                                                                             number: int) -> None:
-    """NFKC (a Chinese IME's full-width digits): `--round ３` is round 3 for add and for a
-    whole-match withdrawal alike."""
+    """A Chinese IME's full-width digits: `--round ３` is round 3 for add and for a whole-match
+    withdrawal alike (a superscript `²` is refused by both: tests/test_typed_digits.py)."""
     event = level_race(tmp_path)
     added = dealer_at(tmp_path, "results", "add", event, "--round", text, "--match", 1, "--table", 1,
                       "--home-level", "5", "--away-level", "3")
@@ -132,7 +132,7 @@ def test_11_a_table_letter_is_the_same_table_for_add_correct_and_history(tmp_pat
     assert result.exit_code == 0, result.output
     assert "corrected round 1 match 1 table 1: home 5 away 3 → withdrawn" in result.output
     assert current_tables(tmp_path) == {(1, "1"): [2, 3, 4, 5]}
-    # NFKC: a full-width letter is the letter (Ｂ is table 2, as B).
+    # A full-width letter is the letter (Ｂ is table 2, as B).
     assert dealer_at(tmp_path, "results", "history", event, "--table", "Ｂ").stdout == history.stdout
     for text in ("١", "ı"):  # "ı".upper() is "I": not a letter a table is written with
         before = level_rows(tmp_path)

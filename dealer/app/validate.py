@@ -8,7 +8,6 @@ the field is called to its user.
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 from collections.abc import Mapping
 
 from dealer.attribution import Misattributed
@@ -16,7 +15,7 @@ from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import Phrase, Problem, Rejected, quote
 from dealer.event import Event, Match
 from dealer.formats.columns import TEXT_LIMIT, Cell, Layout, RawRow
-from dealer.numbers import NotAWholeNumber, read_whole_number, whole_number_or_none
+from dealer.numbers import NotAWholeNumber, fold_typed, read_whole_number, whole_number_or_none
 from dealer.race import RACE_LEVELS, SIDES, climbed, level_names, race_level
 from dealer.store.db import ResultsStore
 from dealer.store.rows import Entry, LevelEntry, level_value_text
@@ -46,17 +45,19 @@ FIELDS = ("round", "match", "table", "board", "defenders_points", "trump", "decl
 
 _EMPTY = Cell("")
 
-#: Fields kept exactly as written (free text); every other field of a result is read after NFKC
-#: normalisation (:func:`normal`), and a team's name is tried as written first.
+#: Fields kept exactly as written (free text); every other field of a result is read after
+#: folding (:func:`normal`), and a team's name is tried as written first.
 FREE_TEXT = frozenset({"note", "entered_by"})
 TEAM_FIELDS = frozenset({"ns_team", "ew_team", "home_team", "away_team", "last_game"})
 
 
 def normal(text: str | None) -> str:
-    """A value as the validators read it: NFKC-normalised (a Chinese IME's full-width "５０", "Ａ"
-    and "１０" are 50, A and 10), surrounding space removed. The one place typed and file values
-    are normalised: every field of both kinds of result except free text (:data:`FREE_TEXT`)."""
-    return unicodedata.normalize("NFKC", text or "").strip()
+    """A value as the validators read it: folded by :func:`dealer.numbers.fold_typed` (a Chinese
+    IME's full-width "５０", "Ａ" and "１０" are 50, A and 10; a superscript, subscript, circled or
+    other compatibility digit stays what it is, and is refused as not a number), surrounding
+    space removed. The one place typed and file values are normalised: every field of both kinds
+    of result except free text (:data:`FREE_TEXT`)."""
+    return fold_typed(text or "").strip()
 
 
 def _normalised(row: RawRow) -> RawRow:
@@ -72,7 +73,7 @@ def _normal_values(values: Mapping[str, str | None]) -> dict[str, str | None]:
 
 
 def _team(event: Event, text: str) -> str | None:
-    """The team a slip names (id or name), as written or else NFKC-normalised."""
+    """The team a slip names (id or name), as written or else :func:`normal`."""
     return event.team_named(text) or event.team_named(normal(text))
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import base64
 import hmac
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from dealer.errors import UserError, quote
 from dealer.event import EVENT_ID, MATCH_ID
+from dealer.numbers import fold_typed
 
 PREFIX = "SJE1"
 SHEET_TAG = b"shengji-dealer/entry-tag/v1\x00"
@@ -85,9 +85,10 @@ def check_tag(key: bytes, sheet: SheetId, tag: str) -> bool:
 
 
 def same_code(expected: str, typed: str) -> bool:
-    """A typed code against the expected one, in constant time, after NFKC (full-width digits and
-    letters as typed on a Chinese keyboard), case and spaces ignored."""
-    given = "".join(unicodedata.normalize("NFKC", typed).split()).upper()
+    """A typed code against the expected one, in constant time, after
+    :func:`~dealer.numbers.fold_typed` (full-width digits and letters as typed on a Chinese keyboard;
+    a circled or superscript digit is not the digit), case and spaces ignored."""
+    given = "".join(fold_typed(typed).split()).upper()
     return hmac.compare_digest(expected.encode(), given.encode("ascii", "replace"))
 
 
@@ -133,7 +134,8 @@ def parse_entry_path(path: str) -> tuple[SheetId, str]:
 
 
 def normal_code(typed: str) -> str:
-    """A typed fallback code as the alphabet spells it (NFKC, spaces and dashes dropped, upper
-    case; ``0``/``1``/``8`` read as ``O``/``I``/``B``, the letters base32 has instead)."""
-    text = "".join(unicodedata.normalize("NFKC", typed).replace("-", " ").split()).upper()
+    """A typed fallback code as the alphabet spells it (:func:`~dealer.numbers.fold_typed`, spaces
+    and dashes dropped, upper case; ``0``/``1``/``8`` read as ``O``/``I``/``B``, the letters base32
+    has instead; a circled ``⑧`` is not ``8``)."""
+    text = "".join(fold_typed(typed).replace("-", " ").split()).upper()
     return text.translate(str.maketrans("018", "OIB"))

@@ -12,7 +12,6 @@ teams against the ones already registered, and writing them, is :mod:`dealer.app
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from dealer.errors import Problem, Rejected
 from dealer.formats.columns import Cell, Layout
 from dealer.formats.travellers import parse_file
+from dealer.numbers import fold_typed, whole_number_or_none
 
 #: Most players a team may list in numbered columns (选手1 … 选手12).
 NUMBERED_PLAYERS = 12
@@ -75,8 +75,9 @@ class RegisteredTeam:
 
 
 def _text(cell: Cell) -> str:
-    """A cell's text: full-width letters and digits as ASCII (NFKC), spaces trimmed."""
-    return unicodedata.normalize("NFKC", cell.value).strip()
+    """A cell's text: full-width letters and digits as ASCII (:func:`~dealer.numbers.fold_typed`: a
+    superscript or circled digit stays what it is), spaces trimmed."""
+    return fold_typed(cell.value).strip()
 
 
 def read_registration(data: bytes, source: str, required: Sequence[str] = (), profile: str = "",
@@ -133,8 +134,9 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
             seen.add(player)
         seed = None
         if values.get("seed"):
-            if values["seed"].isdigit() and 1 <= int(values["seed"]) <= 100_000:
-                seed = int(values["seed"])
+            number = whole_number_or_none(values["seed"])  # not int(): it reads "²" or "٢" as 2
+            if number is not None and 1 <= number <= 100_000:
+                seed = number
             else:
                 problems.append(Problem(*at("seed"), value=cells["seed"].value, key="teams.bad_seed"))
         mixed = None
