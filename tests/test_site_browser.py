@@ -179,6 +179,18 @@ def test_standings_shown_equal_report_json(sites: list[Site], browser: Any) -> N
                              "--boards-dir", site.folder.boards_root)
         assert outcome.exit_code == 0, outcome.output
         expected = json.loads(outcome.stdout)["standings"]
+        twin = json.loads((site.path / "standings.json").read_text(encoding="utf-8"))
+        # The knockout's final is still being played: its standings are those after round 3 (by
+        # its places then), not a ranking that counts the final's boards played so far.
+        assert twin["standings_after"] == (3 if site.label == "cup16" else None)
+        if twin["standings_after"] is not None:
+            from conftest import report_of
+
+            from dealer.standings import by_places
+
+            data = report_of(site.event, site.folder)
+            table = data.standings_after(twin["standings_after"])
+            expected = [s.as_dict() for s in (table if data.places is None else by_places(table, data.places))]
         for prefix in ("", "en/"):
             page.goto(site.url + prefix + "standings.html")
             rows = page.eval_on_selector_all(
@@ -188,7 +200,6 @@ def test_standings_shown_equal_report_json(sites: list[Site], browser: Any) -> N
                       int(cells[5].split()[0]), int(cells[6].split()[0])) for team, *cells in rows]
             assert shown == [(s["team"], str(s["rank"]), s["match_points"], s["level_points_for"],
                               s["level_points_against"], s["net_level_points"], s["played"]) for s in expected]
-        twin = json.loads((site.path / "standings.json").read_text(encoding="utf-8"))
         assert [{k: v for k, v in row.items() if k not in ("name", "page")} for row in twin["standings"]] == expected
     page.close()
 

@@ -249,8 +249,10 @@ def test_defect_04_no_two_ids_give_one_page_name(tmp_path: Path) -> None:
     for _ in range(2):
         done = _site(event_file, boards, out)
         assert done.exit_code == 0, done.output
-        standings = json.loads((out / "standings.json").read_text(encoding="utf-8"))["standings"]
-        pages = {row["team"]: row["page"] for row in standings}
+        # No result yet: no ranking, the teams listed without rank (each with its page).
+        standings = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+        assert standings["standings"] == []
+        pages = {team["id"]: team["page"] for team in standings["unranked"]}
         assert len(set(pages.values())) == 6, pages
         for team, page in pages.items():
             assert json.loads((out / f"{page}.json").read_text(encoding="utf-8"))["team"]["id"] == team

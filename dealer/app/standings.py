@@ -58,6 +58,51 @@ class Award:
                                                  "chosen": list(tie.chosen)}}
 
 
+@dataclass(frozen=True)
+class WaitingTable:
+    """A table of a round in play that has still to enter some boards: its name in the hall
+    (:meth:`dealer.event.Event.table_names`), its match and those boards (a level race: none,
+    the table's result is one)."""
+
+    table: str
+    match: str
+    boards: tuple[int, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "match": self.match, "boards": list(self.boards)}
+
+
+@dataclass(frozen=True)
+class RoundProgress:
+    """How far a round is played, from every stored result (:func:`round_progress`): its matches
+    and how many have every result (a forfeited one has), its tables (byes are none) and how many
+    have entered every board, and the tables still to enter some. Counts, board numbers and
+    table names: never a value, so players may see it while the field plays the boards."""
+
+    round: int
+    matches: int
+    matches_done: int
+    tables: int
+    tables_done: int
+    waiting: tuple[WaitingTable, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "matches": self.matches, "matches_done": self.matches_done,
+                "tables": self.tables, "tables_done": self.tables_done,
+                "waiting": [w.as_dict() for w in self.waiting]}
+
+
+@dataclass(frozen=True)
+class ShownStandings:
+    """The standings players see (:meth:`ReportData.shown_standings`): ``after`` the round they
+    stand after (``None``: final, the standings as they are; ``0``: no round complete yet, no
+    ranking at all: ``standings`` and ``groups`` empty), the standings and a grouped event's groups."""
+
+    after: int | None
+    standings: list[Standing]
+    groups: list[tuple[int, list[Standing]]]
+
+
 def winner_first(advance: Advance, home: str) -> tuple[int | None, int | None]:
     """A tie-break's figures, the team that went through first ("赢牌副数 7:6")."""
     return (advance.home, advance.away) if advance.team == home else (advance.away, advance.home)
@@ -118,20 +163,64 @@ class ReportData:
     def standings_after(self, number: int) -> list[Standing]:
         """The standings as they stood after round ``number`` (the round's 成绩公告): its rounds,
         scores and adjustments so far, ranked by the profile's whole chain with the report's lots."""
-        import dataclasses
-
         from dealer.standings import rank
 
-        adjustments = self.adjustments
-        rounds = tuple(r for r in self.event.rounds if r.number <= number)
-        if len(rounds) == len(self.event.rounds):
+        if all(r.number <= number for r in self.event.rounds):
             return self.standings
+        return rank(*self._upto(number), self.lots_seed)
+
+    def _upto(self, number: int) -> tuple[Event, list[MatchScore], Adjustments]:
+        """The event, scores and adjustments of rounds 1 to ``number``."""
+        import dataclasses
+
+        adjustments = self.adjustments
         kept = dataclasses.replace(
             adjustments, forfeits=tuple(f for f in adjustments.forfeits if f.round <= number),
             deductions=tuple(d for d in adjustments.deductions if d.round <= number),
             penalties=tuple(p for p in adjustments.penalties if p.round <= number))
-        return rank(dataclasses.replace(self.event, rounds=rounds),
-                    [s for s in self.scored.scores if s.round <= number], kept, self.lots_seed)
+        return (dataclasses.replace(self.event, rounds=tuple(r for r in self.event.rounds if r.number <= number)),
+                [s for s in self.scored.scores if s.round <= number], kept)
+
+    def places_after(self, number: int) -> list[tuple[int, list[str]]] | None:
+        """A knockout's places as they stood after round ``number``: the teams knocked out in
+        rounds 1 to ``number`` (``None``: not a knockout)."""
+        if self.places is None or all(r.number <= number for r in self.event.rounds):
+            return self.places
+        from dealer.tournament.knockout_round import bracket, winners
+
+        played_in = {m.slot: rnd.number for rnd in self.event.rounds for m in rnd.matches if m.slot}
+        found = {slot: team for slot, team in winners(self.scored).items() if played_in.get(slot, 0) <= number}
+        drawn = bracket(self.event, load_bracket_order(self.event.format.bracket))
+        return [(place, list(teams)) for place, teams in drawn.places(found)]
+
+    def groups_after(self, number: int) -> list[tuple[int, list[Standing]]]:
+        """A grouped event's groups as they stood after round ``number`` (empty: not grouped)."""
+        if not self.groups or all(r.number <= number for r in self.event.rounds):
+            return self.groups
+        import copy
+
+        event, scores, adjustments = self._upto(number)
+        upto = copy.copy(self.scored)  # the groups read only its event, scores and adjustments
+        upto.event, upto.scores, upto.adjustments = event, scores, adjustments
+        return group_standings(upto, self.lots_seed)
+
+    def shown_standings(self, final: bool | None = None) -> ShownStandings:
+        """The standings players see: once final, the standings; before, those after the last
+        round complete (:meth:`progress`: one slow table holds back its round, never a ranking
+        made up of the boards shown so far); before any round is complete, none: every team
+        level on nothing is no ranking. Read from the public report (:func:`public_report`) it
+        is the site's (the static one and the live pages). ``final``: :attr:`final`, when the
+        caller knows it (it reads every match's results: a league's take a fraction of a second)."""
+        if self.final if final is None else final:
+            return ShownStandings(None, self.standings, self.groups)
+        done = self._rounds_complete()
+        if not done:
+            return ShownStandings(0, [], [])
+        table = self.standings_after(done)
+        places = self.places_after(done)
+        if places is not None:  # a knockout's standings are its places
+            table = by_places(table, places)
+        return ShownStandings(done, table, self.groups_after(done))
 
     def progress(self) -> tuple[int, int, int]:
         """(rounds complete, rounds the event has, matches without every result): the standings
@@ -140,15 +229,20 @@ class ReportData:
         bracket can need (a double elimination's reset final included)."""
         event = self.event
         total = event.format.rounds_needed(len(event.teams)) if event.format.paired else len(event.rounds)
-        open_rounds = {s.round for s in self.scored.scores if not s.complete}
-        done = 0
-        for rnd in sorted(event.rounds, key=lambda r: r.number):
-            if rnd.number in open_rounds:
-                break
-            done = rnd.number
+        done = self._rounds_complete()
         if self.final:
             done = max(done, min(total, max((r.number for r in event.rounds), default=0)))
         return done, max(total, done), sum(1 for s in self.scored.scores if not s.complete)
+
+    def _rounds_complete(self) -> int:
+        """The last round complete with every round before it (0: none)."""
+        open_rounds = {s.round for s in self.scored.scores if not s.complete}
+        done = 0
+        for rnd in sorted(self.event.rounds, key=lambda r: r.number):
+            if rnd.number in open_rounds:
+                break
+            done = rnd.number
+        return done
 
     def status(self) -> dict[str, Any]:
         """The standings' state as data (the reports' and the site's banner): final or not,
@@ -372,6 +466,53 @@ def _report(event: Event, scored: ScoredEvent, seed: bytes, sample: bool, head: 
                       no_results=not scored.has_results() and not adjustments.forfeits,
                       chain_head=head,
                       adjustments=adjustments, places=places, groups=groups, lots_seed=seed)
+
+
+def round_progress(scores: ReportData, number: int) -> RoundProgress | None:
+    """How far round ``number`` is played (``None``: no such round), from ``scores``, the
+    director's report (every stored result): a table is done when it has a result for every
+    board of its match (a level race: its result); a match when both tables are, or it is
+    forfeited (its tables count as done); each table still to enter boards is named as the hall
+    names it, with those boards. Only counts, board numbers and table names come out of it."""
+    event = scores.event
+    rnd = event.round(number)
+    if rnd is None:
+        return None
+    scored = scores.scored
+    ids = event.table_ids()
+    gaps = {m.id: found for m, found in scored.missing(number)}
+    matches_done = tables_done = 0
+    waiting: list[WaitingTable] = []
+    for m in rnd.matches:
+        if scored.score(number, m.id).forfeited_by:
+            matches_done += 1
+            tables_done += len(ids)
+            continue
+        open_tables: dict[str, list[int]] = {}
+        for first, second in gaps.get(m.id, []):
+            if event.levels:  # (table, ""): the table has no result
+                open_tables.setdefault(str(first), [])
+            else:  # (board, table)
+                open_tables.setdefault(str(second), []).append(int(first))
+        names = event.table_names(m)
+        waiting += [WaitingTable(names.get(t, t), m.id, tuple(sorted(open_tables[t]))) for t in ids if t in open_tables]
+        tables_done += len(ids) - len(open_tables)
+        if not open_tables:
+            matches_done += 1
+    return RoundProgress(number, len(rnd.matches), matches_done, len(ids) * len(rnd.matches), tables_done,
+                         tuple(waiting))
+
+
+def rounds_in_play(public: ReportData, scores: ReportData) -> dict[int, RoundProgress]:
+    """Each round not complete in ``public`` (the report players see: a board still in play
+    holds back every match of its set) with its progress from ``scores`` (the director's)."""
+    open_rounds = sorted({s.round for s in public.scored.scores if not s.complete})
+    found = {}
+    for number in open_rounds:
+        progress = round_progress(scores, number)
+        if progress is not None:
+            found[number] = progress
+    return found
 
 
 def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportData, dict[int, list[int]]]:

@@ -792,12 +792,17 @@ class Published:
     boardsets: dict[int, BoardSet]
 
     def site(self, verify: dict[str, Any], downloads: list[dict[str, Any]], lots_seed: bytes) -> SiteData:
-        """The pages' :class:`~dealer.site.pages.SiteData`."""
+        """The pages' :class:`~dealer.site.pages.SiteData`: the public report, and from the
+        director's only counts, board numbers and table names (each round in play's progress,
+        the matches still missing a result), never a value."""
+        from dealer.app.standings import rounds_in_play
         from dealer.site.pages import SiteData
 
         boards = {n: list(b.boards) for n, b in self.boardsets.items()}
+        progress = {n: p.as_dict() for n, p in rounds_in_play(self.data, self.scores).items()}
         return SiteData(self.data, self.released, boards, verify, self.last_update, downloads, lots_seed,
-                        self.withheld)
+                        self.withheld, progress=progress,
+                        missing_matches=sum(1 for s in self.scores.scored.scores if not s.complete))
 
 
 def published(session: EventSession, audited: Any = None) -> Published:

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from dealer.app.standings import ReportData, advance_key, winner_first
+from dealer.app.standings import ReportData, ShownStandings, advance_key, winner_first
 from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
@@ -33,7 +33,6 @@ from dealer.render.strings import Strings
 from dealer.report import report_json
 from dealer.scoring import MatchScore
 from dealer.standings import Standing, rank
-from dealer.standings import cross_table as standings_cross_table
 
 #: Bumped when a context's keys change (the JSON twins carry it).
 SCHEMA = 1
@@ -105,10 +104,17 @@ class SiteData:
 
     def __init__(self, data: ReportData, released: Mapping[int, dict[str, Any]], boards: Mapping[int, list[Board]],
                  verify: dict[str, Any], last_update: str | None, downloads: list[dict[str, Any]],
-                 lots_seed: bytes = b"", withheld: Mapping[int, Sequence[int]] | None = None) -> None:
+                 lots_seed: bytes = b"", withheld: Mapping[int, Sequence[int]] | None = None, *,
+                 progress: Mapping[int, dict[str, Any]] | None = None, missing_matches: int | None = None) -> None:
         self.data = data  # the public report: no result of a board still being played
         #: set → the boards whose results are left out until every table has played them
         self.withheld = {n: list(boards) for n, boards in (withheld or {}).items()}
+        #: Each round not complete in the public report → how far it is played, from every stored
+        #: result (:class:`dealer.app.standings.RoundProgress` as a dict: counts, boards, table names).
+        self.round_progress = dict(sorted((progress or {}).items()))
+        #: The matches that still miss a stored result (the director's count; ``None``: the
+        #: public report's, which counts a match whose boards are withheld too).
+        self.missing_matches = missing_matches
         self.event: Event = data.event
         self.released = released  # set → {"at", "reason"}
         self.boards = boards  # released sets only
@@ -129,7 +135,7 @@ class SiteData:
         for f in data.adjustments.forfeits:
             known = self.forfeit_reasons.get((f.round, f.match))
             self.forfeit_reasons[(f.round, f.match)] = f"{known}; {f.reason}" if known else f.reason
-        self.standing = {s.team: s for s in data.standings}
+        self.standing = {s.team: s for s in self.shown.standings}  # as players see them
         self.knockout = self.event.format.kind == "knockout"
         self._set_tables: tuple[tuple[int, ...], list[list[tuple[int, tuple[Any, ...]]]]] | None = None
         self._field_json: bytes | None = None
@@ -139,6 +145,36 @@ class SiteData:
         self.rank_cache: dict[str, Any] = {}
 
     # --- small shared pieces -------------------------------------------------------------
+
+    @functools.cached_property
+    def shown(self) -> ShownStandings:
+        """The standings players see (:meth:`dealer.app.standings.ReportData.shown_standings`):
+        once final the standings; before, those after the last complete round; none before any."""
+        return self.data.shown_standings(final=not self.provisional)
+
+    @functools.cached_property
+    def status(self) -> dict[str, Any]:
+        """The report's status, ``missing_matches`` counting the matches that really miss a
+        stored result (a match whose boards are withheld has every result it can have)."""
+        status = dict(self.report["status"])
+        if self.missing_matches is not None:
+            status["missing_matches"] = self.missing_matches
+        return status
+
+    @functools.cached_property
+    def progress(self) -> dict[str, Any] | None:
+        """The round in play (the first not complete) and how far it is played, while the
+        standings are not final (``None``: final, or no round in play)."""
+        if not self.provisional or not self.round_progress:
+            return None
+        return next(iter(self.round_progress.values()))
+
+    def withheld_of(self, s: MatchScore) -> list[int]:
+        """The boards of a match left out until the field has played them (none for a forfeited
+        match, which plays none, or a level race's)."""
+        if s.forfeited_by or self.event.levels:
+            return []
+        return self.withheld.get(s.set, [])
 
     @functools.cached_property
     def player_records(self) -> dict[str, list[Record]]:
@@ -227,7 +263,7 @@ class SiteData:
             "boards_counted": s.boards_counted, "boards_total": s.boards_total,
             "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
             "forfeit_reason": self.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None,
-            "advanced": self.advanced(s.round, s.match),
+            "advanced": self.advanced(s.round, s.match), "withheld_boards": self.withheld_of(s),
         }
 
     def advanced(self, round_number: int, match_id: str) -> dict[str, Any] | None:
@@ -345,9 +381,12 @@ class SiteData:
                 ranks[key] = made[number]
         self.rank_cache = {"rounds": {str(number): {"key": key, "ranks": ranks[key]} for number, key in keys}}
         history: dict[str, list[int | None]] = {t.id: [] for t in self.event.teams}
-        for _number, key in keys:
+        after = self.shown.after
+        for number, key in keys:
+            # A round not complete yet has no rank after it (while the standings are not final).
+            shown = after is None or number <= after
             for team, place in zip(self.event.teams, ranks[key], strict=True):
-                history[team.id].append(place)
+                history[team.id].append(place if shown else None)
         return history
 
 
@@ -373,13 +412,17 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     the rounds)."""
     pages: list[PlannedPage] = []
     data, event = site.data, site.event
-    report_key = _digest(_json(site.report), site.provisional, site.last_update)  # its status and prizes too
+    # Its status and prizes too; the round in play's progress and the matches missing a result
+    # come from the director's report (counts and table names).
+    report_key = _digest(_json(site.report), site.provisional, site.last_update, _json(site.status),
+                         _json(site.round_progress))
     pages.append(PlannedPage("index", "home.html", report_key + _digest(site.released, site.withheld),
                              lambda t: home(site)))
     pages.append(PlannedPage("standings", "standings.html", report_key, lambda t: standings(site)))
     if not site.knockout:  # a knockout shows its bracket instead
-        order = [s.team for s in data.standings]  # its rows and columns
-        pages.append(PlannedPage("cross-table", "cross-table.html", _digest(_json(site.report["matches"]), order),
+        order = cross_order(site)  # its rows and columns
+        pages.append(PlannedPage("cross-table", "cross-table.html",
+                                 _digest(_json(site.report["matches"]), order, sorted(site.withheld.items())),
                                  lambda t: cross(site)))
     matches_by_round: dict[int, list[Match]] = {}
     for m in data.scored.matches:
@@ -388,7 +431,9 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
     for rnd in event.rounds:
         pages.append(PlannedPage(f"round-{rnd.number}", "round.html",
                                  _digest(b"".join(digests[(rnd.number, m.id)] for m in rnd.matches), rnd.byes,
-                                         [m.table for m in rnd.matches]),
+                                         [m.table for m in rnd.matches],
+                                         sorted((n, site.withheld.get(n)) for n in {m.set for m in rnd.matches}),
+                                         _json(site.round_progress.get(rnd.number))),
                                  functools.partial(_ignore_lang, round_page, site, rnd.number)))
     scored = data.scored
     points = getattr(scored, "points", None)
@@ -415,7 +460,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
         standing = site.standing.get(member.id)
         own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
         pages.append(PlannedPage(site.team_page[member.id], "team.html",
-                                 _digest(member, standing, own, history[member.id], byes[member.id],
+                                 _digest(member, standing, site.shown.after, own, history[member.id], byes[member.id],
+                                         [site.withheld_of(s) for s in by_team[member.id]],
                                          [r.figures() for r in site.player_records.get(member.id, [])],
                                          [r.pair_dict() for r in site.pair_records.get(member.id, [])]),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
@@ -450,46 +496,67 @@ def home(site: SiteData) -> dict[str, Any]:
     rounds = []
     for rnd in site.event.rounds:
         scores = [site.scores[(rnd.number, m.id)] for m in rnd.matches]
+        progress = site.round_progress.get(rnd.number)
         rounds.append({"round": rnd.number, "page": f"round-{rnd.number}", "matches": len(scores),
-                       "complete": sum(1 for s in scores if s.complete),
+                       # a match whose boards wait for the field has every result it can have
+                       "complete": progress["matches_done"] if progress else sum(1 for s in scores if s.complete),
                        "sets": sorted({m.set for m in rnd.matches})})
     return {
         "provisional": site.provisional, "no_results_yet": site.data.no_results, "sample_data": site.data.sample,
         "last_update": site.last_update, "results_chain_head": site.data.chain_head,
-        "leaders": [site.standing_row(s) for s in site.data.standings[:HOME_LEADERS]],
+        "standings_after": site.shown.after,
+        "leaders": [site.standing_row(s) for s in site.shown.standings[:HOME_LEADERS]],
         "teams": len(site.event.teams), "rounds": rounds,
         "released_sets": [{"set": n, **site.released[n]} for n in sorted(site.released)],
         "withheld": [{"set": n, "boards": boards} for n, boards in sorted(site.withheld.items())],
-        "status": site.report["status"], "has_prizes": bool(site.event.prizes), "prizes": site.prizes,
+        "status": site.status, "progress": site.progress,
+        "has_prizes": bool(site.event.prizes), "prizes": site.prizes,
     }
 
 
 def standings(site: SiteData) -> dict[str, Any]:
+    shown = site.shown
     return {
         "provisional": site.provisional, "sample_data": site.data.sample,
         "tie_breaks": list(site.event.profile.tie_breaks),
-        "standings": [site.standing_row(s) for s in site.data.standings],
+        "standings_after": shown.after,
+        "standings": [site.standing_row(s) for s in shown.standings],
+        # no round complete yet: no ranking, the teams as the event lists them
+        "unranked": [site.team_ref(t.id) for t in site.event.teams] if shown.after == 0 else [],
         "groups": [{"group": chr(65 + g), "standings": [site.standing_row(s) for s in table]}
-                   for g, table in site.data.groups],
-        "places": site.places(), "status": site.report["status"], "has_prizes": bool(site.event.prizes),
+                   for g, table in shown.groups],
+        "places": site.places(), "status": site.status, "progress": site.progress,
+        "has_prizes": bool(site.event.prizes),
         "prizes": site.prizes, "adjustments": site.report["adjustments"],
         "penalty_notes": {lang: site.data.penalty_notes(lang) for lang in ("zh", "en")},
     }
 
 
+def cross_order(site: SiteData) -> list[str]:
+    """The cross-table's teams: in the order of the standings shown, else of the event."""
+    return [s.team for s in site.shown.standings] or [t.id for t in site.event.teams]
+
+
 def cross(site: SiteData) -> dict[str, Any]:
-    order = [s.team for s in site.data.standings]
+    order = cross_order(site)
     if len(order) > CROSS_TABLE_LIMIT:
         return {"too_large": True, "teams": [site.team_ref(t) for t in order], "rows": []}
-    cells = standings_cross_table(site.data.scored)
+    # Each meeting played, or whose boards wait for the field (said so, without figures).
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for s in site.data.scored.scores:
+        withheld = site.withheld_of(s)
+        if not s.played and not withheld:
+            continue
+        for team in (s.home, s.away):
+            own, other, points = s.side(team)
+            cells.setdefault((team, s.opponent(team)), []).append(
+                {"round": s.round, "match": s.match, "own": own if s.played else None,
+                 "other": other if s.played else None, "match_points": points if s.played else None,
+                 "complete": s.complete, "page": site.match_page.get((s.round, s.match)), "withheld_boards": withheld})
     rows = []
     for team in order:
         rows.append({"team": site.team_ref(team), "cells": [
-            None if team == other else [
-                {"round": c.round, "match": c.match, "own": c.own, "other": c.other, "match_points": c.match_points,
-                 "complete": c.complete, "page": site.match_page.get((c.round, c.match))}
-                for c in cells.get((team, other), [])]
-            for other in order]})
+            None if team == other else cells.get((team, other), []) for other in order]})
     return {"too_large": False, "teams": [site.team_ref(t) for t in order], "rows": rows}
 
 
@@ -500,6 +567,7 @@ def round_page(site: SiteData, number: int) -> dict[str, Any]:
     return {
         "round": number, "levels": site.event.levels,
         "sets": [{"set": n, "released": n in site.released} for n in sets],
+        "progress": site.round_progress.get(number),
         "matches": [site.match_ref(site.scores[(number, m.id)], m) for m in rnd.matches],
         "byes": [site.team_ref(t) for t in rnd.byes],
         "previous": f"round-{number - 1}" if site.event.round(number - 1) else None,
@@ -512,7 +580,7 @@ def match_page(site: SiteData, m: Match) -> dict[str, Any]:
     score = site.scores[(m.round, m.id)]
     context: dict[str, Any] = {**site.match_ref(score, m), "round_page": f"round-{m.round}",
                                "levels": site.event.levels, "set_released": m.set in site.released,
-                               "boards": [], "tables": [], "withheld_boards": site.withheld.get(m.set, [])}
+                               "boards": [], "tables": []}
     if site.data.adjustments.on_match(m.round, m.id):  # footnoted below the sheet, in each language
         context["penalty_notes"] = {lang: site.data.penalty_notes(lang, m.round, m.id) for lang in ("zh", "en")}
     context["lineups"] = site.match_lineups(m)
@@ -540,12 +608,14 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
                         "side": "home" if s.home == team_id else "away", "opponent": site.team_ref(s.opponent(team_id)),
                         "level_points_for": own, "level_points_against": other, "match_points": points,
                         "complete": s.complete, "played": s.played, "forfeited_by": list(s.forfeited_by),
-                        "forfeit_reason": site.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None})
+                        "forfeit_reason": site.forfeit_reasons.get((s.round, s.match)) if s.forfeited_by else None,
+                        "withheld_boards": site.withheld_of(s)})
     rounds = sorted(r.number for r in site.event.rounds)
     return {
         "team": {"id": team.id, "name": team.name, "players": list(team.players), "club": team.club,
                  "seed": team.seed, "mixed_club": team.mixed_club},
         "standing": site.standing_row(standing) if standing is not None else None,
+        "standings_after": site.shown.after,
         "teams": len(site.event.teams),
         "matches": matches, "byes": list(byes),
         "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
