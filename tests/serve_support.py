@@ -39,6 +39,13 @@ class Served:
         sheet = SheetId(self.state.session.event.id, round_number, match, table, generation)
         return entry_path(sheet, sheet_tag(self.key, sheet))
 
+    def nonce(self, round_number: int, match: str, table: str, form: str, generation: int = 1) -> str:
+        """A nonce of a form of a table's page (``enter/3``, ``confirm``, …), as the page holds it."""
+        from dealer.app.live import new_nonce, sheet_form
+
+        sheet = SheetId(self.state.session.event.id, round_number, match, table, generation)
+        return new_nonce(self.key, sheet_form(sheet, form))
+
     def code_of(self, team: str) -> str:
         return team_code(self.key, self.state.session.event.id, team)
 
@@ -72,6 +79,13 @@ def dealt_demo(folder: Path) -> Path:
     return path
 
 
+def home_nonce(html: str) -> str:
+    """The nonce of the home page's fallback-code form."""
+    found = re.search(r'<input type="hidden" name="nonce" value="([^"]+)"', html)
+    assert found, "no code form on the page"
+    return found.group(1)
+
+
 def nonce_of(html: str, form: str) -> str:
     """The nonce of a form of the table's page: a board's (``"3"``), ``confirm``, ``recap-scorer``…"""
     if form == "confirm":
@@ -80,7 +94,8 @@ def nonce_of(html: str, form: str) -> str:
         side = form.removeprefix("recap-")
         found = re.search(rf'name="side" value="{side}">\s*<input type="hidden" name="nonce" value="([^"]+)"', html)
     else:
-        found = re.search(rf'class="enter" data-slot="{form}">\s*<input type="hidden" name="slot" value="{form}">\s*'
+        found = re.search(rf'class="enter" data-slot="{form}"[^>]*>\s*'
+                          rf'<input type="hidden" name="slot" value="{form}">\s*'
                           r'<input type="hidden" name="nonce" value="([^"]+)"', html)
     assert found, f"no form {form} on the page"
     return found.group(1)

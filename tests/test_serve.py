@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_dealer
-from serve_support import JSON, dealt_demo, nonce_of, run, served
+from serve_support import JSON, dealt_demo, home_nonce, nonce_of, run, served
 
 from dealer.app import live
 from dealer.resources import demo_event_text
@@ -46,7 +46,7 @@ def test_a_table_enters_its_boards_the_other_side_confirms_and_both_close_the_re
                 page = await scorer.get(url)
                 assert page.status_code == 200
                 assert page.headers["cache-control"] == "no-store"
-                assert page.headers["referrer-policy"] == "no-referrer"
+                assert page.headers["referrer-policy"] == "same-origin"
                 assert "东风队" in page.text and "长城队" in page.text and "第 1 副" in page.text
                 for board in range(1, 17):
                     reply = await _enter(scorer, url, str(board), str(5 * board + 20))
@@ -79,8 +79,8 @@ def test_a_table_enters_its_boards_the_other_side_confirms_and_both_close_the_re
                     assert reply.status_code == 200, reply.text
                 page = await scorer.get(url)
                 assert "本桌结束" in page.text and 'class="enter"' not in page.text
-                late = await scorer.post(url + "/enter", data={"slot": "1", "nonce": live.new_nonce(server.key),
-                                                               "defenders_points": "40"}, headers=JSON)
+                late = await scorer.post(url + "/enter", headers=JSON, data={
+                    "slot": "1", "nonce": server.nonce(1, "1", "A", "enter/1"), "defenders_points": "40"})
                 assert late.status_code == 409 and "只有裁判" in late.json()["message"]
 
         run(play())
@@ -228,16 +228,33 @@ def test_a_director_link_works_once(event_file: Path) -> None:
         run(play())
 
 
-def test_a_third_device_on_a_sheet_is_flagged_on_every_phone(event_file: Path) -> None:
+def test_a_third_device_that_writes_on_a_sheet_is_flagged_on_every_phone(event_file: Path) -> None:
+    """Review live-event-4 §7: devices that look (a link preview, a player reading the sheet) and
+    one phone moving from WeChat's browser to its own (the venue guide's advice: one address, two
+    cookies) raise nothing; a third device that writes does."""
     with served(event_file) as server:
         url = server.sheet_url(1, "1", "A")
+        confirmer = server.on_db(lambda s: live.sheet_of(s.event, 1, "1", "A")).confirmer
+
+        def flags() -> list[str]:
+            return [f["kind"] for f in server.on_db(lambda s: live.open_flags(s, 1))]
 
         async def play() -> None:
-            async with server.client() as one, server.client() as two, server.client() as three:
-                for phone in (one, two):
+            async with server.client("192.168.1.21") as wechat, server.client("192.168.1.21") as browser, \
+                    server.client("192.168.1.22") as other, server.client("192.168.1.23") as looker, \
+                    server.client("192.168.1.24") as intruder:
+                for phone in (wechat, other, looker, browser):
                     assert "部设备" not in (await phone.get(url)).text
-                assert "3 部设备" in (await three.get(url)).text
-                assert "3 部设备" in (await one.get(url)).text
+                assert (await _enter(wechat, url, "1", "60")).status_code == 200
+                assert (await _enter(browser, url, "2", "65")).status_code == 200  # the same phone, another browser
+                page = await other.get(url)
+                done = await other.post(url + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
+                                                                "code": server.code_of(confirmer)}, headers=JSON)
+                assert done.status_code == 200, done.text
+                assert "devices" not in flags() and "部设备" not in (await looker.get(url)).text
+                assert (await _enter(intruder, url, "3", "70")).status_code == 200
+                assert "devices" in flags()
+                assert "3 部设备" in (await wechat.get(url)).text and "3 部设备" in (await other.get(url)).text
 
         run(play())
 
@@ -250,9 +267,12 @@ def test_the_fallback_code_opens_the_sheet(event_file: Path) -> None:
 
         async def play() -> None:
             async with server.client() as phone:
-                reply = await phone.post("/code", data={"code": code.lower()[:4] + "-" + code.lower()[4:]})
+                nonce = home_nonce((await phone.get("/")).text)
+                reply = await phone.post("/code", data={"code": code.lower()[:4] + "-" + code.lower()[4:],
+                                                        "nonce": nonce})
                 assert reply.status_code == 303 and reply.headers["location"] == server.sheet_url(1, "2", "B")
-                assert (await phone.post("/code", data={"code": "AAAAAAAA"})).status_code == 404
+                assert (await phone.post("/code", data={"code": "AAAAAAAA", "nonce": nonce})).status_code == 404
+                assert (await phone.post("/code", data={"code": code})).status_code == 400  # no form of ours
 
         run(play())
 

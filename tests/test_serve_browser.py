@@ -1,7 +1,7 @@
 """`dealer serve` in a real browser: the real command (uvicorn on 127.0.0.1) and Debian's Chromium
 driven by Playwright at a phone's size (390×844). A score sheet printed by `dealer print` is read
 back with zxing-cpp; its QR opens the table's page; one phone enters, another confirms with the
-other team's code, a third triggers the two-device warning; the network cut mid-entry loses
+other team's code, a third that writes triggers the two-device warning; the network cut mid-entry loses
 nothing and stores nothing twice.
 
 The pages' screenshots in docs/serve.md are taken here: with ``DEALER_SCREENSHOTS=docs/images``
@@ -189,8 +189,14 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
 
         watcher = third.new_page()
         watcher.goto(url)
+        assert watcher.locator(".warning").count() == 0  # a device that only looks raises nothing
+        # a third device that writes does: the scorer side's recap confirmed from it
+        form = watcher.locator('form.recap-form[data-key="scorer"]')
+        form.locator('input[name="code"]').fill(team_code(key, "demo", "T1"))
+        with watcher.expect_navigation():
+            form.locator("button").click()
         assert "3 部设备" in watcher.inner_text(".warning")
-        page.reload()
+        page.locator(".warning").wait_for(timeout=10_000)  # the scorer's page, left open, shows it by itself
         assert "3 部设备" in page.inner_text(".warning")
         watcher.screenshot(path=str(shots / "serve-devices.png"))
 

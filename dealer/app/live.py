@@ -20,10 +20,11 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime as dt
+import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +41,14 @@ if TYPE_CHECKING:
 
 #: Wrong team codes on one sheet before it locks (the director unlocks it).
 LOCK_AFTER = 5
-#: Devices on one sheet before it is flagged: one per side.
+#: Devices that wrote on one sheet (in one generation) before it is flagged: one per side. A
+#: device is the address a phone has on the venue's network (one phone, one address: WeChat's
+#: browser and the phone's own share it), or its cookie where the address is the laptop's own.
 DEVICES_PER_SHEET = 2
+#: The actions that make a device a writer of a sheet (a page view never does).
+WRITES = ("enter", "confirm", "dispute", "recap")
+#: Addresses that many people's browsers may share: the laptop's own (its browsers, the tests).
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
 #: A board's defenders' points at the two tables of a match this far apart (as a share of the
 #: deal's points) raise a flag for the director.
 FAR_APART_SHARE = 0.4
@@ -100,15 +107,18 @@ def slots_of(event: Event, match: Match) -> tuple[str, ...]:
     return tuple(str(b.number) for b in event.set_boards(match.set))
 
 
-def sheets_of_round(event: Event, round_number: int) -> list[Sheet]:
+def sheets_of_round(session: EventSession, round_number: int) -> list[Sheet]:
+    """Every sheet of a round, each in its current generation."""
+    event = session.event
     rnd = event.round(round_number)
     if rnd is None:
         return []
-    return [sheet_of(event, round_number, m.id, table) for m in rnd.matches for table in event.table_ids()]
+    return [sheet_of(event, round_number, m.id, table, generation(session.store, round_number, m.id, table))
+            for m in rnd.matches for table in event.table_ids()]
 
 
 def generation(store: ResultsStore | None, round_number: int, match: str, table: str) -> int:
-    """The sheet's current generation (1 until reprinted)."""
+    """The sheet's current generation (1 until reprinted, or until its round's pairing is undone)."""
     if store is None:
         return 1
     row = store.conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
@@ -117,33 +127,61 @@ def generation(store: ResultsStore | None, round_number: int, match: str, table:
 
 
 def open_round(session: EventSession) -> int | None:
-    """The round open for live entry: the first with a result missing (or the last round)."""
+    """The round in play, the only one whose sheets take entries: the first round with a match
+    not done (:func:`matches_done`), else the last round (its tables may still confirm their
+    recap); ``None`` before any round is paired. Forfeited matches are done; byes and withdrawn
+    teams have no match; once the event is declared over no sheet takes entries
+    (:func:`closed_reason`)."""
     event = session.event
     if not event.rounds:
         return None
-    kind = kind_of(event)
-    store = session.store
-    tables = len(event.table_ids())
     for rnd in event.rounds:
-        if store is None:
-            return rnd.number
-        # counted, not read: every request of a table's page asks (docs/serve.md, "Load")
-        stored = store.conn.execute(f"SELECT count(*) FROM {kind.table.view} WHERE round = ?",
-                                    (rnd.number,)).fetchone()[0]
-        per_set: dict[int, int] = {}  # each set's boards counted once, not once a match
-        for m in rnd.matches:
-            if m.set not in per_set:
-                per_set[m.set] = len(slots_of(event, m))
-        wanted = tables * sum(per_set[m.set] for m in rnd.matches)
-        if stored < wanted and not _forfeited_round(store, rnd.number, len(rnd.matches)):
+        if len(matches_done(session, rnd.number)) < len(rnd.matches):
             return rnd.number
     return event.rounds[-1].number
 
 
-def _forfeited_round(store: ResultsStore, round_number: int, matches: int) -> bool:
-    forfeits = {str(a.data.get("match")) for a in store.actions(("forfeit",))
-                if not a.undone and a.round == round_number and a.data.get("forfeit")}
-    return len(forfeits) >= matches
+def matches_done(session: EventSession, round_number: int) -> set[str]:
+    """The matches of a round that await no result: every result of their tables stored (not
+    withdrawn), or a forfeit recorded. Counted, not read: every request of a table's page asks
+    (docs/serve.md, "Load")."""
+    event = session.event
+    rnd = event.round(round_number)
+    store = session.store
+    if rnd is None or store is None:
+        return set()
+    kind = kind_of(event)
+    stored = dict(store.conn.execute(f"SELECT match, count(*) FROM {kind.table.view} WHERE round = ?"
+                                     " AND withdrawn = 0 GROUP BY match", (round_number,)).fetchall())
+    tables = len(event.table_ids())
+    wanted: dict[int, int] = {}  # each set's boards counted once, not once a match
+    done = forfeited_matches(session, round_number)
+    for m in rnd.matches:
+        if m.set not in wanted:
+            wanted[m.set] = tables * len(slots_of(event, m))
+        if stored.get(m.id, 0) >= wanted[m.set]:
+            done.add(m.id)
+    return done
+
+
+def closed_reason(session: EventSession, sheet: Sheet) -> Phrase | None:
+    """Why a sheet takes no entry although its round is in play: its match is forfeited (which
+    team, the director's reason), or the event was declared over; ``None``: it takes entries."""
+    store = session.store
+    if store is None:
+        return None
+    from dealer.app.played import declared_end
+
+    end = declared_end(store)
+    if end is not None:
+        return Phrase.of("live.event_over", round=end.round, reason=end.reason or "")
+    for action in store.actions(("forfeit", "late")):
+        data = action.data
+        if (not action.undone and data.get("forfeit") and action.round == sheet.id.round
+                and str(data.get("match")) == sheet.id.match):
+            return Phrase.of("live.match_forfeited", team=session.event.team(str(data.get("team"))).name,
+                             reason=action.reason or "")
+    return None
 
 
 # --- the device and the nonce -------------------------------------------------------------------
@@ -167,19 +205,47 @@ def _nonce_key(key: bytes) -> bytes:
     return hmac.new(key, NONCE, "sha256").digest()
 
 
-def new_nonce(key: bytes) -> str:
+def _nonce_mac(key: bytes, form: str, body: str) -> str:
+    message = f"{form}\x00{body}".encode("utf-8", "replace")
+    return base64.urlsafe_b64encode(hmac.new(_nonce_key(key), message, "sha256").digest()[:9]).decode()
+
+
+def new_nonce(key: bytes, form: str) -> str:
     """A form's nonce: random, signed with a key made from the entry key (only the server makes
-    them; a restarted server still accepts the forms it printed before)."""
+    them; a restarted server still accepts the forms it printed before) and bound to ``form``
+    (:func:`sheet_form`, :func:`console_form`): it is good for that form only."""
     body = secrets.token_urlsafe(12)
-    mac = base64.urlsafe_b64encode(hmac.new(_nonce_key(key), body.encode(), "sha256").digest()[:9]).decode()
-    return f"{body}.{mac}"
+    return f"{body}.{_nonce_mac(key, form, body)}"
 
 
-def check_nonce(key: bytes, nonce: str) -> None:
+def nonce_for(key: bytes, nonce: str, form: str) -> bool:
+    """Whether ``nonce`` is one the server made for ``form``."""
     body, _, mac = nonce.partition(".")
-    expected = base64.urlsafe_b64encode(hmac.new(_nonce_key(key), body.encode(), "sha256").digest()[:9]).decode()
-    if not body or not hmac.compare_digest(expected.encode(), mac.encode("ascii", "replace")):
+    return bool(body) and hmac.compare_digest(_nonce_mac(key, form, body).encode(), mac.encode("ascii", "replace"))
+
+
+def check_nonce(key: bytes, nonce: str, form: str) -> None:
+    if not nonce_for(key, nonce, form):
         raise LiveRefused("live.bad_nonce", 400)
+
+
+def sheet_form(sheet_id: SheetId, form: str) -> str:
+    """The name a nonce of a table's page is bound to: the sheet (its generation included) and
+    the form (``enter/3``, ``dispute/3``, ``confirm``, ``recap/scorer``)."""
+    return f"sheet\x00{sheet_id.fields()}\x00{form}"
+
+
+def sheet_forms(sheet: Sheet) -> list[str]:
+    """Every form of a sheet's page (a ``?said=`` nonce must be one of them)."""
+    return [*(f"{action}/{slot}" for slot in sheet.slots for action in ("enter", "dispute")), "confirm",
+            "recap/scorer", "recap/confirmer"]
+
+
+def console_form(session_token: str, form: str) -> str:
+    """The name a nonce of the director's console is bound to: the director's session (its
+    cookie) and the form (``unlock``, ``settle``, ``pair``, …)."""
+    digest = hashlib.sha256(session_token.encode("utf-8", "replace")).hexdigest()[:32]
+    return f"console\x00{digest}\x00{form}"
 
 
 # --- opening a sheet ----------------------------------------------------------------------------
@@ -187,7 +253,7 @@ def check_nonce(key: bytes, nonce: str) -> None:
 
 def authorise(session: EventSession, key: bytes, sheet_id: SheetId, tag: str) -> Sheet:
     """The sheet a URL names, if its tag is genuine, its generation current and its round open;
-    :class:`LiveRefused` otherwise (403 forged, 410 replaced, 409 another round)."""
+    :class:`LiveRefused` otherwise (403 forged, 410 replaced, saying why, 409 another round)."""
     event = session.event
     if sheet_id.event != event.id:
         raise LiveRefused("live.other_event", 404, event=sheet_id.event)
@@ -195,7 +261,8 @@ def authorise(session: EventSession, key: bytes, sheet_id: SheetId, tag: str) ->
         raise LiveRefused("live.forged_tag", 403)
     current = generation(session.store, sheet_id.round, sheet_id.match, sheet_id.table)
     if sheet_id.generation != current:
-        raise LiveRefused("live.sheet_replaced", 410, generation=sheet_id.generation, current=current)
+        raise LiveRefused("live.sheet_replaced", 410, generation=sheet_id.generation, current=current,
+                          why=_replaced_why(session, sheet_id))
     sheet = sheet_of(event, sheet_id.round, sheet_id.match, sheet_id.table, sheet_id.generation)
     opened = open_round(session)
     if opened is not None and sheet_id.round != opened:
@@ -211,17 +278,38 @@ def sheet_by_code(session: EventSession, key: bytes, typed: str) -> tuple[Sheet,
     code = normal_code(typed)
     opened = open_round(session)
     if opened is not None:
-        for sheet in sheets_of_round(session.event, opened):
-            sid = SheetId(sheet.id.event, sheet.id.round, sheet.id.match, sheet.id.table,
-                          generation(session.store, *sheet.key))
-            if same_code(sheet_code(key, sid), code):
-                return sheet_of(session.event, sid.round, sid.match, sid.table, sid.generation), sheet_tag(key, sid)
+        for sheet in sheets_of_round(session, opened):
+            if same_code(sheet_code(key, sheet.id), code):
+                return sheet, sheet_tag(key, sheet.id)
     raise LiveRefused("live.no_such_code", 404)
 
 
+def _replaced_why(session: EventSession, sheet_id: SheetId) -> Phrase | str:
+    """Why the sheet's generation after ``sheet_id``'s was made (its revocation in the live log):
+    a reprint with the director's reason, or its round's pairing undone."""
+    store = session.store
+    rows = [] if store is None else store.conn.execute(
+        "SELECT detail FROM live_log WHERE round = ? AND match = ? AND tbl = ? AND action = 'revoke'"
+        " ORDER BY id", (sheet_id.round, sheet_id.match, sheet_id.table)).fetchall()
+    for (detail,) in rows:
+        try:
+            said = json.loads(detail)
+        except (TypeError, ValueError):
+            said = {"reason": str(detail)}
+        if not isinstance(said, dict):
+            said = {"reason": str(said)}
+        if said.get("generation", sheet_id.generation + 1) == sheet_id.generation + 1:
+            reason = str(said.get("reason", ""))
+            if said.get("why") == "undo":
+                return Phrase.of("live.why_undone", round=sheet_id.round, reason=reason)
+            return Phrase.of("live.why_reprint", reason=reason)
+    return ""
+
+
 def seen(session: EventSession, sheet: Sheet, device: Device) -> None:
-    """Record that ``device`` opened the sheet; a device beyond one per side raises a flag. A
-    device seen in the last :data:`CONTACT_S` seconds is not written again (a page view is a read)."""
+    """Record that ``device`` opened the sheet (the console shows each table's last contact). A
+    device seen in the last :data:`CONTACT_S` seconds is not written again (a page view is a
+    read); a view never raises the devices flag, a third writer does (:func:`_wrote`)."""
     store = session.writable_store()
     at = now()
     known = store.conn.execute("SELECT last_at FROM live_devices WHERE round = ? AND match = ? AND tbl = ?"
@@ -235,10 +323,34 @@ def seen(session: EventSession, sheet: Sheet, device: Device) -> None:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round, match, tbl, device)"
             " DO UPDATE SET last_at = excluded.last_at, address = excluded.address",
             (*sheet.key, device.id, at, at, device.address, (device.agent or "")[:200]))
-        count = conn.execute("SELECT count(*) FROM live_devices WHERE round = ? AND match = ? AND tbl = ?",
-                             sheet.key).fetchone()[0]
-        if count > DEVICES_PER_SHEET:
-            _flag(conn, sheet, None, "devices", {"devices": count}, at)
+
+
+def writer_of(device: Device) -> str:
+    """Who wrote, as the devices flag counts them: the device's address on the venue's network
+    (one phone keeps it across its browsers: WeChat's and its own), else its cookie."""
+    if device.address and device.address not in LOCAL_ADDRESSES:
+        return f"address {device.address}"
+    return f"device {device.id}"
+
+
+def _wrote(conn: Any, sheet: Sheet, device: Device, at: str) -> None:
+    """Record ``device`` as a writer of the sheet's current generation; a writer beyond one a
+    side raises the devices flag."""
+    conn.execute("INSERT OR IGNORE INTO live_writers (round, match, tbl, generation, writer, first_at, address, agent)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*sheet.key, sheet.id.generation, writer_of(device), at,
+                                                      device.address, (device.agent or "")[:200]))
+    count = conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
+                         " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0]
+    if count > DEVICES_PER_SHEET:
+        _flag(conn, sheet, None, "devices", {"devices": count}, at)
+
+
+def writers(session: EventSession, sheet: Sheet) -> int:
+    store = session.store
+    if store is None:
+        return 0
+    return int(store.conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
+                                  " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0])
 
 
 # --- the state of a sheet -------------------------------------------------------------------------
@@ -288,8 +400,11 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
     if store is None:
         return SheetState(sheet, slots, 0, False, False, False, 0, None, [])
     conn = store.conn
+    # what was entered with an earlier generation (a sheet reprinted, a round paired again) is void;
+    # what was confirmed is a result, whichever sheet confirmed it
     for row in conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ?"
-                            " AND state != 'replaced' ORDER BY id", sheet.key):
+                            " AND (state = 'confirmed' OR (state != 'replaced' AND generation = ?)) ORDER BY id",
+                            (*sheet.key, sheet.id.generation)):
         if row["slot"] not in slots:
             continue
         state = slots[row["slot"]]
@@ -307,8 +422,9 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
             state.fields = state.fields or {"stored": True}
     sheet_row = conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
                              sheet.key).fetchone()
-    devices = conn.execute("SELECT count(*), max(last_at) FROM live_devices WHERE round = ? AND match = ?"
-                           " AND tbl = ?", sheet.key).fetchone()
+    devices = conn.execute("SELECT (SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
+                           " AND generation = ?), (SELECT max(last_at) FROM live_devices WHERE round = ?"
+                           " AND match = ? AND tbl = ?)", (*sheet.key, sheet.id.generation, *sheet.key)).fetchone()
     flags = [dict(r) for r in conn.execute("SELECT * FROM live_flags WHERE round = ? AND match = ? AND tbl = ?"
                                            " AND cleared_at IS NULL ORDER BY id", sheet.key)]
     for flag in flags:
@@ -321,6 +437,31 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
         recap_scorer=bool(sheet_row and sheet_row["recap_scorer_at"]),
         recap_confirmer=bool(sheet_row and sheet_row["recap_confirmer_at"]),
         devices=int(devices[0]), last_contact=devices[1], flags=flags)
+
+
+def sheet_stamp(session: EventSession, sheet: Sheet) -> tuple[Any, ...]:
+    """What a sheet's page shows, as a few counts that change whenever it does (its entries, the
+    sheet's row, its flags and writers, the match's stored results, the director's actions): the
+    table page's stream says ``changed`` only when this changes. Counted, not read: every open
+    table page asks after each write of the hall, at most once a second."""
+    store = session.store
+    if store is None:
+        return ()
+    conn = store.conn
+    key = sheet.key
+    table = kind_of(session.event).table
+    return (
+        tuple(conn.execute("SELECT max(id), count(*) FROM live_entries WHERE round = ? AND match = ? AND tbl = ?",
+                           key).fetchone()),
+        tuple(conn.execute("SELECT generation, wrong_codes, locked_at, recap_scorer_at, recap_confirmer_at"
+                           " FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", key).fetchone() or ()),
+        tuple(conn.execute("SELECT max(id), count(cleared_at) FROM live_flags WHERE round = ? AND match = ?"
+                           " AND tbl = ?", key).fetchone()),
+        conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?", key).fetchone()[0],
+        tuple(conn.execute(f"SELECT max(id), count(*) FROM {table.table.name} WHERE round = ? AND match = ?",
+                           key[:2]).fetchone()),
+        conn.execute("SELECT max(id) FROM actions").fetchone()[0],
+    )
 
 
 def _match_results(session: EventSession, sheet: Sheet) -> dict[tuple[Any, ...], Any]:
@@ -405,6 +546,8 @@ def _once(store: ResultsStore, nonce: str, sheet: Sheet | None, device: Device, 
         at = now()
         conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
                      (nonce, at, json.dumps(outcome.as_dict(), ensure_ascii=False)))
+        if sheet is not None:
+            _wrote(conn, sheet, device, at)
         where = sheet.key if sheet is not None else (None, None, None)
         conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, device, address, agent, detail)"
                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -414,13 +557,26 @@ def _once(store: ResultsStore, nonce: str, sheet: Sheet | None, device: Device, 
 
 
 def _sheet_row(conn: Any, sheet: Sheet) -> Any:
+    """The sheet's row (made at its first write); 410 when the sheet was replaced since its page
+    was authorised (a reprint or an undone pairing in between)."""
     conn.execute("INSERT OR IGNORE INTO live_sheets (round, match, tbl) VALUES (?, ?, ?)", sheet.key)
-    return conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()
+    row = conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()
+    if int(row["generation"]) != sheet.id.generation:
+        raise LiveRefused("live.sheet_replaced", 410, generation=sheet.id.generation, current=row["generation"],
+                          why="")
+    return row
 
 
 def _refuse_if_locked(row: Any) -> None:
     if row["locked_at"]:
         raise LiveRefused("live.sheet_locked", 423)
+
+
+def _refuse_if_closed(session: EventSession, sheet: Sheet) -> None:
+    """A forfeited match's sheet, or any sheet once the event is declared over, takes nothing."""
+    reason = closed_reason(session, sheet)
+    if reason is not None:
+        raise LiveRefused("live.sheet_closed", 409, why=reason)
 
 
 def entry_values(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
@@ -477,6 +633,7 @@ def enter(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, st
     def write(conn: Any) -> Outcome:
         row = _sheet_row(conn, sheet)
         _refuse_if_locked(row)
+        _refuse_if_closed(session, sheet)
         state = _current(conn, sheet, slot)
         if (state is not None and state["state"] == "confirmed") or _stored(session, sheet, slot):
             raise LiveRefused("live.already_confirmed", 409, slot=slot)
@@ -505,9 +662,10 @@ def _insert_entry(conn: Any, sheet: Sheet, slot: str, fields: Mapping[str, Any],
 
 
 def _current(conn: Any, sheet: Sheet, slot: str) -> Any:
+    """The slot's last entry that counts: confirmed (any generation), or entered with this one."""
     return conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND slot = ?"
-                        " AND state IN ('entered', 'confirmed') ORDER BY id DESC LIMIT 1",
-                        (*sheet.key, slot)).fetchone()
+                        " AND (state = 'confirmed' OR (state = 'entered' AND generation = ?))"
+                        " ORDER BY id DESC LIMIT 1", (*sheet.key, slot, sheet.id.generation)).fetchone()
 
 
 def _stored(session: EventSession, sheet: Sheet, slot: str) -> bool:
@@ -536,6 +694,7 @@ def _with_code(session: EventSession, key: bytes, sheet: Sheet, team: str, code:
         def checked(conn: Any) -> Outcome:
             row = _sheet_row(conn, sheet)
             _refuse_if_locked(row)
+            _refuse_if_closed(session, sheet)
             _check_code(session, key, sheet, team, code)
             done: Outcome = write(conn)
             return done
@@ -566,8 +725,8 @@ def confirm(session: EventSession, key: bytes, sheet: Sheet, slots: Sequence[str
     def write(conn: Any) -> Outcome:
         entered = {r["slot"]: r for r in conn.execute(
             "SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND state = 'entered'"
-            " ORDER BY id", sheet.key)}
-        wanted = list(entered) if slots is None else list(slots)
+            " AND generation = ? ORDER BY id", (*sheet.key, sheet.id.generation))}
+        wanted = list(entered) if slots is None else list(dict.fromkeys(slots))  # a slot named twice: once
         if not wanted:
             raise LiveRefused("live.nothing_to_confirm", 409)
         for slot in wanted:
@@ -600,6 +759,16 @@ def dispute(session: EventSession, key: bytes, sheet: Sheet, slot: str, typed: M
     return _with_code(session, key, sheet, sheet.confirmer, code, nonce, device, "dispute", slot, write)
 
 
+def entered_live(event: Event, sheet: Sheet, by: str) -> str:
+    """Who a result entered live is stored as entered by (the paper slips' import names it when
+    they differ): the side that entered it and the side that confirmed it, ``live T1 长城队 → T2
+    东风队``; in a double-entry event, the two devices that agreed."""
+    if by.startswith("second entry"):
+        return "live: two devices agreed"
+    scorer, confirmer = event.team(sheet.scorer), event.team(sheet.confirmer)
+    return f"live {scorer.id} {scorer.name} → {confirmer.id} {confirmer.name}"
+
+
 def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: Sheet, slots: Sequence[str],
                   by: str, at: str) -> Outcome:
     """Store the entered results of ``slots`` as results (one import) and mark them confirmed."""
@@ -611,7 +780,9 @@ def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: 
     for slot in slots:
         row = _current(conn, sheet, slot)
         typed = {k: None if v is None else str(v) for k, v in json.loads(row["fields"]).items()}
-        entry = validated_entry(event, kind, entry_values(session, sheet, slot, typed, Device(row["device"])))
+        values = entry_values(session, sheet, slot, typed, Device(row["device"]))
+        values["entered_by"] = entered_live(event, sheet, by)
+        entry = validated_entry(event, kind, values)
         if store.current_row(kind.table, entry.slot) is not None:
             raise LiveRefused("live.already_confirmed", 409, slot=slot)
         entries.append(entry)
@@ -622,6 +793,10 @@ def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: 
         conn.execute("UPDATE live_entries SET state = 'confirmed', confirmed_by = ?, confirmed_at = ?,"
                      " result_import = ? WHERE id = ?", (by, at, import_id, row["id"]))
     for slot in slots:
+        # a dispute the two sides settled at the table (entered again, then confirmed) is closed
+        conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ? AND match = ?"
+                     " AND tbl = ? AND slot = ? AND kind = 'conflict' AND cleared_at IS NULL",
+                     (at, by, "settled at the table: entered again and confirmed", *sheet.key, slot))
         _check_far_apart(session, store, conn, sheet, slot, at)
     return Outcome("confirm", "live.confirmed", {"count": len(slots), "import_id": import_id})
 
@@ -685,8 +860,12 @@ def unlock(session: EventSession, sheet: Sheet, by: str) -> Outcome:
     return Outcome("unlock", "live.unlocked", {})
 
 
-def revoke(session: EventSession, sheet: Sheet, reason: str, by: str) -> int:
-    """A new generation of the sheet (to reprint): the printed one stops working. Its new number."""
+def revoke(session: EventSession, sheet: Sheet, reason: str, by: str, *, nonce: str | None = None,
+           said: Callable[[int], Outcome] | None = None) -> int:
+    """A new generation of the sheet (to reprint): the printed one stops working, and what was
+    entered with it and not confirmed is void. Its new number. ``nonce`` (the director's form)
+    is spent in the same transaction, with ``said(generation)`` as its outcome: a form sent again
+    after a crash finds it spent and revokes nothing more."""
     if not reason.strip():
         raise UserError("results.correction_needs_reason", field="reason")
     store = session.writable_store()
@@ -695,9 +874,86 @@ def revoke(session: EventSession, sheet: Sheet, reason: str, by: str) -> int:
         _sheet_row(conn, sheet)
         conn.execute("UPDATE live_sheets SET generation = generation + 1 WHERE round = ? AND match = ? AND tbl = ?",
                      sheet.key)
-        _log(conn, sheet, "revoke", None, f"{by}: {reason.strip()}")
-        return int(conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
+        made = int(conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
                                 sheet.key).fetchone()[0])
+        _log(conn, sheet, "revoke", None, json.dumps({"generation": made, "why": "reprint", "reason": reason.strip(),
+                                                       "by": by}, ensure_ascii=False))
+        if nonce is not None and said is not None:
+            conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
+                         (nonce, now(), json.dumps(said(made).as_dict(), ensure_ascii=False)))
+        return made
+
+
+def void_pairing(store: ResultsStore, event: Event, round_number: int, matches: Sequence[str], reason: str,
+                 by: str | None) -> None:
+    """Inside the transaction that undoes round ``round_number``'s pairing: every sheet of it
+    (``matches`` × the event's tables, printed or not) gets a new generation, so that its paper
+    answers 410 saying why and a new pairing's sheets print anew; what was entered on them and not
+    confirmed is void; locks, recaps and open flags of the round go with the pairing."""
+    conn = store.conn
+    at = now()
+    for match in matches:
+        for table in event.table_ids():
+            conn.execute("INSERT INTO live_sheets (round, match, tbl, generation) VALUES (?, ?, ?, 2)"
+                         " ON CONFLICT (round, match, tbl) DO UPDATE SET generation = generation + 1,"
+                         " wrong_codes = 0, locked_at = NULL, recap_scorer_at = NULL, recap_confirmer_at = NULL",
+                         (round_number, match, table))
+            made = conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
+                                (round_number, match, table)).fetchone()[0]
+            conn.execute("INSERT INTO live_log (at, round, match, tbl, action, device, detail)"
+                         " VALUES (?, ?, ?, ?, 'revoke', ?, ?)",
+                         (at, round_number, match, table, by, json.dumps(
+                             {"generation": made, "why": "undo", "reason": reason, "by": by}, ensure_ascii=False)))
+    conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ?"
+                 " AND cleared_at IS NULL", (at, by, f"pairing undone: {reason}", round_number))
+
+
+def settle(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None], reason: str,
+           by: str) -> Outcome:
+    """The director's decision on a disputed result (or any result not stored yet): the value
+    chosen or typed is stored as the result, with the reason, through the one results path; the
+    slot's entries are settled (confirmed), its conflict flag cleared, and the table goes on to
+    its recap. A result already stored is changed only by a correction (409 if it differs)."""
+    if not reason.strip():
+        raise UserError("results.correction_needs_reason", field="reason")
+    if slot not in sheet.slots:
+        raise LiveRefused("live.no_such_slot", 404, slot=slot)
+    event = session.event
+    kind = kind_of(event)
+    values = entry_values(session, sheet, slot, typed, Device(by))
+    values["entered_by"] = f"{by} (settled: {reason.strip()})"
+    entry = validated_entry(event, kind, values)
+    _, fields = _validated(session, sheet, slot, typed, Device(by))
+    store = session.writable_store()
+    with store.transaction():
+        conn = store.conn
+        _sheet_row(conn, sheet)
+        _refuse_if_closed(session, sheet)
+        check_seating(store, event, {(sheet.id.round, sheet.id.match)})
+        old = store.current_row(kind.table, entry.slot)
+        if old is not None and not entry.same_result(old):
+            raise LiveRefused("live.settle_stored", 409, slot=slot, stored=kind.stored_text(old, event.timezone))
+        import_id = old["import_id"] if old is not None else store.insert(
+            kind.table, [entry], source=f"live {sheet.id.round}/{sheet.id.match}/{sheet.id.table}",
+            import_kind="add", entered_by=entry.entered_by)
+        at = now()
+        conn.execute("UPDATE live_entries SET state = 'replaced' WHERE round = ? AND match = ? AND tbl = ?"
+                     " AND slot = ? AND state IN ('entered', 'conflict')", (*sheet.key, slot))
+        conn.execute("INSERT INTO live_entries (round, match, tbl, slot, generation, fields, device, at, state,"
+                     " confirmed_by, confirmed_at, result_import)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'confirmed', ?, ?, ?)",
+                     (*sheet.key, slot, sheet.id.generation, json.dumps(fields, sort_keys=True), by, at,
+                      f"director ({by})", at, import_id))
+        conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ? AND match = ?"
+                     " AND tbl = ? AND slot = ? AND kind = 'conflict' AND cleared_at IS NULL",
+                     (at, by, reason.strip(), *sheet.key, slot))
+        _check_far_apart(session, store, conn, sheet, slot, at)
+        _log(conn, sheet, "settle", slot, json.dumps({"fields": fields, "reason": reason.strip(), "by": by},
+                                                     ensure_ascii=False))
+    names = event.table_names(sheet.match)
+    return Outcome("settle", "live.settled", {"round": sheet.id.round, "match": sheet.id.match,
+                                              "table": names.get(sheet.id.table, sheet.id.table),
+                                              "slot": slot, "value": entry.value_text()})
 
 
 def clear_flag(session: EventSession, flag_id: int, reason: str, by: str) -> None:
@@ -716,6 +972,18 @@ def open_flags(session: EventSession, round_number: int) -> list[dict[str, Any]]
         return []
     return [dict(r) for r in session.store.conn.execute(
         "SELECT * FROM live_flags WHERE round = ? AND cleared_at IS NULL ORDER BY id", (round_number,))]
+
+
+def flag(session: EventSession, flag_id: int) -> dict[str, Any] | None:
+    """An open flag, with its detail read (``None``: no such open flag)."""
+    store = session.store
+    row = None if store is None else store.conn.execute(
+        "SELECT * FROM live_flags WHERE id = ? AND cleared_at IS NULL", (flag_id,)).fetchone()
+    if row is None:
+        return None
+    found = dict(row)
+    found["detail"] = json.loads(found["detail"])
+    return found
 
 
 def _log(conn: Any, sheet: Sheet, action: str, slot: str | None, detail: str) -> None:
@@ -742,7 +1010,7 @@ class RoundGrid:
 
 
 def round_grid(session: EventSession, round_number: int) -> RoundGrid:
-    states = [sheet_state(session, sheet) for sheet in sheets_of_round(session.event, round_number)]
+    states = [sheet_state(session, sheet) for sheet in sheets_of_round(session, round_number)]
     oldest = min((s.at for st in states for s in st.slots.values() if s.state == "entered" and s.at),
                  default=None)
     return RoundGrid(round_number, states, oldest, open_flags(session, round_number))

@@ -357,7 +357,12 @@ def undo_round(session: EventSession, number: int, reason: str,
             raise RoundError("round.has_penalties", field="round", number=number)
         store.insert_action("undo", number, {}, reason=reason.strip(), undoes=current[number].id,
                             entered_by=entered_by)
-    return _view(current[number])
+        # Its printed sheets belong to this pairing: a new one prints its own (docs/serve.md).
+        from dealer.app.live import void_pairing
+
+        view = _view(current[number])
+        void_pairing(store, event, number, [m.id for m in view.matches], reason.strip(), entered_by)
+    return view
 
 
 def record_forfeit(session: EventSession, number: int, match_id: str, team: str, reason: str,

@@ -14,7 +14,6 @@ import asyncio
 import concurrent.futures
 import datetime as dt
 import hashlib
-import json
 import secrets
 import urllib.parse
 from collections.abc import Callable
@@ -35,8 +34,11 @@ from dealer.resources import templates_dir
 from dealer.serve import pages
 from dealer.serve.security import Guard, RateLimit, allowed_hosts
 from dealer.serve.web import (
+    DIRECTOR_COOKIE,
+    ClientGone,
     _error_status,
     device_of,
+    error_text,
     form_of,
     lang_of,
     one,
@@ -46,13 +48,12 @@ from dealer.serve.web import (
     render,
     wants_json,
     with_device,
+    words,
 )
-from dealer.words import words
 
 T = TypeVar("T")
-DIRECTOR_COOKIE = "sjd_director"
 STATIC = {"serve.css": "text/css; charset=utf-8", "table.js": "text/javascript; charset=utf-8",
-          "live.js": "text/javascript; charset=utf-8"}
+          "live.js": "text/javascript; charset=utf-8", "refresh.js": "text/javascript; charset=utf-8"}
 #: A live page's stream tells of changes at most this often (seconds): the writes of a busy round
 #: make one event, not one each. Without it every entry woke every open stream: 240 streams cut
 #: the entry rate of tests/test_serve_load.py by more than half, and each page would fetch its
@@ -180,9 +181,10 @@ class Server:
             return with_device(refused(request, error, lang), device, new)
         said = request.query_params.get("said")
         if said:
-            context["said"] = await self.live.run(lambda s: _said(s, said, lang))
+            context["said"] = await self.live.run(lambda s: self._said(s, sheet, said, lang))
         if request.url.path.endswith(".json") or wants_json(request):
             context.pop("nonces", None)
+            context.pop("dispute_nonces", None)
             return with_device(JSONResponse(context), device, new)
         return with_device(render("table.html", context, lang, url=self.sheet_url(sheet, lang)), device, new)
 
@@ -191,13 +193,29 @@ class Server:
         live.seen(session, sheet, device)
         context = pages.table_page(session, self.live.key, sheet, device, page_words(lang),
                                    double_entry=self.live.double_entry)
-        context["nonces"] = {name: live.new_nonce(self.live.key)
-                             for name in (*sheet.slots, "confirm", "recap-scorer", "recap-confirmer")}
-        context["dispute_nonces"] = {slot: live.new_nonce(self.live.key) for slot in sheet.slots}
+        key = self.live.key
+
+        def nonce(form: str) -> str:
+            return live.new_nonce(key, live.sheet_form(sheet.id, form))
+        context["nonces"] = {**{slot: nonce(f"enter/{slot}") for slot in sheet.slots}, "confirm": nonce("confirm"),
+                             "recap-scorer": nonce("recap/scorer"), "recap-confirmer": nonce("recap/confirmer")}
+        context["dispute_nonces"] = {slot: nonce(f"dispute/{slot}") for slot in sheet.slots}
+        closed = context["closed_reason"]
+        context["closed_reason"] = None if closed is None else words(lang).text(closed.key, closed.params)
         context["lang"] = lang
+        context["version"] = self.live.version  # what refresh.js compares the stream's events with
         context["said"] = None
         context["refusal"] = None
         return context
+
+    def _said(self, session: EventSession, sheet: live.Sheet, nonce: str, lang: str) -> str | None:
+        """What the request of ``nonce`` did, for the page it redirected to: only a nonce of this
+        sheet's own forms (another sheet's outcome is not this page's to tell)."""
+        if not any(live.nonce_for(self.live.key, nonce, live.sheet_form(sheet.id, form))
+                   for form in live.sheet_forms(sheet)):
+            return None
+        outcome = live.outcome_of(session, nonce)
+        return None if outcome is None else words(lang).text(outcome.key, outcome.params)
 
     async def table_post(self, request: Request) -> Response:
         lang = lang_of(request)
@@ -207,25 +225,29 @@ class Server:
         nonce = one(form, "nonce")
         try:
             sheet = await self._authorised(request)
-            live.check_nonce(self.live.key, nonce)
             key = self.live.key
             typed = {name: one(form, name) for name in form}
             use: Callable[[EventSession], live.Outcome]
             if action == "enter":
                 slot = one(form, "slot")
+                name = f"enter/{slot}"
                 use = lambda s: live.enter(s, sheet, slot, typed, device, nonce,  # noqa: E731
                                            double_entry=self.live.double_entry)
             elif action == "confirm":
                 chosen = form.get("slots") or None
+                name = "confirm"
                 use = lambda s: live.confirm(s, key, sheet, chosen, one(form, "code"), device, nonce)  # noqa: E731
             elif action == "dispute":
+                name = f"dispute/{one(form, 'slot')}"
                 use = lambda s: live.dispute(s, key, sheet, one(form, "slot"), typed, one(form, "code"),  # noqa: E731
                                              device, nonce)
             elif action == "recap":
+                name = f"recap/{one(form, 'side')}"
                 use = lambda s: live.confirm_recap(s, key, sheet, one(form, "side"), one(form, "code"),  # noqa: E731
                                                    device, nonce)
             else:
                 return refused(request, live.LiveRefused("serve.no_such_action", 404), lang)
+            live.check_nonce(key, nonce, live.sheet_form(sheet.id, name))
             outcome = await self.live.run(use, wrote=True)
         except (UserError, EntryUrlError) as error:
             if isinstance(error, Rejected | live.LiveRefused) and not wants_json(request):
@@ -235,11 +257,10 @@ class Server:
                 except (UserError, EntryUrlError):
                     return with_device(refused(request, error, lang), device, new)
                 context = await self.live.run(lambda s: self._table_context(s, sheet, device, lang))
-                w = words(lang)
+                message, problems = error_text(error, lang)
                 context["refusal"] = {
-                    "slot": one(form, "slot"), "message": w.text(error.key, error.params)
-                    if not isinstance(error, Rejected) else "",
-                    "problems": [p.text(w) for p in error.problems] if isinstance(error, Rejected) else [],
+                    "slot": one(form, "slot"), "message": "" if isinstance(error, Rejected) else message,
+                    "problems": problems,
                     "typed": {k: one(form, k) for k in ("defenders_points", "trump", "home_level", "away_level",
                                                         "last_game", "home_games", "away_games")}}
                 return with_device(render("table.html", context, lang, _error_status(error),
@@ -251,18 +272,70 @@ class Server:
                                              "repeated": outcome.repeated}), device, new)
         return with_device(RedirectResponse(self.sheet_url(sheet, lang, said=nonce), status_code=303), device, new)
 
+    async def sheet_events(self, request: Request) -> Response:
+        """The table page's own stream: ``changed`` when what its page shows changed (an entry, the
+        other side's confirmation or dispute, the other table's result, a director's unlock,
+        correction or reprint), at most once in :data:`EVENTS_EVERY_S`; only to a URL that opens
+        the sheet."""
+        try:
+            sheet = await self._authorised(request)
+        except (UserError, EntryUrlError) as error:
+            return refused(request, error, lang_of(request))
+        state = self.live
+
+        async def stamp() -> Any:
+            return await state.run(lambda s: live.sheet_stamp(s, sheet))
+
+        return self._stream(request, stamp)
+
+    def _stream(self, request: Request, stamp: Callable[[], Any] | None = None) -> Response:
+        """Server-sent events: ``changed`` after a write (``stamp``: only when what it stamps
+        changed), at most one in :data:`EVENTS_EVERY_S`; every 15 s a comment, to keep the
+        connection."""
+        state = self.live
+        if state.changed is None:
+            state.changed = asyncio.Event()
+
+        async def stream() -> Any:
+            seen = state.version
+            marked = await stamp() if stamp is not None else None
+            yield f"retry: 3000\nevent: changed\ndata: {seen}\n\n"
+            while True:
+                if state.version == seen:
+                    changed = state.changed
+                    assert changed is not None
+                    try:
+                        await asyncio.wait_for(changed.wait(), 15)
+                    except TimeoutError:
+                        if await request.is_disconnected():
+                            return
+                        yield ": keep-alive\n\n"
+                    continue
+                seen = state.version
+                if stamp is not None:
+                    now_marked = await stamp()
+                    if now_marked == marked:
+                        continue
+                    marked = now_marked
+                yield f"event: changed\ndata: {seen}\n\n"
+                await asyncio.sleep(EVENTS_EVERY_S)  # the writes meanwhile make one event, after it
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
     # --- the home page and the fallback code ----------------------------------------------------
 
     async def home(self, request: Request) -> Response:
         lang = lang_of(request)
         context = await self.live.run(lambda s: {"event": {"id": s.event.id, "name": s.event.name},
-                                                 "round": live.open_round(s), "nonce": live.new_nonce(self.live.key)})
+                                                 "round": live.open_round(s),
+                                                 "nonce": live.new_nonce(self.live.key, "code")})
         return render("home.html", context, lang)
 
     async def code(self, request: Request) -> Response:
         lang = lang_of(request)
         form = await form_of(request)
         try:
+            live.check_nonce(self.live.key, one(form, "nonce"), "code")
             sheet, _tag = await self.live.run(lambda s: live.sheet_by_code(s, self.live.key, one(form, "code")))
         except UserError as error:
             return refused(request, error, lang)
@@ -322,32 +395,9 @@ class Server:
     # --- live pages --------------------------------------------------------------------------
 
     async def events(self, request: Request) -> Response:
-        """Server-sent events: ``changed`` after a write (and every 15 s a comment, to keep the
-        connection), for the live pages to fetch their JSON twin again; at most one a stream in
-        :data:`EVENTS_EVERY_S`."""
-        state = self.live
-        if state.changed is None:
-            state.changed = asyncio.Event()
-
-        async def stream() -> Any:
-            seen = state.version
-            yield f"retry: 3000\nevent: changed\ndata: {seen}\n\n"
-            while True:
-                if state.version == seen:
-                    changed = state.changed
-                    assert changed is not None
-                    try:
-                        await asyncio.wait_for(changed.wait(), 15)
-                    except TimeoutError:
-                        if await request.is_disconnected():
-                            return
-                        yield ": keep-alive\n\n"
-                    continue
-                seen = state.version
-                yield f"event: changed\ndata: {seen}\n\n"
-                await asyncio.sleep(EVENTS_EVERY_S)  # the writes meanwhile make one event, after it
-
-        return StreamingResponse(stream(), media_type="text/event-stream")
+        """Server-sent events: ``changed`` after a write, for the live pages and the console to
+        fetch their page again (:meth:`_stream`)."""
+        return self._stream(request)
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -367,17 +417,6 @@ class Server:
             await self.live.run(lambda s: None)
             if self.live.version != before:
                 self.live.touch()
-
-
-def _said(session: EventSession, nonce: str, lang: str) -> str | None:
-    """What the request of ``nonce`` did, for the page it redirected to."""
-    store = session.store
-    row = None if store is None else store.conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?",
-                                                        (nonce,)).fetchone()
-    if row is None:
-        return None
-    outcome = live.Outcome.from_dict(json.loads(row[0]))
-    return words(lang).text(outcome.key, outcome.params)
 
 
 # --- directors' links ------------------------------------------------------------------------------
@@ -432,6 +471,7 @@ def create_app(state: Live, host: str, port: int, *, base_url: str | None = None
         Route("/code", server.code, methods=["POST"]),
         Route(sheet, server.table),
         Route(sheet + "/state.json", server.table),
+        Route(sheet + "/events", server.sheet_events),
         Route(sheet + "/{action}", server.table_post, methods=["POST"]),
         Route("/-/login", server.login),
         Route("/-/console", server.console),
@@ -455,6 +495,17 @@ def create_app(state: Live, host: str, port: int, *, base_url: str | None = None
 
     import contextlib
 
-    app = Starlette(routes=routes, lifespan=contextlib.asynccontextmanager(lambda _app: watch()))
+    async def gone(request: Request, error: Exception) -> Response:
+        return Response(status_code=400)  # nobody is left to read it
+
+    async def refuse(request: Request, error: Exception) -> Response:
+        assert isinstance(error, UserError)
+        return refused(request, error, lang_of(request))
+
+    # An expected failure a route did not answer itself (a form too large to read) is refused
+    # in words, never a 500; a client gone mid-body needs no answer and no traceback.
+    handlers: dict[Any, Callable[[Request, Exception], Any]] = {ClientGone: gone, UserError: refuse}
+    app = Starlette(routes=routes, exception_handlers=handlers,
+                    lifespan=contextlib.asynccontextmanager(lambda _app: watch()))
     app.state.server = server
     return Guard(app, allowed_hosts(host, port), rate or RateLimit(), refusal_page)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import urllib.parse
 import weakref
 from collections.abc import Callable
@@ -24,13 +25,15 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 
 from dealer.app import live
 from dealer.app.live import now
-from dealer.errors import Phrase, Rejected, UserError
+from dealer.errors import Phrase, UserError
 from dealer.numbers import whole_number_or_none
 from dealer.render.strings import Strings
-from dealer.words import local_time, words
+from dealer.serve.web import DIRECTOR_COOKIE, words
+from dealer.words import local_time
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
+    from dealer.formats.entry import SheetId
     from dealer.render.engine import Document
     from dealer.serve.app import Server
 
@@ -65,8 +68,6 @@ def _fields_text(fields: Any) -> str:
 
 
 def _flag_text(flag: dict[str, Any], t: Strings) -> str:
-    import json
-
     detail = json.loads(flag["detail"]) if isinstance(flag["detail"], str) else flag["detail"]
     if flag["kind"] == "far-apart":
         return t.fmt("console_flag_far_apart", apart=detail.get("apart"), total=detail.get("total"))
@@ -76,9 +77,19 @@ def _flag_text(flag: dict[str, Any], t: Strings) -> str:
                  second=_fields_text(detail.get("second")))
 
 
+#: What an owner-only file of the output folder holds, by the start of its name (the console lists
+#: it, never serves it): the team cards hold the teams' codes; every other such file shows cards.
+SECRET_FILES = (("team-cards", "codes"),)
+
+
+def _secret_kind(name: str) -> str:
+    return next((kind for prefix, kind in SECRET_FILES if name.startswith(prefix)), "cards")
+
+
 def output_files(session: EventSession) -> list[dict[str, Any]]:
     """The files in the event's output folder (the print pack, the console's reprints), newest
-    first; those written owner-only (they show cards) are listed, never served."""
+    first; those written owner-only (cards, team codes: ``secret`` says which) are listed, never
+    served."""
     folder = session.folder.output_path
     if not folder.is_dir():
         return []
@@ -88,14 +99,23 @@ def output_files(session: EventSession) -> list[dict[str, Any]]:
                     if path.is_file() and path.suffix in (".pdf", ".html")),
                    key=lambda found: (-found[1].st_mtime, found[0].name))
     zone = session.event.timezone
-    return [{"name": path.name, "kib": round(stat.st_size / 1024), "secret": not stat.st_mode & 0o044,
+    return [{"name": path.name, "kib": round(stat.st_size / 1024),
+             "secret": None if stat.st_mode & 0o044 else _secret_kind(path.name),
              "at": local_time(dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC).isoformat(timespec="seconds"), zone)}
             for path, stat in stats]
 
 
-def console_context(session: EventSession, key: bytes, number: int | None, lang: str, who: str) -> dict[str, Any]:
-    """The console's page: the round's grid, the open flags, what keeps the round open, and
-    every form (each with its nonce)."""
+#: The console's forms (each nonce is bound to one, and to the director's session).
+FORMS = ("correct", "forfeit", "late", "penalty", "lineup", "release", "pair", "print", "clear-flag", "settle",
+         "unlock", "reprint")
+
+
+def console_context(session: EventSession, key: bytes, number: int | None, lang: str, who: str,
+                    token: str, version: int = 0) -> dict[str, Any]:
+    """The console's page: what needs the director first (open flags, locked sheets), the
+    round's grid, what keeps the round open, and every form (each with its nonce, bound to the
+    form and the director's session ``token``); ``version``: the data's, as the page's stream
+    counts it."""
     event = session.event
     t = _t(lang)
     rounds = [r.number for r in event.rounds]
@@ -103,8 +123,9 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
         number = live.open_round(session)
     if number is not None and event.round(number) is None:
         raise live.LiveRefused("console.no_such_round", 404, round=number)
-    def nonce() -> str:
-        return live.new_nonce(key)
+
+    def nonce(form: str) -> str:
+        return live.new_nonce(key, live.console_form(token, form))
 
     context: dict[str, Any] = {
         "kind": "console", "who": who,
@@ -116,9 +137,9 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
         "penalty_kinds": list(PENALTY_KINDS), "trumps": ["", "S", "H", "D", "C", "NT"],
         "next_round": live.next_round_number(session) if event.format.paired else None,
         "files": output_files(session),
-        "nonces": {name: nonce() for name in ("correct", "forfeit", "late", "penalty", "lineup", "release",
-                                               "pair", "print")},
-        "said": None, "said_file": None, "refusal": None,
+        "nonces": {name: nonce(name) for name in ("correct", "forfeit", "late", "penalty", "lineup", "release",
+                                                   "pair", "print")},
+        "said": None, "said_file": None, "refusal": None, "attention": [], "version": version,
         "data_time": local_time(now(), event.timezone),
     }
     if number is None:
@@ -152,8 +173,10 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
             "last_contact": local_time(state.last_contact, event.timezone) if state.last_contact else None,
             "last_contact_age": contact, "last_contact_text": age_text(contact, t),
             "closed": state.closed, "forfeited": sid.match in forfeited,
-            "cells": [{"slot": s.slot, "state": s.state, "flagged": s.flagged} for s in state.slots.values()],
-            "nonces": {"unlock": nonce(), "reprint": nonce()}})
+            "cells": [{"slot": s.slot, "state": s.state, "flagged": s.flagged,
+                       "shown": "flagged" if s.flagged else s.state} for s in state.slots.values()],
+            "flags": len(state.flags),
+            "nonces": {"unlock": nonce("unlock"), "reprint": nonce("reprint")}})
     if grid.sheets:
         first = grid.sheets[0].sheet
         context["columns"] = [t.level_result if slot == live.LEVEL_SLOT else slot for slot in first.slots]
@@ -164,11 +187,19 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
                                          "text": age_text(age, t)}
     for flag in grid.flags:
         age = live.age_seconds(flag["at"])
+        detail = json.loads(flag["detail"]) if isinstance(flag["detail"], str) else flag["detail"]
         context["flags"].append({
             "id": flag["id"], "kind": flag["kind"], "match": flag["match"], "table": flag["tbl"],
+            "table_name": names.get(flag["match"], {}).get(flag["tbl"], flag["tbl"]),
             "slot": flag["slot"] or None, "text": _flag_text(flag, t),
             "at": local_time(flag["at"], event.timezone), "age": age, "age_text": age_text(age, t),
-            "nonce": nonce()})
+            # a dispute is settled in one action: the scorer's value, the other side's, or another
+            "choices": [{"choice": side, "fields": detail.get(side), "text": _fields_text(detail.get(side))}
+                        for side in ("first", "second")] if flag["kind"] == "conflict" else [],
+            "nonce": nonce("settle" if flag["kind"] == "conflict" else "clear-flag")})
+    # what needs the director, first on a phone: flags, then locked sheets, oldest first
+    context["attention"] = [{**f, "what": "flag", "flag_kind": f["kind"]} for f in context["flags"]] + [
+        {**sheet, "what": "locked"} for sheet in context["sheets"] if sheet["locked"]]
     pending = live.round_pending(session, number)
     context["pending"] = {"unconfirmed": pending.unconfirmed, "flags": pending.flags}
     return context
@@ -188,16 +219,23 @@ def _query(lang: str, **values: object) -> str:
     return "?" + urllib.parse.urlencode(query) if query else ""
 
 
+def _token(request: Request) -> str:
+    return request.cookies.get(DIRECTOR_COOKIE, "")
+
+
 async def page(server: Server, request: Request, lang: str, who: str) -> Response:
     from dealer.serve.web import refused, render, wants_json
 
+    token = _token(request)
     try:
         number = _round_param(request.query_params.get("round"))
-        context = await server.live.run(lambda s: console_context(s, server.live.key, number, lang, who))
+        context = await server.live.run(lambda s: console_context(s, server.live.key, number, lang, who, token,
+                                                                          server.live.version))
     except UserError as error:
         return refused(request, error, lang)
     said = request.query_params.get("said")
-    if said:
+    # only the outcome of this director's own forms (another's nonce tells this page nothing)
+    if said and any(live.nonce_for(server.live.key, said, live.console_form(token, form)) for form in FORMS):
         outcome = await server.live.run(lambda s: live.outcome_of(s, said))
         if outcome is not None:
             context["said"] = words(lang).text(outcome.key, outcome.params)
@@ -249,7 +287,9 @@ def _served_file(session: EventSession, name: str) -> Path:
     for found in output_files(session):
         if found["name"] == name:
             if found["secret"]:
-                raise live.LiveRefused("console.secret_file", 403, name=name)
+                if found["secret"] == "codes":
+                    raise live.LiveRefused("console.secret_file_codes", 403, name=name)
+                raise live.LiveRefused("console.secret_file_cards", 403, name=name)
             return session.folder.output_path / name
     raise live.LiveRefused("console.no_such_file", 404, name=name)
 
@@ -409,16 +449,45 @@ def _clear_flag(form: dict[str, list[str]], who: str) -> Use:
     return use
 
 
+#: What a settled result may carry, as a table's page enters it.
+TYPED = ("defenders_points", "trump", "home_level", "away_level", "last_game", "home_games", "away_games")
+
+
+def _settle(form: dict[str, list[str]], who: str) -> Use:
+    """A dispute settled in one action (:func:`dealer.app.live.settle`): the scorer's value
+    (``first``), the other side's (``second``), or the value typed, with a reason."""
+    flag_id = _number(form, "flag")
+    assert flag_id is not None
+    choice = _one(form, "choice") or "typed"
+    if choice not in ("first", "second", "typed"):
+        raise live.LiveRefused("console.bad_choice", 400, value=choice)
+
+    def use(s: EventSession) -> live.Outcome:
+        found = live.flag(s, flag_id)
+        if found is None or found["kind"] != "conflict":
+            raise live.LiveRefused("live.no_such_flag", 404, flag=flag_id)
+        round_number, match, table = int(found["round"]), str(found["match"]), str(found["tbl"])
+        sheet = live.sheet_of(s.event, round_number, match, table, live.generation(s.store, round_number, match,
+                                                                                     table))
+        if choice == "typed":
+            typed: dict[str, str | None] = {name: _one(form, name) or None for name in TYPED}
+        else:
+            chosen = found["detail"].get(choice) or {}
+            typed = {name: None if value is None else str(value) for name, value in chosen.items()}
+        return live.settle(s, sheet, str(found["slot"]), typed, _one(form, "reason"), who)
+    return use
+
+
 #: action → (its use case from the form, whether the session is reopened after it).
 ACTIONS: dict[str, tuple[Callable[[dict[str, list[str]], str], Use], bool]] = {
-    "unlock": (_unlock, False), "clear-flag": (_clear_flag, False), "correct": (_correct, True),
-    "forfeit": (_forfeit, True), "late": (_late, True), "penalty": (_penalty, True), "lineup": (_lineup, True),
-    "release": (_release, True), "pair": (_pair, True),
+    "unlock": (_unlock, False), "clear-flag": (_clear_flag, False), "settle": (_settle, True),
+    "correct": (_correct, True), "forfeit": (_forfeit, True), "late": (_late, True), "penalty": (_penalty, True),
+    "lineup": (_lineup, True), "release": (_release, True), "pair": (_pair, True),
 }
 
 
 async def action(server: Server, request: Request, lang: str, who: str) -> Response:
-    from dealer.serve.web import _error_status, form_of, render, wants_json
+    from dealer.serve.web import _error_status, error_text, form_of, render, wants_json
     from dealer.serve.web import refused as refused_page
 
     name = request.path_params["action"]
@@ -427,8 +496,11 @@ async def action(server: Server, request: Request, lang: str, who: str) -> Respo
     back = whole_number_or_none(_one(form, "back") or _one(form, "round"))  # the round the console shows
     back = back if back is not None and back >= 1 else None
     state = server.live
+    token = _token(request)
     try:
-        live.check_nonce(state.key, nonce)
+        if name not in FORMS:
+            raise live.LiveRefused("serve.no_such_action", 404)
+        live.check_nonce(state.key, nonce, live.console_form(token, name))
         if name in ("reprint", "print"):
             outcome = await (_reprint(server, form, lang, who, nonce) if name == "reprint"
                              else _print(server, form, lang, who, nonce))
@@ -448,17 +520,15 @@ async def action(server: Server, request: Request, lang: str, who: str) -> Respo
         if wants_json(request):
             return refused_page(request, error, lang)
         try:
-            context = await state.run(lambda s: console_context(s, state.key, back, lang, who))
+            context = await state.run(lambda s: console_context(s, state.key, back, lang, who, token, state.version))
         except UserError:
             return refused_page(request, error, lang)
-        w = words(lang)
-        context["refusal"] = {
-            "action": name,
-            "message": w.text(error.key, error.params) if not isinstance(error, Rejected)
-            else w.message(error).split("\n")[0],
-            "problems": [p.text(w) for p in error.problems] if isinstance(error, Rejected) else []}
+        message, problems = error_text(error, lang)
+        context["refusal"] = {"action": name, "message": message, "problems": problems}
         return render("console.html", context, lang, _error_status(error), q=_query(lang))
     message = words(lang).text(outcome.key, outcome.params)
+    if outcome.action == "pair":  # the console goes on with the round just paired
+        back = int(outcome.params["round"])
     if wants_json(request):
         file = outcome.params.get("file")
         return JSONResponse({"ok": True, "action": outcome.action, "message": message, "repeated": outcome.repeated,
@@ -491,42 +561,67 @@ async def _render(documents: list[Document]) -> list[Any]:
     return await asyncio.to_thread(render_documents, documents, "pdf", 1)
 
 
-async def _reprint(server: Server, form: dict[str, list[str]], lang: str, who: str, nonce: str) -> live.Outcome:
-    """Revoke a sheet (:func:`dealer.app.live.revoke`, with the reason) and render its new score
-    sheet as ``dealer print score-sheets`` does (the same planning, then only this table's page)."""
+def _sheet_file(sid: SheetId, generation: int, lang: str) -> str:
+    return f"score-sheet-round-{sid.round:02d}-match-{sid.match}-{sid.table}-g{generation}-{lang}.pdf"
+
+
+def _sheet_document(server: Server, s: EventSession, sheet: live.Sheet, lang: str) -> tuple[str, Document]:
+    """The score sheet of one table as ``dealer print score-sheets`` plans it (the same planning,
+    then only this table's page), in the sheet's current generation, and its file's name."""
     from dealer.render import plan_documents
 
+    sid = sheet.id
+    made = live.generation(s.store, sid.round, sid.match, sid.table)
+    options = _options(server, lang, round=sid.round, sets=None if s.event.levels else (sheet.match.set,))
+    doc = plan_documents(s, "score-sheets", options).documents[0]
+    pages = [p for p in doc.pages if str(p.get("match")) == sid.match and str(p.get("table")) == sid.table]
+    name = _sheet_file(sid, made, lang)
+    return name, dataclasses.replace(doc, path=doc.path.parent / name, pages=pages or doc.pages,
+                                     units={"score sheets": 1})
+
+
+async def _reprint(server: Server, form: dict[str, list[str]], lang: str, who: str, nonce: str) -> live.Outcome:
+    """Revoke a sheet (:func:`dealer.app.live.revoke`, with the reason, the form's nonce spent in
+    the same transaction) and render its new score sheet. The same form sent again (a lost
+    answer, a server killed mid-print) revokes nothing more: it makes the PDF again if it is not
+    there and the sheet is still in that generation."""
     state = server.live
     reason = _one(form, "reason")
     async with _lock(server):
         done = await state.run(lambda s: live.outcome_of(s, nonce))
         if done is not None:
+            def again(s: EventSession) -> Document | None:
+                params = done.params
+                sheet = live.sheet_of(s.event, int(params["round"]), str(params["match"]), str(params["table"]),
+                                      int(params["generation"]))
+                if live.generation(s.store, *sheet.key) != sheet.id.generation:
+                    return None  # reprinted again since: that later sheet is the one to print
+                name, doc = _sheet_document(server, s, sheet, lang)
+                return None if name != params.get("file") or doc.path.exists() else doc
+            missing = await state.run(again)
+            if missing is not None:
+                await _render([missing])
             return dataclasses.replace(done, repeated=True)
 
         def revoke_and_plan(s: EventSession) -> tuple[live.Outcome, Document]:
             sheet = _sheet(s, form)
             if not reason:
                 raise UserError("results.correction_needs_reason", field="reason")
-            kind = "score-sheets"
+            _sheet_document(server, s, sheet, lang)  # refused here, before the sheet is revoked
             sid = sheet.id
-            options = _options(server, lang, round=sid.round, sets=None if s.event.levels else (sheet.match.set,))
-            plan = plan_documents(s, kind, options)  # refused here, before the sheet is revoked
-            made = live.revoke(s, sheet, reason, who)
-            plan = plan_documents(s, kind, options)  # again: the new generation's sheet
-            doc = plan.documents[0]
-            pages = [p for p in doc.pages if str(p.get("match")) == sid.match and str(p.get("table")) == sid.table]
-            name = f"score-sheet-round-{sid.round:02d}-match-{sid.match}-{sid.table}-g{made}-{lang}.pdf"
-            doc = dataclasses.replace(doc, path=doc.path.parent / name, pages=pages or doc.pages,
-                                      units={"score sheets": 1})
-            return live.Outcome("reprint", "console.reprinted", {"round": sid.round, "match": sid.match,
-                                                                 "table": sid.table, "generation": made,
-                                                                 "file": name}), doc
+
+            def said(made: int) -> live.Outcome:
+                return live.Outcome("reprint", "console.reprinted", {"round": sid.round, "match": sid.match,
+                                                                     "table": sid.table, "generation": made,
+                                                                     "file": _sheet_file(sid, made, lang)})
+            made = live.revoke(s, sheet, reason, who, nonce=nonce, said=said)
+            _name, doc = _sheet_document(server, s, dataclasses.replace(sheet, id=dataclasses.replace(
+                sid, generation=made)), lang)
+            return said(made), doc
 
         outcome, doc = await state.run(revoke_and_plan, wrote=True)
         await _render([doc])
-        return await state.run(lambda s: live.director_once(s, nonce, who, "reprint", lambda _s: outcome,
-                                                            (outcome.params["round"], outcome.params["match"],
-                                                             outcome.params["table"])))
+        return outcome
 
 
 async def _print(server: Server, form: dict[str, list[str]], lang: str, who: str, nonce: str) -> live.Outcome:

@@ -36,9 +36,10 @@ from dealer.app import live
 from dealer.app.live import now
 from dealer.app.played import folder_seed
 from dealer.errors import UserError
+from dealer.serve.web import words
 from dealer.site import _PageRender, page_render, published, site_templates
 from dealer.site.pages import plan_pages
-from dealer.words import local_time, words
+from dealer.words import local_time
 
 if TYPE_CHECKING:
     from dealer.app import AuditMark

@@ -51,6 +51,19 @@ def result_sentence(session: EventSession, sheet: live.Sheet, slot: str, fields:
                  defenders=defenders, points=points, change=change)
 
 
+def match_result(session: EventSession, sheet: live.Sheet) -> dict[str, Any] | None:
+    """The match's result for its two teams' sheets, once both its tables have every result
+    stored (before: ``None``): each team's level points and match points."""
+    if sheet.id.match not in live.matches_done(session, sheet.id.round):
+        return None
+    score = session.scored().score(sheet.id.round, sheet.id.match)
+    if not score.complete:
+        return None
+    return {"home": _team(session, score.home), "away": _team(session, score.away),
+            "home_levels": score.home_levels, "away_levels": score.away_levels,
+            "home_match_points": score.home_match_points, "away_match_points": score.away_match_points}
+
+
 def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: live.Device, t: Strings,
                *, double_entry: bool = False) -> dict[str, Any]:
     """The table's page: the sheet, both teams and their line-up, every result's state."""
@@ -77,6 +90,7 @@ def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: liv
         row["other_table"] = other = live.other_table(session, sheet, slot) if s.state == "confirmed" else None
         row["other_sentence"] = result_sentence(session, sheet, slot, other, t) if other is not None else None
         slots.append(row)
+    closed = live.closed_reason(session, sheet)
     line = {}
     for team in (sheet.scorer, sheet.confirmer):
         lineup = lineups.get(sheet.id.round, team)
@@ -92,6 +106,9 @@ def table_page(session: EventSession, key: bytes, sheet: live.Sheet, device: liv
         "confirmer": {**_team(session, sheet.confirmer), "players": line[sheet.confirmer],
                       "side": None if event.levels else "NS"},
         "mode": "double-entry" if double_entry else "team-code",
+        #: why the sheet takes no entry (a forfeit, the event declared over): a phrase the face words
+        "closed_reason": closed,
+        "match_result": None if closed is not None else match_result(session, sheet),
         "slots": slots,
         "entered": [s["slot"] for s in slots if s["state"] == "entered"],
         #: boards waiting for confirmation that this device did not enter: it may be the other side's

@@ -1,6 +1,11 @@
 """The server's guards, as one ASGI middleware (docs/serve.md, "Threat model"): a Host allow-list
 (against DNS rebinding), the Origin of unsafe methods (against cross-site posts), bounded request
 bodies, a per-address token bucket on writes, and the headers every answer carries.
+
+The pages' referrer policy is ``same-origin``: a browser then sends the page's own ``Origin`` with
+every form it posts back (``no-referrer`` made Chromium send ``Origin: null``, which the guard
+must refuse: a sandboxed or cross-site frame sends that too), and no ``Referer`` to any other site
+(the sheet's tag is in its path; the pages link nowhere else anyway).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ BODY_LIMIT = 16 * 1024
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 HEADERS = [
     (b"cache-control", b"no-store"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy",
@@ -71,6 +76,22 @@ def allowed_hosts(host: str, port: int) -> frozenset[str]:
     return frozenset(found)
 
 
+def same_origin(headers: dict[str, str], host: str) -> bool:
+    """Whether an unsafe request comes from the server's own pages: its ``Origin`` is the server
+    (``null``, another port or scheme, or another site is refused); without one (a program, not a
+    browser: browsers send it with every post), a ``Referer`` that names another origin is refused;
+    ``Sec-Fetch-Site``, where the browser sends it (localhost), must not say ``cross-site`` or
+    ``same-site``."""
+    own = f"http://{host}"
+    origin = headers.get("origin")
+    if origin is not None:
+        return origin == own
+    referer = headers.get("referer")
+    if referer is not None and referer != own and not referer.startswith(own + "/"):
+        return False
+    return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+
+
 class Guard:
     """The middleware. ``refuse(status, key)`` words a refusal as the app does (a small page)."""
 
@@ -101,8 +122,7 @@ class Guard:
             return
         method = scope["method"]
         if method not in SAFE_METHODS:
-            origin = headers.get("origin")
-            if origin is not None and origin != f"http://{host}":
+            if not same_origin(headers, host):
                 await answer(403, "serve.foreign_origin")
                 return
             length = headers.get("content-length")

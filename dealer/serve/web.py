@@ -4,20 +4,53 @@ the device cookie."""
 
 from __future__ import annotations
 
+import functools
+import sys
 import urllib.parse
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from dealer.app import live
-from dealer.errors import EnvironmentProblem, Rejected, UserError
+from dealer.errors import EnvironmentProblem, FileProblem, Rejected, UserError
 from dealer.render.strings import Strings, strings
 from dealer.render.templates import environment
-from dealer.words import words
+from dealer.words import Words
 
 DEVICE_COOKIE = "sjd_device"
+DIRECTOR_COOKIE = "sjd_director"
 LANGS = ("zh", "en")
+#: Fields a form may carry: a table's confirmation names its 16 boards, the console's forms fewer
+#: than 20 fields; above it, 413 (parse_qsl would raise, and the answer was a 500).
+MAX_FIELDS = 200
+#: A field's code name → the page's word for it, where the page's word has another key.
+FIELD_WORDS = {"round": "console_f_round", "match": "console_f_match", "table": "console_f_table",
+               "board": "console_f_board", "team": "console_f_team", "reason": "console_reason",
+               "minutes": "console_f_minutes", "set": "console_f_set", "kind": "console_f_kind",
+               "amount": "console_f_amount", "choice": "console_f_choice", "declarer": "field_declarer",
+               "level": "field_level", "ns_team": "side_NS", "ew_team": "side_EW", "home_team": "field_home_team",
+               "away_team": "field_away_team", "note": "field_note", "entered_by": "field_entered_by",
+               "code": "field_code", "slot": "console_f_board"}
+
+
+class PageWords(Words):
+    """The messages as the pages say them: a refused field named by its label on the page
+    (抓分), never by its code name (``defenders_points``)."""
+
+    def label(self, field: str) -> str:
+        t = page_words(self.lang)
+        return str(t.get(FIELD_WORDS.get(field, field), t.get("field_value")))
+
+
+@functools.cache
+def words(lang: str) -> PageWords:
+    """The serve faces' messages (:class:`PageWords`)."""
+    return PageWords(lang)
+
+
+class ClientGone(Exception):
+    """The client hung up before its request's body arrived: nobody is left to answer."""
 
 
 def lang_of(request: Request) -> str:
@@ -53,11 +86,22 @@ def _error_status(error: UserError) -> int:
     return 400
 
 
+def error_text(error: UserError, lang: str) -> tuple[str, list[str]]:
+    """A refusal's message and problems as a page says them. A file or the machine refusing
+    (the results database, the disk) is said without its path or the store's words: those go
+    to the server's own terminal, for the director."""
+    w = words(lang)
+    if isinstance(error, FileProblem | EnvironmentProblem):
+        print(f"dealer serve: {words('en').text(error.key, error.params)}", file=sys.stderr, flush=True)
+        return w.text("serve.server_problem"), []
+    if isinstance(error, Rejected):
+        return w.message(error).split("\n")[0], [p.text(w) for p in error.problems]
+    return w.text(error.key, error.params), []
+
+
 def refused(request: Request, error: UserError, lang: str) -> Response:
     status = _error_status(error)
-    w = words(lang)
-    problems = [p.text(w) for p in error.problems] if isinstance(error, Rejected) else []
-    message = w.text(error.key, error.params) if not isinstance(error, Rejected) else w.message(error).split("\n")[0]
+    message, problems = error_text(error, lang)
     if wants_json(request):
         return JSONResponse({"ok": False, "status": status, "key": error.key, "message": message,
                              "problems": problems, "field": getattr(error, "field", None)}, status_code=status)
@@ -70,10 +114,18 @@ def wants_json(request: Request) -> bool:
 
 async def form_of(request: Request) -> dict[str, list[str]]:
     """An ``application/x-www-form-urlencoded`` body (the only kind the pages post), bounded by the
-    guard; repeated fields kept (the boards to confirm)."""
-    body = (await request.body()).decode("utf-8", "replace")
+    guard; repeated fields kept (the boards to confirm). :class:`ClientGone` when the client hung
+    up mid-body; 413 beyond :data:`MAX_FIELDS` fields."""
+    try:
+        body = (await request.body()).decode("utf-8", "replace")
+    except ClientDisconnect:
+        raise ClientGone() from None
     found: dict[str, list[str]] = {}
-    for name, value in urllib.parse.parse_qsl(body, keep_blank_values=True, max_num_fields=200):
+    try:
+        pairs = urllib.parse.parse_qsl(body, keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except ValueError:  # more fields than allowed
+        raise live.LiveRefused("serve.too_many_fields", 413, limit=MAX_FIELDS) from None
+    for name, value in pairs:
         found.setdefault(name, []).append(value)
     return found
 

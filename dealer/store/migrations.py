@@ -403,7 +403,27 @@ def _migration_11(conn: sqlite3.Connection) -> None:
         )""")
 
 
+def _migration_12(conn: sqlite3.Connection) -> None:
+    """Live entry as a real event uses it. ``live_writers``: the devices that wrote on a sheet
+    (entered, confirmed, disputed, closed the recap), by the sheet's generation: a third one
+    raises the devices flag, a page view never does. The live log read by sheet (the devices, why
+    a sheet was replaced)."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS live_writers (
+            round INTEGER NOT NULL,
+            match TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            generation INTEGER NOT NULL,
+            writer TEXT NOT NULL,
+            first_at TEXT NOT NULL,
+            address TEXT,
+            agent TEXT,
+            PRIMARY KEY (round, match, tbl, generation, writer)
+        )""")
+    conn.execute("CREATE INDEX IF NOT EXISTS live_log_sheet ON live_log (round, match, tbl)")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
-    _migration_8, _migration_9, _migration_10, _migration_11)
+    _migration_8, _migration_9, _migration_10, _migration_11, _migration_12)
 SCHEMA_VERSION = len(MIGRATIONS)

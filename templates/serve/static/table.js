@@ -85,7 +85,7 @@
       if (kept && kept.pending && navigator.onLine) { send(form, encode(form, kept.nonce), slot); }
     });
   }
-  Array.prototype.forEach.call(document.querySelectorAll("form.enter"), function (form) {
+  function bindEntry(form) {
     var slot = form.getAttribute("data-slot");
     var kept = read(slot);
     if (kept) {
@@ -106,14 +106,21 @@
       write(slot, {fields: fields(form), nonce: nonce, pending: true});
       send(form, encode(form, nonce), slot);
     });
-  });
-  Array.prototype.forEach.call(document.querySelectorAll("form.confirm-form, form.recap-form, form.dispute-form"),
-    function (form) {
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        send(form, encode(form, null), null);
-      });
+  }
+  function bindCode(form) {
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      send(form, encode(form, null), null);
     });
+  }
+  // The forms of `root` (the page, or a part refresh.js swapped in when the sheet changed).
+  function bind(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("form.enter"), bindEntry);
+    Array.prototype.forEach.call(root.querySelectorAll("form.confirm-form, form.recap-form, form.dispute-form"),
+      bindCode);
+  }
+  window.sjdBind = bind;
+  bind(document);
   window.addEventListener("online", function () { showNet(); resend(); });
   window.addEventListener("offline", showNet);
   showNet();
