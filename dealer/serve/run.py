@@ -11,8 +11,6 @@ from pathlib import Path
 from dealer.errors import UserError
 
 DEFAULT_PORT = 8000
-#: Connections held at once (phones, live pages' streams, the console): above it, 503.
-CONCURRENCY = 1000
 
 
 def lan_address() -> str:
@@ -71,10 +69,15 @@ def terminal_qr(text: str) -> str:
 def serve(event_file: str | Path, boards_dir: str | None, bound: Binding, *, double_entry: bool = False,
           rate: float | None = None, said: Callable[[str], None] = print,
           started: Callable[[str, str], None] | None = None) -> None:
-    """Serve the event until interrupted; ``started(url, director_link)`` once it listens."""
+    """Serve the event until interrupted; ``started(url, director_link)`` once it listens.
+
+    Connections are held by :mod:`dealer.serve.connections` (a request timer, a cap per address, a
+    global cap that closes the longest-idle connection first), not by uvicorn's
+    ``limit_concurrency``, which counts idle connections and answers 503 to every phone above it."""
     import uvicorn
 
     from dealer.serve.app import Live, create_app, new_director_link
+    from dealer.serve.connections import Limits, guarded_protocol, raise_open_files
     from dealer.serve.security import RateLimit
 
     state = Live(event_file, boards_dir, double_entry=double_entry)
@@ -83,8 +86,10 @@ def serve(event_file: str | Path, boards_dir: str | None, bound: Binding, *, dou
         limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=max(rate * 4, 1))
         app = create_app(state, bound.host, bound.port, rate=limit)
         link = f"{bound.url}/-/login?token={token}"
+        limits = Limits.within(raise_open_files())
         config = uvicorn.Config(app, host=bound.host, port=bound.port, log_level="warning",
-                                limit_concurrency=CONCURRENCY, timeout_graceful_shutdown=2,
+                                http=guarded_protocol(limits), ws="none", limit_concurrency=None,
+                                timeout_graceful_shutdown=2,
                                 h11_max_incomplete_event_size=16 * 1024, server_header=False,
                                 proxy_headers=False)
         server = uvicorn.Server(config)
