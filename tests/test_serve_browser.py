@@ -214,7 +214,6 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
         director = browser.new_context(**PHONE).new_page()
         director.goto(server.director)
         assert "/-/console" in director.url
-        director.screenshot(path=str(shots / "serve-console.png"), full_page=True)
         reused = httpx.get(server.director, follow_redirects=False)
         assert reused.status_code == 403
     finally:

@@ -132,11 +132,25 @@ class Venue:
 
 
 def form_nonce(html: str, action: str, key: str | None = None) -> str:
-    """The nonce of the page's form posting to ``action`` (the one whose ``data-key`` is ``key``)."""
+    """The nonce of the page's form posting to ``action`` (the one whose ``data-key`` is ``key``:
+    a board, a recap's side, a console flag's id or a sheet's ``match-table``; found by its place
+    on the page too, as a page without ``data-key`` holds it)."""
+    nonce = r'<input type="hidden" name="nonce" value="([^"]+)"'
+    head = rf'action="[^"]*/{action}(?:\?[^"]*)?"'
     keyed = rf'[^>]*data-key="{re.escape(key)}"' if key is not None else r'[^>]*'
-    found = re.search(rf'action="[^"]*/{action}(?:\?[^"]*)?"{keyed}>\s*'
-                      r'(?:<input type="hidden" name="(?:slot|side)"[^>]*>\s*)?'
-                      r'<input type="hidden" name="nonce" value="([^"]+)"', html)
+    found = re.search(rf'{head}{keyed}>\s*(?:<input type="hidden" name="(?:slot|side)"[^>]*>\s*)?' + nonce, html)
+    if found is None and key is not None:
+        k = re.escape(key)
+        if "-" in key:  # a console sheet's form: its hidden round, match and table after the nonce
+            match, table = (re.escape(part) for part in key.split("-", 1))
+            found = re.search(rf'{head}[^>]*>\s*{nonce}[^<]*>(?:\s*<input type="hidden" name="(?:back|round)"[^>]*>)*'
+                              rf'\s*<input type="hidden" name="match" value="{match}"><input type="hidden" '
+                              rf'name="table" value="{table}">', html)
+        else:  # a board's form, in its article; a recap's, by its side
+            found = (re.search(rf'data-slot="{k}"[^>]*>\s*<input[^>]*>\s*' + nonce, html) if action == "enter"
+                     else re.search(rf'{head}[^>]*>\s*<input type="hidden" name="side" value="{k}">\s*' + nonce, html)
+                     if action == "recap" else re.search(rf'id="b{k}".*?{head}[^>]*>\s*<input[^>]*>\s*' + nonce,
+                                                          html, re.S))
     assert found is not None, f"no {action} form on the page"
     return found.group(1)
 

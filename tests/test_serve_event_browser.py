@@ -61,7 +61,7 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "dealer.cli", "serve", str(event_file), "--port", str(self.port),
                  "--rate", "1000"], stdout=log, stderr=subprocess.STDOUT, cwd=event_file.parent,
-                env={**os.environ, "DEALER_LANG": "en"})
+                env={**os.environ, "DEALER_LANG": "en", "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 30
         while not (found := re.search(r"(/-/login\?token=\S+)", self.output())):
@@ -185,6 +185,22 @@ def stored(event_file: Path) -> list[tuple[int, str, str, int, int]]:
         conn.close()
 
 
+def progress(base: str, number: int, matches_done: int, tables_done: int) -> list[dict[str, Any]]:
+    """The live standings and round page both tell round ``number``'s progress, with these counts,
+    and rank teams only after a complete round; the tables still waiting, as they name them."""
+    standings = live_json(base, "/live/standings.json")
+    shown = standings["progress"]
+    assert (shown["round"], shown["matches"], shown["matches_done"], shown["tables"], shown["tables_done"]) == (
+        number, 4, matches_done, 8, tables_done), shown
+    assert live_json(base, f"/live/round/{number}.json")["progress"] == shown
+    if number == 1:
+        assert standings["standings"] == [] and len(standings["unranked"]) == 8  # no invented ranking
+    else:
+        assert standings["standings_after"] == number - 1 and standings["standings"][0]["rank"] == 1
+    waiting: list[dict[str, Any]] = shown["waiting"]
+    return waiting
+
+
 def no_board_before_the_field(base: str, event_file: Path, number: int) -> None:
     """The live pages show a board's result only once every table of the field has one: the
     boards they show are among those the field has played (stored at every table not forfeited)."""
@@ -248,9 +264,12 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         forfeited.goto(sheets[("4", "A")])
         assert "本记分表不接受成绩" in forfeited.inner_text("main") and forfeited.locator("form.enter").count() == 0
 
-        # Nothing is public yet: the live standings rank nobody.
-        standings = live_json(server.url, "/live/standings.json")
-        assert not any(s.get("rank") == 1 for s in standings.get("standings", []))
+        # Nothing is public yet: the live standings rank nobody; the round's progress counts the forfeit.
+        assert len(progress(server.url, 1, matches_done=1, tables_done=2)) == 6
+        public = phone()
+        public.goto(server.url + "/live/standings")
+        assert "第 1 轮进行中，尚无排名" in public.inner_text("main")
+        assert "第 1 轮：1/4 场完成，2/8 桌完成" in public.inner_text("main")
 
         # Matches 1 to 3: each table's scorer enters its boards, the other side confirms.
         scorers: dict[tuple[str, str], Any] = {}
@@ -268,6 +287,9 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
                 confirmer.goto(sheets[("1", "A")])
                 assert f"已确认并保存 {BOARDS} 个成绩" in confirm_all(confirmer, codes[sides("1", "A")[1]])
                 no_board_before_the_field(server.url, event_file, 1)
+                waiting = progress(server.url, 1, matches_done=1, tables_done=3)
+                assert "1A" not in [w["table"] for w in waiting] and {"table": "1B", "match": "1",
+                                                                       "boards": list(range(1, BOARDS + 1))} in waiting
 
         # 2B board 3: the other side disputes it; the scorer's page, left open, shows it by itself.
         other = confirmers[("2", "B")] = phone()
@@ -323,6 +345,8 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         scorers[("1", "A")].reload()
         assert "本场结果" in scorers[("1", "A")].inner_text("main")
         no_board_before_the_field(server.url, event_file, 1)
+        live_round = live_json(server.url, "/live/round/1.json")
+        assert all(m["withheld_boards"] == [] for m in live_round["matches"])  # the field has played them all
         assert len(stored(event_file)) == 3 * 2 * BOARDS
 
         # Round 2, paired from the console (the grid is done: nothing pending), and its paperwork.
@@ -333,9 +357,9 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         assert "第 2 轮的文件已生成" in said
         round_two = printed_sheets(out / "score-sheets-set-02-zh.pdf", server.url)
         assert len(round_two) == 8 and all(parse_entry_path(u)[0].round == 2 for u in round_two.values())
-        public = phone()
         public.goto(server.url + "/live/standings")
-        assert "第 1 轮" in public.inner_text("main")
+        assert "第 1 轮后排名" in public.inner_text("main")
+        assert progress(server.url, 2, matches_done=0, tables_done=0)
         with sqlite3.connect(event_file.parent / "boards" / "demo-swiss" / "results.sqlite") as conn:
             pairing = json.loads(conn.execute("SELECT data FROM actions WHERE kind = 'pair' AND round = 2")
                                  .fetchone()[0])
@@ -349,6 +373,7 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
                 enter(page, board, 60 + 5 * board)
             if (match, table) == ("1", "A"):
                 no_board_before_the_field(server.url, event_file, 2)
+                progress(server.url, 2, matches_done=0, tables_done=0)  # entered is not confirmed
             other = phone()
             other.goto(url)
             confirm_all(other, codes[confirmer_team])
@@ -356,6 +381,7 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
             assert all(p.locator(".warning").count() == 0 for p in context_pages)  # two writers a sheet
         assert len(stored(event_file)) == 3 * 2 * BOARDS + 4 * 2 * BOARDS
         no_board_before_the_field(server.url, event_file, 2)
+        assert live_json(server.url, "/live/standings.json")["standings_after"] == 2
     finally:
         for context in contexts:
             context.close()

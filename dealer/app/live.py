@@ -841,7 +841,8 @@ def confirm_recap(session: EventSession, key: bytes, sheet: Sheet, side: str, co
                      " AND tbl = ?", (now(), *sheet.key))
         done = conn.execute("SELECT recap_scorer_at IS NOT NULL AND recap_confirmer_at IS NOT NULL FROM live_sheets"
                             " WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()[0]
-        return Outcome("recap", "live.closed" if done else "live.recap_confirmed", {"team": team})
+        return Outcome("recap", "live.closed" if done else "live.recap_confirmed",
+                       {"team": session.event.team(team).name})
 
     return _with_code(session, key, sheet, team, code, nonce, device, "recap", None, write)
 
