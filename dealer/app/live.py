@@ -1033,11 +1033,7 @@ def age_seconds(at: str | None, at_now: dt.datetime | None = None) -> int | None
 def forfeited_matches(session: EventSession, round_number: int) -> set[str]:
     """The matches of a round that a forfeit (or a lateness scored as one) decides: no result is
     awaited from them."""
-    store = session.store
-    if store is None:
-        return set()
-    return {str(a.data.get("match")) for a in store.actions(("forfeit", "late"))
-            if not a.undone and a.round == round_number and a.data.get("forfeit")}
+    return {f.match for f in session.adjustments.forfeits if f.round == round_number}
 
 
 @dataclass(frozen=True)
