@@ -166,21 +166,16 @@ def matches_done(session: EventSession, round_number: int) -> set[str]:
 
 def closed_reason(session: EventSession, sheet: Sheet) -> Phrase | None:
     """Why a sheet takes no entry although its round is in play: its match is forfeited (which
-    team, the director's reason), or the event was declared over; ``None``: it takes entries."""
-    store = session.store
-    if store is None:
-        return None
-    from dealer.app.played import declared_end
-
-    end = declared_end(store)
+    team, the director's reason), or the event was declared over; ``None``: it takes entries.
+    Read from what the session holds (forgotten after every write, the session opened again
+    after another process's)."""
+    end = session.end
     if end is not None:
         return Phrase.of("live.event_over", round=end.round, reason=end.reason or "")
-    for action in store.actions(("forfeit", "late")):
-        data = action.data
-        if (not action.undone and data.get("forfeit") and action.round == sheet.id.round
-                and str(data.get("match")) == sheet.id.match):
-            return Phrase.of("live.match_forfeited", team=session.event.team(str(data.get("team"))).name,
-                             reason=action.reason or "")
+    for forfeit in session.adjustments.forfeits:
+        if forfeit.round == sheet.id.round and forfeit.match == sheet.id.match:
+            return Phrase.of("live.match_forfeited", team=session.event.team(forfeit.team).name,
+                             reason=forfeit.reason)
     return None
 
 
@@ -336,9 +331,12 @@ def writer_of(device: Device) -> str:
 def _wrote(conn: Any, sheet: Sheet, device: Device, at: str) -> None:
     """Record ``device`` as a writer of the sheet's current generation; a writer beyond one a
     side raises the devices flag."""
-    conn.execute("INSERT OR IGNORE INTO live_writers (round, match, tbl, generation, writer, first_at, address, agent)"
-                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*sheet.key, sheet.id.generation, writer_of(device), at,
-                                                      device.address, (device.agent or "")[:200]))
+    added = conn.execute("INSERT OR IGNORE INTO live_writers (round, match, tbl, generation, writer, first_at,"
+                         " address, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (*sheet.key, sheet.id.generation, writer_of(device), at, device.address,
+                          (device.agent or "")[:200]))
+    if added.rowcount != 1:  # a writer known already: nothing new to count (most writes)
+        return
     count = conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
                          " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0]
     if count > DEVICES_PER_SHEET:

@@ -21,7 +21,7 @@ from dealer.event import Event
 from dealer.files import OWNER_ONLY_FOLDER, load_event, make_folder
 from dealer.store.db import ResultsStore
 from dealer.store.folder import DEFAULT_BOARDS_ROOT, GIVEN, RESULTS_FILE, CheckedDeal, EventFolder
-from dealer.store.rows import Release
+from dealer.store.rows import Action, Release
 
 if TYPE_CHECKING:
     from dealer.app.standings import ReportData
@@ -224,6 +224,13 @@ class EventSession:
         return stored_adjustments(self.store)
 
     @functools.cached_property
+    def end(self) -> Action | None:
+        """The director's declaration that the event is over (``dealer round end``), if any."""
+        from dealer.app.played import declared_end
+
+        return declared_end(self.store)
+
+    @functools.cached_property
     def lineups(self) -> Lineups:
         """The line-ups in force (:mod:`dealer.app.lineups`)."""
         from dealer.app.lineups import stored_lineups
@@ -239,10 +246,11 @@ class EventSession:
         return {r.set_number: r for r in self.releases if r.kind == "set" and r.set_number is not None}
 
     def forget(self) -> None:
-        """Forget what was read from the store (the reports, the adjustments, line-ups and
-        releases): a session that outlives one request (``dealer serve``) calls it after a write."""
+        """Forget what was read from the store (the reports, the adjustments, line-ups, releases
+        and a declared end): a session that outlives one request (``dealer serve``) calls it after
+        a write."""
         self._reports.clear()
-        for name in ("adjustments", "lineups", "releases"):
+        for name in ("adjustments", "lineups", "releases", "end"):
             self.__dict__.pop(name, None)
 
     def check_attribution(self) -> None:
