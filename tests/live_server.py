@@ -100,10 +100,11 @@ class LiveServer:
     the director runs it); :meth:`start` returns once ``/-/health`` answers."""
 
     def __init__(self, event_file: Path, boards_root: Path, port: int | None = None,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> None:
         self.event_file, self.boards_root = event_file, boards_root
         self.port = port or free_port()
         self.extra = extra
+        self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.log = boards_root.parent / f"serve-{self.port}.log"
 
@@ -117,7 +118,7 @@ class LiveServer:
         return self.process.pid
 
     def start(self, timeout: float = 20) -> LiveServer:
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "PYTHONPATH": str(REPO), **self.env}
         began = time.monotonic()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -141,6 +142,15 @@ class LiveServer:
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+
+    @property
+    def director(self) -> str:
+        """The one-time director link the command printed as it started."""
+        deadline = time.monotonic() + 10
+        while not (found := re.search(r"/-/login\?token=\S+", self.output())):
+            assert time.monotonic() < deadline, self.output()
+            time.sleep(0.05)
+        return self.base + found.group(0)
 
     def kill(self) -> None:
         """``kill -9``: no shutdown, no flush beyond what was committed."""

@@ -20,6 +20,15 @@ from dealer.serve.security import RateLimit
 
 BASE = "http://127.0.0.1:8000"
 JSON = {"accept": "application/json"}
+#: Debian's Chromium, as the browser tests drive it (Playwright never downloads a browser); the
+#: background-networking flags keep it off this machine's closed network.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+WECHAT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 "
+          "Chrome/130.0 Mobile Safari/537.36 MMWEBID/1234 MicroMessenger/8.0.50.2701(0x28003253) WeChat/arm64")
+LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-levels.toml"
 
 
 @dataclass
@@ -76,6 +85,28 @@ def dealt_demo(folder: Path) -> Path:
     path = folder / "demo.toml"
     path.write_text(demo_event_text(), encoding="utf-8")
     assert run_dealer("deal", path).exit_code == 0
+    return path
+
+
+def stored_results(event_file: Path, event: str = "demo") -> list[Any]:
+    """The current board results of the event beside ``event_file``, as its database holds them."""
+    import sqlite3
+
+    conn = sqlite3.connect(event_file.parent / "boards" / event / "results.sqlite")
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute("SELECT * FROM current_results ORDER BY tbl, board").fetchall()
+    finally:
+        conn.close()
+
+
+def level_race(folder: Path) -> Path:
+    """The demo level race (seed 001's format) in ``folder``, its whole schedule paired."""
+    from conftest import run_dealer
+
+    path = folder / "levels.toml"
+    path.write_text(LEVELS_DEMO.read_text(encoding="utf-8"), encoding="utf-8")
+    assert run_dealer("round", "pair", path, "--all").exit_code == 0
     return path
 
 

@@ -3,32 +3,20 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import run_dealer
-from serve_support import JSON, dealt_demo, home_nonce, nonce_of, run, served
+from serve_support import JSON, dealt_demo, home_nonce, level_race, nonce_of, run, served, stored_results
 
 from dealer.app import live
 from dealer.resources import demo_event_text
 from dealer.serve.security import RateLimit
 
-LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-levels.toml"
-
 
 @pytest.fixture
 def event_file(tmp_path: Path) -> Path:
     return dealt_demo(tmp_path)
-
-
-def _results(event_file: Path) -> list[sqlite3.Row]:
-    conn = sqlite3.connect(event_file.parent / "boards" / "demo" / "results.sqlite")
-    conn.row_factory = sqlite3.Row
-    try:
-        return conn.execute("SELECT * FROM current_results ORDER BY tbl, board").fetchall()
-    finally:
-        conn.close()
 
 
 async def _enter(client, url: str, slot: str, points: str, **extra: str):  # type: ignore[no-untyped-def]
@@ -58,7 +46,7 @@ def test_a_table_enters_its_boards_the_other_side_confirms_and_both_close_the_re
                                                                  "defenders_points": "100"}, headers=JSON)
                          for _ in range(2)]
                 assert [r.json()["repeated"] for r in again] == [False, True]
-                assert _results(event_file) == []  # nothing counts before the other side confirms
+                assert stored_results(event_file) == []  # nothing counts before the other side confirms
                 # the scorer's own phone cannot confirm
                 page = await scorer.get(url)
                 own = await scorer.post(url + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
@@ -84,7 +72,7 @@ def test_a_table_enters_its_boards_the_other_side_confirms_and_both_close_the_re
                 assert late.status_code == 409 and "只有裁判" in late.json()["message"]
 
         run(play())
-    rows = _results(event_file)
+    rows = stored_results(event_file)
     assert len(rows) == 16 and rows[15]["defenders_points"] == 100
     assert all(row["entered_by"].startswith("live") for row in rows)
     assert run_dealer("results", "audit", event_file).exit_code == 0
@@ -278,9 +266,7 @@ def test_the_fallback_code_opens_the_sheet(event_file: Path) -> None:
 
 
 def test_a_level_race_table_is_entered_with_the_same_form(tmp_path: Path) -> None:
-    event_file = tmp_path / "levels.toml"
-    event_file.write_text(LEVELS_DEMO.read_text(encoding="utf-8"), encoding="utf-8")
-    assert run_dealer("round", "pair", event_file, "--all").exit_code == 0
+    event_file = level_race(tmp_path)
     with served(event_file) as server:
         sheet = server.on_db(lambda s: live.sheet_of(s.event, 1, s.event.rounds[0].matches[0].id, "1"))
         url = server.sheet_url(1, sheet.id.match, "1")
@@ -330,7 +316,7 @@ def test_paper_slips_imported_after_live_entry_report_each_disagreement_and_over
     refused = run_dealer("results", "import", event_file, slips)
     assert refused.exit_code == 2
     assert "row 3" in refused.output and "85" in refused.output and "90" in refused.output
-    rows = _results(event_file)
+    rows = stored_results(event_file)
     assert [(r["tbl"], r["board"], r["defenders_points"]) for r in rows] == [("A", 1, 60), ("A", 2, 85)]
 
 
@@ -367,7 +353,7 @@ def test_a_double_entry_event_counts_a_result_when_two_phones_agree(tmp_path: Pa
                 assert [s["state"] for s in state["slots"][:2]] == ["confirmed", "conflict"]
 
         run(play())
-    assert [(r["board"], r["defenders_points"]) for r in _results(event_file)] == [(1, 60)]
+    assert [(r["board"], r["defenders_points"]) for r in stored_results(event_file)] == [(1, 60)]
 
 
 def test_the_server_binds_where_the_printed_sheets_point() -> None:

@@ -10,12 +10,7 @@ they are written there (otherwise into the test's temporary folder)."""
 from __future__ import annotations
 
 import os
-import re
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,32 +18,17 @@ from typing import Any
 import httpx
 import pytest
 from conftest import run_dealer
+from live_server import LiveServer
 from playwright.sync_api import sync_playwright
 from print_support import decode_qr_codes
-from serve_support import dealt_demo
+from serve_support import CHROMIUM, CHROMIUM_ARGS, PHONE, WECHAT, dealt_demo
 
 from dealer.formats.entry import parse_entry_path, team_code
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-WECHAT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 "
-          "Chrome/130.0 Mobile Safari/537.36 MMWEBID/1234 MicroMessenger/8.0.50.2701(0x28003253) WeChat/arm64")
 
 if not Path(CHROMIUM).exists():  # `make test` installs it (browser-deps): a missing browser fails, never skips
     pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`", pytrace=False)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Running:
-    def __init__(self, process: subprocess.Popen[str], url: str, director: str) -> None:
-        self.process, self.url, self.director = process, url, director
 
 
 @pytest.fixture
@@ -57,26 +37,12 @@ def event_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(event_file: Path) -> Iterator[Running]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "dealer.cli", "serve", str(event_file), "--port", str(port), "--rate", "1000"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "DEALER_LANG": "en"})
-    lines: list[str] = []
-    deadline = time.monotonic() + 20
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        lines.append(line)
-        if "login?token=" in line:
-            break
-    found = re.search(r"(http://127\.0\.0\.1:\d+)(/-/login\?token=\S+)", "".join(lines))
-    assert found, "".join(lines)
+def server(event_file: Path) -> Iterator[LiveServer]:
+    running = LiveServer(event_file, event_file.parent / "boards", env={"DEALER_LANG": "en"}).start()
     try:
-        yield Running(process, found.group(1), found.group(1) + found.group(2))
+        yield running
     finally:
-        process.terminate()
-        process.wait(10)
+        running.stop()
 
 
 @pytest.fixture
@@ -122,9 +88,9 @@ def _enter(page: Any, board: int, points: int) -> None:
 
 
 def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
-        server: Running, browser: Any, event_file: Path, tmp_path: Path) -> None:
+        server: LiveServer, browser: Any, event_file: Path, tmp_path: Path) -> None:
     shots = _shots(tmp_path)
-    url = _printed_sheet_url(event_file, server.url, tmp_path)
+    url = _printed_sheet_url(event_file, server.base, tmp_path)
     key = bytes.fromhex((event_file.parent / "boards" / "demo" / "entry.key").read_text().strip())
     scorer = browser.new_context(**PHONE)
     confirmer = browser.new_context(**PHONE, user_agent=WECHAT)
@@ -202,7 +168,7 @@ def test_a_printed_sheet_opens_its_table_one_phone_enters_another_confirms(
 
         # The public live page shows the match's results; its hands only once the set is released
         public = browser.new_context(**PHONE).new_page()
-        public.goto(server.url + "/live/match/1/1")
+        public.goto(server.base + "/live/match/1/1")
         assert "东风队" in public.inner_text("main") and "长城队" in public.inner_text("main")
         assert public.locator("a[href*='board-1-']").count() == 0
         released = run_dealer("release", event_file, "--set", "1", "--reason", "round 1 played",

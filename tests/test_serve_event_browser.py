@@ -14,67 +14,34 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from conftest import run_dealer
+from live_server import LiveServer
 from print_support import decode_qr_codes, page_texts
+from serve_support import CHROMIUM, PHONE, WECHAT
+from test_serve_browser import browser
 
 import dealer
 from dealer.formats.entry import parse_entry_path
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 LAPTOP = {"viewport": {"width": 1366, "height": 768}}
-WECHAT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 "
-          "Chrome/130.0 Mobile Safari/537.36 MMWEBID/1234 MicroMessenger/8.0.50.2701(0x28003253) WeChat/arm64")
+__all__ = ["browser"]  # the fixture, from the table's browser test
 BOARDS = 3  # a real round plays 16; three keep the browser's clicking short
 
 if not Path(CHROMIUM).exists():  # `make test` installs it (browser-deps): a missing browser fails, never skips
     pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`", pytrace=False)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
-class Server:
-    """``dealer serve EVENT --port P`` as the director starts it; its address and one-time link."""
-
-    def __init__(self, event_file: Path, port: int | None = None) -> None:
-        self.port = port or _free_port()
-        self.log = event_file.parent / f"serve-{self.port}.log"
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "dealer.cli", "serve", str(event_file), "--port", str(self.port),
-                 "--rate", "1000"], stdout=log, stderr=subprocess.STDOUT, cwd=event_file.parent,
-                env={**os.environ, "DEALER_LANG": "en", "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 30
-        while not (found := re.search(r"(/-/login\?token=\S+)", self.output())):
-            assert self.process.poll() is None and time.monotonic() < deadline, self.output()
-            time.sleep(0.05)
-        self.director = self.url + found.group(1)
-
-    def output(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(15)
+def serving(event_file: Path) -> LiveServer:
+    """``dealer serve EVENT`` as the director starts it (its words in English, the pages in Chinese)."""
+    return LiveServer(event_file, event_file.parent / "boards", env={"DEALER_LANG": "en"}).start()
 
 
 @pytest.fixture
@@ -88,16 +55,6 @@ def event_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert run_dealer("deal", path).exit_code == 0
     assert run_dealer("round", "pair", path, "--round", "1").exit_code == 0
     return path
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 # --- what the paper says -----------------------------------------------------------------------------
@@ -225,7 +182,7 @@ def no_board_before_the_field(base: str, event_file: Path, number: int) -> None:
 def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_paper(
         event_file: Path, browser: Any, tmp_path: Path) -> None:
     out = event_file.parent / "output" / "demo-swiss"
-    server = Server(event_file)
+    server = serving(event_file)
     contexts: list[Any] = []
 
     def phone(wechat: bool = False) -> Any:
@@ -235,7 +192,8 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
 
     try:
         # Before the round the director prints its score sheets and the team cards, and logs in.
-        assert run_dealer("print", "score-sheets", event_file, "--round", "1", "--serve-url", server.url).exit_code == 0
+        printed = run_dealer("print", "score-sheets", event_file, "--round", "1", "--serve-url", server.base)
+        assert printed.exit_code == 0, printed.output
         assert run_dealer("print", "team-cards", event_file).exit_code == 0
         laptop = browser.new_context(**LAPTOP)
         contexts.append(laptop)
@@ -244,7 +202,7 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         assert "/-/console" in console.url
         codes = team_codes(out / "team-cards-zh.pdf")
         assert len(codes) == 8
-        sheets = printed_sheets(out / "score-sheets-set-01-zh.pdf", server.url)
+        sheets = printed_sheets(out / "score-sheets-set-01-zh.pdf", server.base)
         assert len(sheets) == 8
         with sqlite3.connect(event_file.parent / "boards" / "demo-swiss" / "results.sqlite") as conn:
             pairing = json.loads(conn.execute("SELECT data FROM actions WHERE kind = 'pair' AND round = 1")
@@ -265,9 +223,9 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         assert "本记分表不接受成绩" in forfeited.inner_text("main") and forfeited.locator("form.enter").count() == 0
 
         # Nothing is public yet: the live standings rank nobody; the round's progress counts the forfeit.
-        assert len(progress(server.url, 1, matches_done=1, tables_done=2)) == 6
+        assert len(progress(server.base, 1, matches_done=1, tables_done=2)) == 6
         public = phone()
-        public.goto(server.url + "/live/standings")
+        public.goto(server.base + "/live/standings")
         assert "第 1 轮进行中，尚无排名" in public.inner_text("main")
         assert "第 1 轮：1/4 场完成，2/8 桌完成" in public.inner_text("main")
 
@@ -286,8 +244,8 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
                 confirmer = confirmers[("1", "A")] = phone()
                 confirmer.goto(sheets[("1", "A")])
                 assert f"已确认并保存 {BOARDS} 个成绩" in confirm_all(confirmer, codes[sides("1", "A")[1]])
-                no_board_before_the_field(server.url, event_file, 1)
-                waiting = progress(server.url, 1, matches_done=1, tables_done=3)
+                no_board_before_the_field(server.base, event_file, 1)
+                waiting = progress(server.base, 1, matches_done=1, tables_done=3)
                 assert "1A" not in [w["table"] for w in waiting] and {"table": "1B", "match": "1",
                                                                        "boards": list(range(1, BOARDS + 1))} in waiting
 
@@ -317,7 +275,7 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
         submit(console, reprint)
         assert "第 2 版已生成" in console.inner_text(".said")
         reprinted = out / re.search(r"score-sheet-round-01-match-3-A-g2-zh\.pdf", console.inner_text(".said")).group(0)
-        new_sheet = printed_sheets(reprinted, server.url)[("3", "A")]
+        new_sheet = printed_sheets(reprinted, server.base)[("3", "A")]
         old = phone()
         old.goto(sheets[("3", "A")])
         assert "已被替换" in old.inner_text("main") and "记分表丢失" in old.inner_text("main")
@@ -344,22 +302,22 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
                 assert "本场结果" in own.inner_text("main") or table == "A"  # B confirms after A
         scorers[("1", "A")].reload()
         assert "本场结果" in scorers[("1", "A")].inner_text("main")
-        no_board_before_the_field(server.url, event_file, 1)
-        live_round = live_json(server.url, "/live/round/1.json")
+        no_board_before_the_field(server.base, event_file, 1)
+        live_round = live_json(server.base, "/live/round/1.json")
         assert all(m["withheld_boards"] == [] for m in live_round["matches"])  # the field has played them all
         assert len(stored(event_file)) == 3 * 2 * BOARDS
 
         # Round 2, paired from the console (the grid is done: nothing pending), and its paperwork.
-        console.goto(server.url + "/-/console")
+        console.goto(server.base + "/-/console")
         said = act(console, "编排下一轮", {})
         assert "第 2 轮已编排：4 场" in said
         said = act(console, "打印第 2 轮的全部文件", {})
         assert "第 2 轮的文件已生成" in said
-        round_two = printed_sheets(out / "score-sheets-set-02-zh.pdf", server.url)
+        round_two = printed_sheets(out / "score-sheets-set-02-zh.pdf", server.base)
         assert len(round_two) == 8 and all(parse_entry_path(u)[0].round == 2 for u in round_two.values())
-        public.goto(server.url + "/live/standings")
+        public.goto(server.base + "/live/standings")
         assert "第 1 轮后排名" in public.inner_text("main")
-        assert progress(server.url, 2, matches_done=0, tables_done=0)
+        assert progress(server.base, 2, matches_done=0, tables_done=0)
         with sqlite3.connect(event_file.parent / "boards" / "demo-swiss" / "results.sqlite") as conn:
             pairing = json.loads(conn.execute("SELECT data FROM actions WHERE kind = 'pair' AND round = 2")
                                  .fetchone()[0])
@@ -372,16 +330,16 @@ def test_a_swiss_of_eight_tables_is_played_two_rounds_from_phones_console_and_pa
             for board in range(1, BOARDS + 1):
                 enter(page, board, 60 + 5 * board)
             if (match, table) == ("1", "A"):
-                no_board_before_the_field(server.url, event_file, 2)
-                progress(server.url, 2, matches_done=0, tables_done=0)  # entered is not confirmed
+                no_board_before_the_field(server.base, event_file, 2)
+                progress(server.base, 2, matches_done=0, tables_done=0)  # entered is not confirmed
             other = phone()
             other.goto(url)
             confirm_all(other, codes[confirmer_team])
             context_pages = (page, other)
             assert all(p.locator(".warning").count() == 0 for p in context_pages)  # two writers a sheet
         assert len(stored(event_file)) == 3 * 2 * BOARDS + 4 * 2 * BOARDS
-        no_board_before_the_field(server.url, event_file, 2)
-        assert live_json(server.url, "/live/standings.json")["standings_after"] == 2
+        no_board_before_the_field(server.base, event_file, 2)
+        assert live_json(server.base, "/live/standings.json")["standings_after"] == 2
     finally:
         for context in contexts:
             context.close()
@@ -394,11 +352,11 @@ def test_a_form_posted_from_another_site_is_refused(event_file: Path, browser: A
     """A page of another origin whose form posts to the console, submitted in the director's own
     browser (logged in): refused (the director's cookie is SameSite=Strict; the guard refuses the
     foreign Origin)."""
-    server = Server(event_file)
+    server = serving(event_file)
     evil = tmp_path / "evil"
     evil.mkdir()
     (evil / "index.html").write_text(
-        f'<form method="post" action="{server.url}/-/console/late"><input name="round" value="1">'
+        f'<form method="post" action="{server.base}/-/console/late"><input name="round" value="1">'
         '<input name="team" value="T1"><input name="minutes" value="30"><input name="reason" value="x">'
         '<button>go</button></form>', encoding="utf-8")
 
@@ -436,12 +394,12 @@ def test_the_console_of_a_twenty_table_round_fits_a_laptop_and_a_phone(tmp_path:
 
     monkeypatch.chdir(tmp_path)
     event_file, boards = dealt_event(tmp_path, teams=20, boards=16)  # 10 matches, 20 tables
-    server = Server(event_file)
+    server = serving(event_file)
     try:
         key = bytes.fromhex((boards / "load" / "entry.key").read_text().strip())
         from dealer.formats.entry import SheetId, entry_path, sheet_tag
 
-        with httpx.Client(base_url=server.url) as phone:  # a few tables at work: each state in the grid
+        with httpx.Client(base_url=server.base) as phone:  # a few tables at work: each state in the grid
             for match in ("1", "7", "10"):
                 sid = SheetId("load", 1, match, "B", 1)
                 url = entry_path(sid, sheet_tag(key, sid))
@@ -456,7 +414,7 @@ def test_the_console_of_a_twenty_table_round_fits_a_laptop_and_a_phone(tmp_path:
             context = browser.new_context(**size)
             page = context.new_page()
             made = run_dealer("serve", event_file, "--director-link")  # one link a device
-            page.goto(server.url + re.search(r"/-/login\?token=\S+", made.output).group(0))
+            page.goto(server.base + re.search(r"/-/login\?token=\S+", made.output).group(0))
             page.screenshot(path=str(shots / f"serve-console-{name}.png"))
             width = size["viewport"]["width"]  # type: ignore[index]
             grid = page.locator("table.grid").bounding_box()

@@ -19,13 +19,11 @@ from typing import Any
 
 import pytest
 from conftest import Outcome, run_dealer
-from serve_support import JSON, dealt_demo, nonce_of, run, served
+from serve_support import JSON, dealt_demo, level_race, nonce_of, run, served, stored_results
 from test_levels import HEADER_ZH, SEED_001, SEED_001_ROWS, SEED_002
 from test_results_support import HEADER, db_state, write_csv, write_event
 
 from dealer.app import live
-
-LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-levels.toml"
 
 #: 85 written with digits a person does not type as digits (each read as 85 by NFKC).
 NOT_DIGITS_85 = {
@@ -248,15 +246,6 @@ def test_a_level_race_file_with_a_circled_table_or_superscript_games_is_refused(
 # --- the table's live page -----------------------------------------------------------------------
 
 
-def _live_results(event_file: Path) -> list[sqlite3.Row]:
-    conn = sqlite3.connect(event_file.parent / "boards" / "demo" / "results.sqlite")
-    conn.row_factory = sqlite3.Row
-    try:
-        return conn.execute("SELECT * FROM current_results ORDER BY tbl, board").fetchall()
-    finally:
-        conn.close()
-
-
 def test_the_live_page_refuses_such_points_and_reads_full_width_ones_and_codes(tmp_path: Path) -> None:
     event_file = dealt_demo(tmp_path)
     with served(event_file) as server:
@@ -281,7 +270,7 @@ def test_the_live_page_refuses_such_points_and_reads_full_width_ones_and_codes(t
                 wrong = await other.post(url + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
                                                                  "code": circled}, headers=JSON)
                 assert wrong.status_code == 403, wrong.text
-                assert _live_results(event_file) == []
+                assert stored_results(event_file) == []
                 page = await other.get(url)
                 full_width = "".join(chr(0xFF10 + int(d)) for d in code)
                 done = await other.post(url + "/confirm", data={"nonce": nonce_of(page.text, "confirm"),
@@ -289,13 +278,11 @@ def test_the_live_page_refuses_such_points_and_reads_full_width_ones_and_codes(t
                 assert done.status_code == 200, done.text
 
         run(play())
-    assert [(row["board"], row["defenders_points"]) for row in _live_results(event_file)] == [(1, 85)]
+    assert [(row["board"], row["defenders_points"]) for row in stored_results(event_file)] == [(1, 85)]
 
 
 def test_the_live_level_race_page_refuses_superscript_games(tmp_path: Path) -> None:
-    event_file = tmp_path / "levels.toml"
-    event_file.write_text(LEVELS_DEMO.read_text(encoding="utf-8"), encoding="utf-8")
-    assert run_dealer("round", "pair", event_file, "--all").exit_code == 0
+    event_file = level_race(tmp_path)
     with served(event_file) as server:
         sheet = server.on_db(lambda s: live.sheet_of(s.event, 1, s.event.rounds[0].matches[0].id, "1"))
         url = server.sheet_url(1, sheet.id.match, "1")

@@ -607,11 +607,17 @@ def _typed(values: Mapping[str, Any], slot: str) -> dict[str, Any]:
 
 
 def _validated(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
-               device: Device) -> tuple[Any, dict[str, Any]]:
+               device: Device, entered_by: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """The entry of ``typed`` as the results path validates it (:class:`Rejected` if not one), and
+    the fields a live entry keeps of it; ``entered_by``: who it is stored as entered by, if not
+    the device."""
     event = session.event
     if slot not in sheet.slots:
         raise LiveRefused("live.no_such_slot", 404, slot=slot)
-    entry = validated_entry(event, kind_of(event), entry_values(session, sheet, slot, typed, device))
+    values = entry_values(session, sheet, slot, typed, device)
+    if entered_by is not None:
+        values["entered_by"] = entered_by
+    entry = validated_entry(event, kind_of(event), values)
     if slot == LEVEL_SLOT:
         fields = {"home_level": entry.home_level, "away_level": entry.away_level, "last_game": entry.last_game,
                   "home_games": entry.home_games, "away_games": entry.away_games}
@@ -919,10 +925,7 @@ def settle(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, s
         raise LiveRefused("live.no_such_slot", 404, slot=slot)
     event = session.event
     kind = kind_of(event)
-    values = entry_values(session, sheet, slot, typed, Device(by))
-    values["entered_by"] = f"{by} (settled: {reason.strip()})"
-    entry = validated_entry(event, kind, values)
-    _, fields = _validated(session, sheet, slot, typed, Device(by))
+    entry, fields = _validated(session, sheet, slot, typed, Device(by), f"{by} (settled: {reason.strip()})")
     store = session.writable_store()
     with store.transaction():
         conn = store.conn
