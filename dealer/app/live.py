@@ -45,10 +45,8 @@ LOCK_AFTER = 5
 #: device is the address a phone has on the venue's network (one phone, one address: WeChat's
 #: browser and the phone's own share it), or its cookie where the address is the laptop's own.
 DEVICES_PER_SHEET = 2
-#: The actions that make a device a writer of a sheet (a page view never does).
-WRITES = ("enter", "confirm", "dispute", "recap")
 #: Addresses that many people's browsers may share: the laptop's own (its browsers, the tests).
-LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 #: A board's defenders' points at the two tables of a match this far apart (as a share of the
 #: deal's points) raise a flag for the director.
 FAR_APART_SHARE = 0.4
@@ -341,14 +339,6 @@ def _wrote(conn: Any, sheet: Sheet, device: Device, at: str) -> None:
                          " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0]
     if count > DEVICES_PER_SHEET:
         _flag(conn, sheet, None, "devices", {"devices": count}, at)
-
-
-def writers(session: EventSession, sheet: Sheet) -> int:
-    store = session.store
-    if store is None:
-        return 0
-    return int(store.conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
-                                  " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0])
 
 
 # --- the state of a sheet -------------------------------------------------------------------------

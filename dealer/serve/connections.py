@@ -26,7 +26,8 @@ line at most every :data:`LOG_EVERY_S`. :func:`raise_open_files` lifts the proce
 files so that the caps, not ``accept()`` failing, decide.
 
 ``dealer serve`` imports this module when it starts (never the other commands), and uvicorn and h11
-only in :func:`guarded_protocol`.
+only in :func:`guarded_protocol`; the laptop's own addresses are the live entry's
+(:data:`dealer.app.live.LOCAL_ADDRESSES`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from dealer.app.live import LOCAL_ADDRESSES
 
 if TYPE_CHECKING:
     import h11
@@ -56,7 +59,7 @@ PER_ADDRESS = 32
 CONCURRENCY = 1000
 #: Addresses :data:`PER_ADDRESS` does not apply to: the director's laptop itself (which could stop
 #: the server anyway; the load test opens 360 connections from it).
-LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+LOOPBACK = LOCAL_ADDRESSES
 #: Open files kept for the server's own use (the database, its journal, templates, the listening
 #: socket, logs) beside its connections.
 RESERVED_FILES = 64
