@@ -175,7 +175,6 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
             "closed": state.closed, "forfeited": sid.match in forfeited,
             "cells": [{"slot": s.slot, "state": s.state, "flagged": s.flagged,
                        "shown": "flagged" if s.flagged else s.state} for s in state.slots.values()],
-            "flags": len(state.flags),
             "nonces": {"unlock": nonce("unlock"), "reprint": nonce("reprint")}})
     if grid.sheets:
         first = grid.sheets[0].sheet
@@ -615,8 +614,7 @@ async def _reprint(server: Server, form: dict[str, list[str]], lang: str, who: s
                                                                      "table": sid.table, "generation": made,
                                                                      "file": _sheet_file(sid, made, lang)})
             made = live.revoke(s, sheet, reason, who, nonce=nonce, said=said)
-            _name, doc = _sheet_document(server, s, dataclasses.replace(sheet, id=dataclasses.replace(
-                sid, generation=made)), lang)
+            _name, doc = _sheet_document(server, s, sheet, lang)  # the new generation's, as the store has it
             return said(made), doc
 
         outcome, doc = await state.run(revoke_and_plan, wrote=True)
