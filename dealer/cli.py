@@ -512,8 +512,6 @@ def results_add(event_file: str, qr_payload: str | None, accept_implausible: boo
 
     with _session(event_file, boards_dir, write=True) as session:
         fields = _slip(session, values, qr_payload)
-        if not session.event.levels and fields.get("defenders_points") in (None, ""):
-            raise UserError("cli.points_missing", field="defenders_points")
         tell(add_result(session, fields, not accept_implausible).phrase())
 
 
@@ -568,63 +566,23 @@ def results_correct(event_file: str, qr_payload: str | None, withdraw: bool, rea
 def results_history(event_file: str, round_: int | None, match: str | None, table: str | None,
                     board: int | None, as_json: bool, boards_dir: str | None) -> None:
     """The audit trail: every stored row, superseded ones included, with who, when and why."""
+    from dealer.app.kinds import kind_of
     from dealer.app.results import history
     from dealer.app.session import EventSession
-    from dealer.errors import Phrase, quote
 
     event, folder = _event_folder(event_file, boards_dir)
-    level_table = None
-    if table is not None and event.levels:
-        from dealer.app.validate import table_number
-
-        level_table = table_number(table)  # as every entry of a level race reads it
-        if level_table is None:
-            raise UserError("cli.bad_level_table", field="table", table=quote(table),
-                            expected=Phrase("level_result.table_expected"))
-    elif table is not None and table.strip().upper() not in ("A", "B"):
-        raise UserError("cli.table_not_a_or_b", field="table", table=quote(table))
+    kind = kind_of(event)
+    asked = kind.asked_table(table)  # as the kind's store holds a table (refused before the results are read)
     with EventSession.open(event, folder) as session:
         if session.store is None:
             say("cli.no_results_yet")
             return
-        rows = history(session, round_, match, level_table if event.levels else
-                       table.strip().upper() if table else None, board)
+        rows = history(session, round_, match, asked, board)
     if as_json:  # one document: every row, in the order the lines give them
         echo_json([item.as_dict() for item in rows])
         return
-    if event.levels:
-        for item in rows:
-            value: Phrase | str = (
-                Phrase("said_history.withdrawn") if item["withdrawn"] else
-                Phrase.of("said_history.levels_last", home=item["home_level"], away=item["away_level"],
-                          last_game=item["last_game"]) if item["last_game"] else
-                Phrase.of("said_history.levels", home=item["home_level"], away=item["away_level"]))
-            trail = _history_trail(item["current"], item["entered_at"], item["entered_by"], item["source"],
-                                   item["source_row"], item["supersedes"], item["reason"], event.timezone)
-            tell(Phrase.of("said_history.level_line", id=item["id"], round=item["round"], match=item["match"],
-                           table=item["tbl"], value=value, **trail))
-        return
     for row in rows:
-        value = Phrase("said_history.withdrawn") if row.withdrawn else f"{row['defenders_points']:>4}"
-        trail = _history_trail(row.current, row.entered_at, row.entered_by, row.source, row.source_row,
-                               row.supersedes, row.reason, event.timezone)
-        tell(Phrase.of("said_history.board_line", id=row.id, round=row.round, match=row.match, table=row.table,
-                       board=row["board"], value=value, **trail))
-
-
-def _history_trail(current: object, entered_at: str, entered_by: str | None, source: str, source_row: object,
-                   supersedes: object, reason: object, timezone: str | None) -> dict[str, object]:
-    """The parameters a history line shares across kinds: its state, when (in the event's zone),
-    who, whence, what it replaces."""
-    from dealer.words import local_time
-
-    return {
-        "state": Phrase("said_history.current" if current else "said_history.superseded"),
-        "at": local_time(entered_at, timezone), "by": entered_by or "-",
-        "source": Phrase.of("said_history.source_row", source=source, row=source_row) if source_row else source,
-        "supersedes": "" if supersedes is None else
-        Phrase.of("said_history.supersedes", id=supersedes, reason=reason),
-    }
+        tell(kind.history_text(row, event.timezone))
 
 
 @results.command("missing")
@@ -885,7 +843,7 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
             tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by))
             return
         kind, amount = given[0]
-        ask = PenaltyAsk(kind, amount, table.upper() if table and not table.isdigit() else table, board, choice)
+        ask = PenaltyAsk(kind, amount, table, board, choice)
         tell(record_penalty(session, round_, match, team, ask, reason, entered_by))
 
 
@@ -913,8 +871,7 @@ def results_warn(event_file: str, round_: int, match: str | None, team: str, pla
         if withdraw:
             tell(withdraw_warning(session, round_, team, player, reason, entered_by))
             return
-        tell(record_warning(session, round_, match, team, player, reason, entered_by,
-                            table=table.upper() if table and not table.isdigit() else table, board=board,
+        tell(record_warning(session, round_, match, team, player, reason, entered_by, table=table, board=board,
                             as_points=as_points))
 
 
@@ -953,7 +910,8 @@ def _echo_round(view: Any, event: Event) -> None:
 @click.option("--all", "pair_all", is_flag=True,
               help="A round robin: pair every round not paired yet, before any result (the whole schedule).")
 @click.option("--accept-warnings", is_flag=True, help="Store the round even with a forced rematch or a second bye.")
-@click.option("--allow-incomplete", is_flag=True, help="Pair although the previous round has missing results.")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Pair although the previous round has missing results or open flags of the live entry.")
 @click.option("--key-file", type=click.Path(dir_okay=False),
               help="Swiss round 1 by lots: the event key (default: boards/<event>/deal.key).")
 @click.option("--by", "entered_by", help="Who pairs (the director).")
@@ -979,11 +937,9 @@ def round_pair(event_file: str, round_: int | None, pair_all: bool, accept_warni
              matches=sum(len(v.matches) for v in views))
         return
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
-        event, key = session.declared, None
-        if round_ == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
-            key = session.folder.read_key(event, key_file)
+        event = session.declared
         view, stored = pair_round(session, round_, accept_warnings=accept_warnings,
-                                  allow_incomplete=allow_incomplete, key=key, entered_by=entered_by)
+                                  allow_incomplete=allow_incomplete, key_file=key_file, entered_by=entered_by)
     _echo_round(view, event)
     if not stored:
         raise UserError("cli.round_has_warnings",
@@ -1122,14 +1078,12 @@ def release(event_file: str, set_number: int | None, reveal_key: bool, unused: b
             entered_by: str | None, accept_missing: bool, boards_dir: str | None) -> None:
     """Make a board set's hands public on the players' site, declare a set unused, or reveal the
     key at the end (recorded with time and reason)."""
+    from dealer.app.release import asked_set
     from dealer.app.release import release as release_set
 
-    if (set_number is None) == (not reveal_key):
-        raise UserError("cli.set_or_key", field="set")
-    if unused and reveal_key:
-        raise UserError("site.unused_needs_set", field="unused")
+    asked = asked_set(set_number, reveal_key)
     with _session(event_file, boards_dir, write=True) as session:
-        outcome = release_set(session, set_number, reason, entered_by=entered_by, accept_missing=accept_missing,
+        outcome = release_set(session, asked, reason, entered_by=entered_by, accept_missing=accept_missing,
                               unused=unused)
     for warning in outcome.warnings:
         say("cli.warning", warning=warning)

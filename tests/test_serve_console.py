@@ -384,7 +384,7 @@ def test_results_forfeit_lateness_penalty_lineup_and_release(event_file: Path) -
             early = await venue.act(director, "release", 400, set="1", reason="done")
             assert "refusal" in early.text
             neither = await venue.act(director, "release", 400, reason="done")
-            assert words("zh").text("console.set_or_key") in neither.text
+            assert words("zh").text("site.set_or_key") in neither.text  # the use case's rule, as the command's
             await venue.act(director, "release", set="1", reason="round over", accept_missing="1")
             with EventSession.open(ev) as session:
                 assert list(session.released_sets()) == [1]
@@ -395,6 +395,7 @@ def test_results_forfeit_lateness_penalty_lineup_and_release(event_file: Path) -
     run(event_file, scenario)
 
 
+@pytest.mark.slow
 def test_print_the_rounds_paperwork_and_download_it(event_file: Path) -> None:
     async def scenario(venue: Venue) -> None:
         async with venue.client() as director:
@@ -416,12 +417,13 @@ def test_print_the_rounds_paperwork_and_download_it(event_file: Path) -> None:
 # --- pairing the next round -------------------------------------------------------------------------
 
 
-def _fill_round(event_file: Path) -> None:
-    """Every result of round 1, imported as `dealer results import` does."""
+def _fill_round(event_file: Path, leave: tuple[tuple[str, str, str], ...] = ()) -> None:
+    """Every result of round 1 (but those of ``leave``: match, table, board), imported as `dealer
+    results import` does."""
     assert run_dealer("results", "template", event_file, "--round", "1", "--lang", "en").exit_code == 0
     template = event_file.parent / "output" / "demo-swiss" / "results-template-round-01.csv"
     with template.open(encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
+        rows = [row for row in csv.DictReader(f) if (row["match"], row["table"], row["board"]) not in leave]
     for row in rows:
         row["defenders_points"] = "40"
     filled = event_file.parent / "round-1.csv"
@@ -437,8 +439,8 @@ def test_pairing_is_refused_while_results_are_unconfirmed_and_works_when_forced(
         async with venue.client() as director, venue.client() as scorer:
             await venue.login(director)
             await venue.enter(scorer, "1", "A", 1, 40)
-            refused = await venue.act(director, "pair", 409)
-            assert "第 1 轮还有 64 个成绩未确认" in refused.text
+            refused = await venue.act(director, "pair", 400)  # as `dealer round pair` refuses it
+            assert "第 1 轮缺少成绩" in refused.text
             assert run_dealer("round", "show", venue.event_file, "--round", "2").exit_code != 0
             no_reason = await venue.act(director, "pair", 400, force="1", reason="")
             assert words("zh").text("console.force_needs_reason") in no_reason.text
@@ -452,6 +454,28 @@ def test_pairing_is_refused_while_results_are_unconfirmed_and_works_when_forced(
             assert log and log[0]["note"] == "the last table plays on"
             grid = await venue.console(director)
             assert grid["rounds"] == [1, 2] and grid["next_round"] == 3
+    run(event_file, scenario)
+
+
+def test_pairing_waits_for_the_flags_of_the_round_before_from_the_console_and_the_command_line(
+        event_file: Path) -> None:
+    _fill_round(event_file, leave=(("1", "A", "4"),))  # table B took 40 on board 4
+
+    async def scenario(venue: Venue) -> None:
+        async with venue.client() as director, venue.client() as scorer, venue.client() as other:
+            await venue.login(director)
+            await venue.enter(scorer, "1", "A", 4, 160)  # far apart from table B's
+            await venue.confirm(other, "1", "A", [4])
+            grid = await venue.console(director, 1)
+            assert grid["pending"] == {"unconfirmed": 0, "flags": 1}
+            refused = await venue.act(director, "pair", 400)
+            assert "第 1 轮的成绩还有 1 个提示未处理" in refused.text
+            command = run_dealer("round", "pair", venue.event_file, "--round", "2")
+            assert command.exit_code == 2 and "1 open flag(s)" in command.stderr
+            assert "--allow-incomplete" in command.stderr
+            await venue.act(director, "clear-flag", flag=str(grid["flags"][0]["id"]), reason="both slips checked")
+            await venue.act(director, "pair")
+            assert len(cli_json("round", "show", venue.event_file, "--round", "2")["matches"]) == 4
     run(event_file, scenario)
 
 

@@ -26,9 +26,16 @@ if TYPE_CHECKING:
     from dealer.app.session import EventSession
 
 
+def penalty_table(table: str | None) -> str | None:
+    """A penalty's or a warning's table as the director writes it, in the form it is stored and
+    checked in: a boards event's ``a``/``b`` upper-cased, a level race's number left as is."""
+    return table.upper() if table and not table.isdigit() else table
+
+
 @dataclass(frozen=True)
 class PenaltyAsk:
-    """A penalty as the director asks for it (checked by :func:`_checked` against the event)."""
+    """A penalty as the director asks for it (checked by :func:`_checked` against the event);
+    ``table`` as written (:func:`penalty_table`)."""
 
     kind: str
     amount: int = 0
@@ -72,13 +79,14 @@ def _checked(event: Event, ask: PenaltyAsk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     needs_board = kind == "points" or (kind == "board" and not event.levels)
     needs_table = needs_board or (event.levels and kind in ("levels", "board"))
-    if needs_table and ask.table is None:
+    table = penalty_table(ask.table)
+    if needs_table and table is None:
         raise RoundError("penalty.needs_table", field="table", kind=kind)
-    if ask.table is not None:
+    if table is not None:
         tables = TABLES if not event.levels else tuple(str(t) for t in range(1, event.tables + 1))
-        if str(ask.table) not in tables:
-            raise RoundError("penalty.bad_table", field="table", table=ask.table, tables=", ".join(tables))
-        data["table"] = str(ask.table)
+        if table not in tables:
+            raise RoundError("penalty.bad_table", field="table", table=table, tables=", ".join(tables))
+        data["table"] = table
     if needs_board:
         if ask.board is None:
             raise RoundError("penalty.needs_board", field="board", kind=kind)
@@ -153,6 +161,7 @@ def record_warning(session: EventSession, number: int, match_id: str | None, tea
     warning, and said. ``table``/``board``/``as_points``: where a step's penalty applies."""
     event = session.declared
     why = _reason(reason)
+    table = penalty_table(table)
     player = player.strip()
     if not player:
         raise RoundError("penalty.needs_player", field="player")

@@ -139,6 +139,14 @@ def _unused_refusal(data: ReportData, set_number: int, end: Action | None) -> st
             "event is over, or end the event first (`dealer round end EVENT.toml --reason …`)")
 
 
+def asked_set(set_number: int | None, key: bool) -> int | None:
+    """What a release asks for: the set ``set_number``, or (``None``) the key; refused unless it
+    names exactly one of the two."""
+    if (set_number is None) != key:
+        raise ReleaseError("site.set_or_key", field="set")
+    return set_number
+
+
 def release(session: EventSession, set_number: int | None, reason: str, *,
             entered_by: str | None = None, accept_missing: bool = False, unused: bool = False) -> ReleaseOutcome:
     """Release set ``set_number``'s hands, or declare the set unused (``unused``), or (``None``)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dealer.app.played import (
@@ -180,17 +181,22 @@ def _missing_in(scored: ScoredEvent, number: int) -> list[str]:
 
 
 def pair_round(session: EventSession, number: int, *, accept_warnings: bool = False,
-               allow_incomplete: bool = False, key: bytes | None = None,
+               allow_incomplete: bool = False, key_file: str | Path | None = None,
                entered_by: str | None = None) -> tuple[RoundView, bool]:
     """Compute and store round ``number``; (the round, whether it was stored).
 
     Refuses a fixed schedule, a round out of order or already paired, and (unless
-    ``allow_incomplete``) a previous round with missing results, except in a round robin, whose
-    rounds do not depend on results. A round with warnings (a forced rematch, a second bye) is
-    returned unstored unless ``accept_warnings``.
+    ``allow_incomplete``) a previous round not settled: results missing, or a flag of the live
+    entry still open (a dispute, two tables far apart, a third device: a result that may still
+    change); except in a round robin, whose rounds do not depend on results. A round with
+    warnings (a forced rematch, a second bye) is returned unstored unless ``accept_warnings``.
+    A Swiss round 1 drawn by lots reads the event's key (``key_file``, else the folder's).
     """
     event = session.declared
     _check_pairable(event, number)
+    key = None
+    if number == 1 and event.format.kind == "swiss" and event.format.first_round == "lots":
+        key = session.folder.read_key(event, key_file)
     store = session.writable_store()
     # A pairing follows from every stored pairing, result and forfeit: only links of the chain
     # count (the whole chain walked, outside the write lock: it takes long on a league).
@@ -218,6 +224,13 @@ def pair_schedule(session: EventSession, entered_by: str | None = None) -> list[
                 view, _stored = _pair_in(session, store, number, entered_by=entered_by)
                 views.append(view)
     return views
+
+
+def _open_flags(session: EventSession, number: int) -> int:
+    """The flags of round ``number``'s live entry not cleared yet (the director's to settle)."""
+    from dealer.app.live import open_flags
+
+    return len(open_flags(session, number))
 
 
 def _check_pairable(event: Event, number: int) -> None:
@@ -279,6 +292,10 @@ def _pair_in(session: EventSession, store: ResultsStore, number: int, *, accept_
             warnings.append(PairingWarning("incomplete-previous-round",
                                            f"paired with {len(missing)} match(es) of round {number - 1} "
                                            "incomplete", {"matches": len(missing), "round": number - 1}))
+        flags = _open_flags(session, number - 1)
+        if flags and not allow_incomplete:
+            raise RoundError("round.previous_round_flagged", field="round", hint="allow_flagged",
+                             number=number - 1, flags=flags)
     if event.format.kind == "knockout":
         from dealer.tournament.knockout_round import bracket_conflicts
 

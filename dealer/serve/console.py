@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
+from dealer.adjustments import PENALTY_KINDS
 from dealer.app import live
+from dealer.app.kinds import TYPED_FIELDS, kind_of
 from dealer.app.live import now
 from dealer.errors import Phrase, UserError
 from dealer.numbers import whole_number_or_none
 from dealer.render.strings import Strings
+from dealer.scoring import TRUMPS
 from dealer.serve.web import DIRECTOR_COOKIE, words
 from dealer.words import local_time
 
@@ -37,7 +40,6 @@ if TYPE_CHECKING:
     from dealer.render.engine import Document
     from dealer.serve.app import Server
 
-PENALTY_KINDS = ("points", "levels", "board", "match", "match_points", "net_levels", "disqualify")
 #: One print at a time (WeasyPrint is slow): a second request waits, then sees the first's answer.
 _PRINTING: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
 
@@ -134,7 +136,7 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
         "counts": {}, "oldest_unconfirmed": None, "pending": None,
         "teams": [{"id": team.id, "name": team.name} for team in event.teams],
         "tables": list(event.table_ids()), "sets": list(range(1, event.sets + 1)),
-        "penalty_kinds": list(PENALTY_KINDS), "trumps": ["", "S", "H", "D", "C", "NT"],
+        "penalty_kinds": list(PENALTY_KINDS), "trumps": list(TRUMPS),
         "next_round": live.next_round_number(session) if event.format.paired else None,
         "files": output_files(session),
         "nonces": {name: nonce(name) for name in ("correct", "forfeit", "late", "penalty", "lineup", "release",
@@ -178,7 +180,8 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
             "nonces": {"unlock": nonce("unlock"), "reprint": nonce("reprint")}})
     if grid.sheets:
         first = grid.sheets[0].sheet
-        context["columns"] = [t.level_result if slot == live.LEVEL_SLOT else slot for slot in first.slots]
+        kind = kind_of(event)
+        context["columns"] = [slot if kind.board_of(slot) is not None else t.level_result for slot in first.slots]
     context["counts"] = grid.counts()
     if grid.oldest_unconfirmed:
         age = live.age_seconds(grid.oldest_unconfirmed)
@@ -328,8 +331,7 @@ Use = Callable[["EventSession"], live.Outcome]
 def _correct(form: dict[str, list[str]], who: str) -> Use:
     from dealer.app.results import correct
 
-    names = ("round", "match", "table", "board", "defenders_points", "trump", "declarer", "level", "note",
-             "home_level", "away_level", "last_game", "home_games", "away_games")
+    names = ("round", "match", "table", "board", "declarer", "level", "note", *TYPED_FIELDS)
     fields: dict[str, str | None] = {name: _one(form, name) or None for name in names}
     fields["entered_by"] = who
     return lambda s: live.phrase_outcome("correct", correct(
@@ -367,9 +369,7 @@ def _penalty(form: dict[str, list[str]], who: str) -> Use:
     kind = _one(form, "kind")
     if _ticked(form, "withdraw"):
         return lambda s: live.phrase_outcome("penalty", withdraw_penalty(s, number, team, kind or None, reason, who))
-    table = _one(form, "table") or None
-    ask = PenaltyAsk(kind, _number(form, "amount", required=False) or 0,
-                     table.upper() if table and not table.isdigit() else table,
+    ask = PenaltyAsk(kind, _number(form, "amount", required=False) or 0, _one(form, "table") or None,
                      _number(form, "board", required=False), _one(form, "choice") or None)
     return lambda s: live.phrase_outcome("penalty", record_penalty(s, number, _one(form, "match") or None, team, ask,
                                                                    reason, who))
@@ -389,25 +389,21 @@ def _lineup(form: dict[str, list[str]], who: str) -> Use:
 
 
 def _release(form: dict[str, list[str]], who: str) -> Use:
-    from dealer.app.release import release
+    from dealer.app.release import asked_set, release
 
-    key, unused = _ticked(form, "key"), _ticked(form, "unused")
-    set_number = _number(form, "set", required=False)
-    if (set_number is None) == (not key):
-        raise UserError("console.set_or_key", field="set")
-    if unused and key:
-        raise UserError("site.unused_needs_set", field="unused")
+    asked = asked_set(_number(form, "set", required=False), _ticked(form, "key"))
 
     def use(s: EventSession) -> live.Outcome:
-        outcome = release(s, None if key else set_number, _one(form, "reason"), entered_by=who,
-                          accept_missing=_ticked(form, "accept_missing"), unused=unused)
+        outcome = release(s, asked, _one(form, "reason"), entered_by=who,
+                          accept_missing=_ticked(form, "accept_missing"), unused=_ticked(form, "unused"))
         return live.phrase_outcome("release", outcome.phrase())
     return use
 
 
 def _pair(form: dict[str, list[str]], who: str) -> Use:
-    """``dealer round pair --round N`` for the next round; refused while the round before has
-    results not confirmed or open flags, unless forced with a reason."""
+    """``dealer round pair --round N`` for the next round; refused while the round before is
+    not settled (:func:`dealer.app.rounds.pair_round`), unless forced (``--allow-incomplete``)
+    with a reason, which the console's log keeps."""
     from dealer.app.rounds import pair_round
 
     force, reason = _ticked(form, "force"), _one(form, "reason")
@@ -416,15 +412,8 @@ def _pair(form: dict[str, list[str]], who: str) -> Use:
 
     def use(s: EventSession) -> live.Outcome:
         number = live.next_round_number(s)
-        pending = live.round_pending(s, number - 1) if number > 1 else live.Pending(0, 0)
-        if pending and not force:
-            raise live.LiveRefused("console.round_pending", 409, round=number - 1,
-                                   unconfirmed=pending.unconfirmed, flags=pending.flags)
-        declared, lots = s.declared, None
-        if number == 1 and declared.format.kind == "swiss" and declared.format.first_round == "lots":
-            lots = s.folder.read_key(declared, None)
         view, stored = pair_round(s, number, accept_warnings=_ticked(form, "accept_warnings"),
-                                  allow_incomplete=force, key=lots, entered_by=who)
+                                  allow_incomplete=force, entered_by=who)
         if not stored:
             raise live.LiveRefused("console.round_has_warnings", 409, round=number,
                                    warnings=list(view.warning_phrases()))
@@ -448,10 +437,6 @@ def _clear_flag(form: dict[str, list[str]], who: str) -> Use:
     return use
 
 
-#: What a settled result may carry, as a table's page enters it.
-TYPED = ("defenders_points", "trump", "home_level", "away_level", "last_game", "home_games", "away_games")
-
-
 def _settle(form: dict[str, list[str]], who: str) -> Use:
     """A dispute settled in one action (:func:`dealer.app.live.settle`): the scorer's value
     (``first``), the other side's (``second``), or the value typed, with a reason."""
@@ -469,7 +454,7 @@ def _settle(form: dict[str, list[str]], who: str) -> Use:
         sheet = live.sheet_of(s.event, round_number, match, table, live.generation(s.store, round_number, match,
                                                                                      table))
         if choice == "typed":
-            typed: dict[str, str | None] = {name: _one(form, name) or None for name in TYPED}
+            typed: dict[str, str | None] = {name: _one(form, name) or None for name in TYPED_FIELDS}
         else:
             chosen = found["detail"].get(choice) or {}
             typed = {name: None if value is None else str(value) for name, value in chosen.items()}
