@@ -6,7 +6,7 @@ RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck unit installed system-deps browser-deps venv dev bench clean previews
+.PHONY: demo test test-fast lint typecheck unit installed system-deps browser-deps venv dev bench clean previews
 
 demo: venv system-deps
 	$(BIN)/dealer demo
@@ -21,6 +21,10 @@ typecheck: dev
 
 unit: dev system-deps browser-deps
 	$(BIN)/pytest -n 2 --dist loadfile
+
+# The edit loop: every test but those marked slow (pyproject.toml); `make test` runs them all.
+test-fast: dev system-deps browser-deps
+	$(BIN)/pytest -n 2 --dist loadfile -m "not slow"
 
 # The package as a user gets it: the wheel, installed into a fresh environment in a temporary
 # folder, runs `dealer doctor`, `dealer demo` and `dealer site` from an empty folder.

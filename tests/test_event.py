@@ -3,6 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import assert_one_error, run_dealer
+from test_results_support import EVENT_TOML, dealer_at
 
 from dealer.event import Event
 from dealer.files import FileProblem, load_event, load_event_text
@@ -103,3 +105,27 @@ def test_not_toml_and_missing_file(tmp_path: Path) -> None:
         load_event_text("[event\n", "bad.toml")
     with pytest.raises(FileProblem, match="no such event file"):
         load_event(tmp_path / "absent.toml")
+
+
+def test_event_file_leniencies(tmp_path: Path) -> None:
+    """An event file saved with a UTF-8 BOM reads; a match ``id = true``, a date with a
+    time and a team playing itself are refused naming the key; nothing is written."""
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + EVENT_TOML.encode("utf-8"))
+    assert dealer_at(tmp_path, "deal", bom).exit_code == 0
+    assert dealer_at(tmp_path, "results", "missing", bom).exit_code == 0
+    cases = {
+        "id-true": (EVENT_TOML.replace('{ id = "1", home', "{ id = true, home"), "rounds[0].matches[0].id"),
+        "datetime": (EVENT_TOML.replace('name = "Hand-worked match"',
+                                        'name = "Hand-worked match"\ndate = 2026-12-05T10:00:00'), "event.date"),
+        "plays-itself": (EVENT_TOML.replace('home = "X", away = "Y"', 'home = "X", away = "X"'),
+                         "cannot play itself"),
+    }
+    for name, (text, expected) in cases.items():
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text, encoding="utf-8")
+        for args in (("deal", path, "--boards-dir", tmp_path / name), ("results", "missing", path)):
+            result = run_dealer(*args) if args[0] == "deal" else dealer_at(tmp_path, *args)
+            assert_one_error(result, str(path), expected)
+            assert "plays twice" not in result.output
+        assert not (tmp_path / name).exists()

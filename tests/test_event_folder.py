@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_dealer
-from test_levels import SEED_002
-from test_results_support import EVENT_TOML
+from conftest import assert_one_error, run_dealer
+from test_levels import SEED_002, seed_001_race
+from test_results_support import EVENT_TOML, dealer_at, hand_rows, scored_hand_event, write_event
 
 SWISS_LEVELS = SEED_002.split("[[rounds]]")[0] + '[format]\nkind = "swiss"\nrounds = 3\n'
 
@@ -112,3 +112,43 @@ def test_a_refused_first_write_of_a_level_race_leaves_no_folder(tmp_path: Path, 
     assert code == 2, err
     assert _tree(tmp_path) == {"ruc.toml"} or _tree(tmp_path) == {"ruc.toml", "boards"}
     assert not (tmp_path / "boards" / "renmin-levels").exists()
+
+
+# --- a boards folder mistyped or missing (found by the reliability reviews) -----------------------
+
+
+def test_a_mistyped_boards_folder_is_said(tmp_path: Path) -> None:
+    """``--boards-dir`` with a typo is "no such folder" (exit 2) for every command
+    that reads the event's folder, not empty standings; nothing is created."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    typo = tmp_path / "bords"
+    for args in (("report", event, "--json"), ("report", event, "--format", "csv", "--out", tmp_path / "rep"),
+                 ("results", "missing", event), ("results", "history", event), ("results", "audit", event),
+                 ("results", "add", event, "--round", 1, "--match", 2, "--table", "A", "--board", 1, "--points", 5),
+                 ("print", "travellers", event, "--format", "html", "--out", tmp_path / "out")):
+        result = run_dealer(*args, "--boards-dir", typo)
+        assert_one_error(result, "no such folder", "--boards-dir")
+    assert not typo.exists() and not (tmp_path / "rep").exists() and not (tmp_path / "out").exists()
+
+
+def test_reading_commands_never_create_the_database(tmp_path: Path) -> None:
+    """``results history`` (and missing, audit, report) on an event without results
+    create no database."""
+    event = write_event(tmp_path)
+    for args in (("results", "history", event), ("results", "missing", event), ("results", "audit", event),
+                 ("report", event, "--json")):
+        result = dealer_at(tmp_path, *args)
+        assert result.exit_code == 0, (args, result.output)
+    assert sorted(p.name for p in (tmp_path / "boards" / "hand").iterdir()) == [
+        "commitment.json", "deal.key", "manifest.json", "set-01.json"]
+
+
+def test_a_level_race_without_its_folder_is_not_said_to_be_undealt(tmp_path: Path) -> None:
+    """`site` (and every reading command) of a level race under a missing boards folder said
+    "event … was not committed or dealt": a level race is never dealt."""
+    event = seed_001_race(tmp_path, [])
+    for args in (("site", event, "--no-pdf", "--out", tmp_path / "site"), ("report", event, "--json"),
+                 ("results", "history", event), ("results", "missing", event)):
+        result = run_dealer(*args, "--boards-dir", tmp_path / "no-such-folder")
+        assert_one_error(result, "--boards-dir", "level race", "is the boards folder right?")
+        assert "dealt" not in result.output.replace("never dealt", "")

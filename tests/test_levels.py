@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import run_dealer
+from conftest import assert_one_error, event_file, report_json_of, run_dealer
+from test_results_support import dealer_at
+
+from dealer.app.rounds import record_forfeit
+from dealer.app.session import EventSession
+from dealer.report import report_json
 
 SEED_002 = """
 [event]
@@ -146,28 +153,13 @@ def _xlsx(path: Path, rows: list[tuple[str, ...]], header: str = HEADER_ZH) -> P
     return path
 
 
-def _setup(tmp_path: Path, text: str, name: str) -> tuple[Path, Path]:
-    event = tmp_path / f"{name}.toml"
-    event.write_text(text, encoding="utf-8")
-    boards = tmp_path / "boards"
-    boards.mkdir(exist_ok=True)
-    return event, boards
-
-
-def _report(event: Path, boards: Path) -> dict[str, object]:
-    code, out, err = run_dealer("report", event, "--json", "--boards-dir", boards)
-    assert code == 0, err
-    data: dict[str, object] = json.loads(out)
-    return data
-
-
 def _db(boards: Path, event_id: str) -> sqlite3.Connection:
     return sqlite3.connect(boards / event_id / "results.sqlite")
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_seed_002_style_event_standings_by_net_levels_then_opponents(tmp_path: Path, kind: str) -> None:
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     if kind == "csv":
         results = tmp_path / "round-1-2.csv"
         results.write_text(_csv(SEED_002_ROWS), encoding="utf-8")
@@ -176,7 +168,7 @@ def test_seed_002_style_event_standings_by_net_levels_then_opponents(tmp_path: P
     code, out, err = run_dealer("results", "import", event, results, "--boards-dir", boards)
     assert code == 0, err
     assert "imported 8 row(s)" in out
-    data = _report(event, boards)
+    data = report_json_of(event, boards)
     assert data["result"] == "levels" and data["format"] == "fixed"
     standings = data["standings"]
     assert isinstance(standings, list)
@@ -184,7 +176,7 @@ def test_seed_002_style_event_standings_by_net_levels_then_opponents(tmp_path: P
             s["net_level_points"], s["tie_breaks"]["opponents_match_points"]) for s in standings]
     assert got == SEED_002_STANDINGS
     assert [s["rank"] for s in standings] == [1, 2, 3, 4]
-    matches = {(m["round"], m["match"]): m for m in data["matches"]}  # type: ignore[attr-defined]
+    matches = {(m["round"], m["match"]): m for m in data["matches"]}
     # R1 M2: net 0 → a draw, 1 point each; every match complete with its 2 tables.
     assert (matches[(1, "2")]["home_match_points"], matches[(1, "2")]["away_match_points"]) == (1, 1)
     assert all(m["complete"] and m["boards_counted"] == 2 for m in matches.values())
@@ -203,12 +195,11 @@ def test_seed_002_style_event_standings_by_net_levels_then_opponents(tmp_path: P
     assert "1,2,1,T3,T4,A,过A,12,13,-1,,away" in tables_csv  # past A wins the table
 
 
-def test_seed_002_forfeit_scores_five_levels_a_table(tmp_path: Path) -> None:
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
-    code, _out, err = run_dealer("results", "forfeit", event, "--round", 2, "--match", 2, "--team", "T4",
-                                 "--reason", "did not come", "--boards-dir", boards)
-    assert code == 0, err
-    matches = {(m["round"], m["match"]): m for m in _report(event, boards)["matches"]}  # type: ignore[attr-defined]
+def test_seed_002_forfeit_scores_five_levels_a_table(event_from: Callable[..., EventSession]) -> None:
+    with event_from(SEED_002, write=True, as_played=False) as session:  # as `dealer results forfeit`
+        record_forfeit(session, 2, "2", "T4", "did not come")
+    with event_from(SEED_002) as session:
+        matches = {(m["round"], m["match"]): m for m in report_json(session.report())["matches"]}
     # 弃权的比赛小分按照每一桌胜方净胜5级计: 2 tables × 5 = 10 levels to T2, a win (2) against 0.
     forfeited = matches[(2, "2")]
     assert (forfeited["home_level_points"], forfeited["away_level_points"]) == (10, 0)
@@ -217,7 +208,7 @@ def test_seed_002_forfeit_scores_five_levels_a_table(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_seed_001_style_event_tables_won_head_to_head_game_ratio_place_points(tmp_path: Path, kind: str) -> None:
-    event, boards = _setup(tmp_path, SEED_001, "seed001")
+    event, boards = event_file(tmp_path, SEED_001)
     header = "round,match,table,home_level,away_level,last_game"
     if kind == "csv":
         results = tmp_path / "all.csv"
@@ -226,7 +217,7 @@ def test_seed_001_style_event_tables_won_head_to_head_game_ratio_place_points(tm
         results = _xlsx(tmp_path / "all.xlsx", SEED_001_ROWS, header)
     code, out, err = run_dealer("results", "import", event, results, "--by", "王芳", "--boards-dir", boards)
     assert code == 0, err
-    data = _report(event, boards)
+    data = report_json_of(event, boards)
     standings = data["standings"]
     assert isinstance(standings, list)
     assert [(s["team"], s["match_points"], s["level_points_for"], s["level_points_against"])
@@ -235,7 +226,7 @@ def test_seed_001_style_event_tables_won_head_to_head_game_ratio_place_points(tm
     assert [by_team[t]["tie_breaks"]["head_to_head"] for t in ("U1", "U2", "U3")] == [4, 4, 4]
     assert by_team["U3"]["tie_breaks"]["game_ratio"] == 3
     assert by_team["U2"]["tie_breaks"]["game_ratio"] == pytest.approx(24 / 17)
-    matches = {(m["round"], m["match"]): m for m in data["matches"]}  # type: ignore[attr-defined]
+    matches = {(m["round"], m["match"]): m for m in data["matches"]}
     # Won on tables (3–2) with fewer levels (3 v 18): the tables decide (5场3胜).
     assert (matches[(1, "1")]["home_level_points"], matches[(1, "1")]["away_level_points"]) == (3, 18)
     assert (matches[(1, "1")]["home_match_points"], matches[(1, "1")]["away_match_points"]) == (3, 1)
@@ -246,14 +237,15 @@ def test_seed_001_style_event_tables_won_head_to_head_game_ratio_place_points(tm
     # U2 7 + 5 = 12, U1 5 + 7 = 12; each pair also has the same places (a 1st and a 4th; a 2nd and
     # a 3rd), so they share: 1= U3 U4, 3= U1 U2.
     mirror_text = SEED_001.replace('id = "four-deck-levels"', 'id = "four-deck-mirror"')
-    mirror, _ = _setup(tmp_path, mirror_text, "mirror")
+    mirror, _ = event_file(tmp_path, mirror_text)
     swap = {"home": "away", "away": "home", "客": "home", "主": "away", "": ""}
     mirrored = [(r, m, t, a, h, swap[last]) for r, m, t, h, a, last in SEED_001_ROWS]
     (tmp_path / "mirror.csv").write_text(_csv(mirrored, header), encoding="utf-8")
     code, _out, err = run_dealer("results", "import", mirror, tmp_path / "mirror.csv", "--boards-dir", boards)
     assert code == 0, err
-    (tmp_path / "overall.toml").write_text(
-        '[championship]\nname = "总成绩"\nevents = ["seed001.toml", "mirror.toml"]\n', encoding="utf-8")
+    (tmp_path / "overall.toml").write_text('[championship]\nname = "总成绩"\n'
+                                           'events = ["four-deck-levels.toml", "four-deck-mirror.toml"]\n',
+                                           encoding="utf-8")
     code, out, err = run_dealer("championship", tmp_path / "overall.toml", "--json", "--boards-dir", boards)
     assert code == 0, err
     table = json.loads(out)["table"]
@@ -265,7 +257,7 @@ def test_seed_001_style_event_tables_won_head_to_head_game_ratio_place_points(tm
 def _rejected(tmp_path: Path, rows: list[tuple[str, ...]], message: str, text: str = SEED_002,
               header: str = HEADER_ZH) -> None:
     """Importing ``rows`` is refused with ``message`` naming the row, and nothing is stored."""
-    event, boards = _setup(tmp_path, text, "ev")
+    event, boards = event_file(tmp_path, text)
     path = tmp_path / "bad.csv"
     path.write_text(_csv(rows, header), encoding="utf-8")
     code, _out, err = run_dealer("results", "import", event, path, "--boards-dir", boards)
@@ -304,7 +296,7 @@ def test_a_result_for_a_team_that_had_a_bye_is_refused(tmp_path: Path) -> None:
     # A fixed round lists no byes: pair a round robin of 3 teams, so that one team sits out.
     text = SEED_002.split("[[rounds]]")[0].replace("[[teams]]\nid = \"T4\"\nname = \"泰山队\"\n", "") + \
         '[format]\nkind = "round-robin"\n'
-    event, boards = _setup(tmp_path, text, "ev")
+    event, boards = event_file(tmp_path, text)
     code, out, err = run_dealer("round", "pair", event, "--round", 1, "--boards-dir", boards)
     assert code == 0, err
     bye = out.split("bye: ")[1].split()[0]
@@ -326,7 +318,7 @@ def test_a_tie_without_the_last_game_is_refused_where_tables_decide(tmp_path: Pa
 
 
 def test_add_correct_withdraw_history_and_audit(tmp_path: Path) -> None:
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     common = ("--boards-dir", boards)
     code, out, err = run_dealer("results", "add", event, "--round", 1, "--match", 1, "--table", 1,
                                 "--home-level", "K", "--away-level", "8", "--by", "王芳", *common)
@@ -349,7 +341,7 @@ def test_add_correct_withdraw_history_and_audit(tmp_path: Path) -> None:
     code, out, err = run_dealer("results", "correct", event, "--round", 1, "--match", 1, "--withdraw",
                                 "--reason", "wrong match", *common)
     assert code == 0 and "withdrew 1 result(s)" in out, err
-    assert _report(event, boards)["no_results_yet"] is True
+    assert report_json_of(event, boards)["no_results_yet"] is True
     # Append-only: the database refuses an edit, and an edit made behind its back is found.
     with _db(boards, "renmin-levels") as conn:
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -361,7 +353,7 @@ def test_add_correct_withdraw_history_and_audit(tmp_path: Path) -> None:
 
 
 def test_a_level_race_is_not_dealt(tmp_path: Path) -> None:
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     for command in ("deal", "commit"):
         code, _out, err = run_dealer(command, event, "--boards-dir", boards)
         assert code == 2 and "is a level race" in err and "nothing to commit or deal" in err
@@ -381,7 +373,7 @@ def test_a_level_race_is_not_dealt(tmp_path: Path) -> None:
 def test_a_swiss_level_race_pairs_on_level_results(tmp_path: Path) -> None:
     """The round loop: round 2 of a Swiss pairs on the level results of round 1."""
     head = SEED_002.split("[[rounds]]")[0] + '[format]\nkind = "swiss"\nrounds = 2\n'
-    event, boards = _setup(tmp_path, head, "swiss")
+    event, boards = event_file(tmp_path, head)
     common = ("--boards-dir", boards)
     code, _out, _err = run_dealer("round", "show", event, "--round", 1, *common)
     assert code == 2
@@ -414,15 +406,15 @@ def test_the_level_race_demo_twice(tmp_path: Path) -> None:
     assert sum("nothing changed" in line for line in second) == 3
     assert first[-1] == second[-1] and first[-1].startswith("  place points: ")
     event = tmp_path / "boards" / "demo-levels" / "event.toml"
-    data = _report(event, tmp_path / "boards")
+    data = report_json_of(event, tmp_path / "boards")
     assert data["sample_data"] is True and data["result"] == "levels"
-    assert all(m["complete"] for m in data["matches"])  # type: ignore[attr-defined]
+    assert all(m["complete"] for m in data["matches"])
 
 
 def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> None:
     from pypdf import PdfReader
 
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     out = tmp_path / "out"
     for kind in ("travellers", "labels"):
         code, _out, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
@@ -457,7 +449,7 @@ def test_a_level_races_tables_are_named_as_players_find_them(tmp_path: Path) -> 
     """Round show, the pairings and the score sheets name a level race's tables 1-1/1-2 (match 1)
     and 2-1/2-2, the match 场, and never mention a set; `table_numbers = "sequential"` numbers the
     round's tables 1…4 instead, and a numbering that would not tell tables apart is refused."""
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     code, shown, err = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards)
     assert code == 0, err
     assert shown.splitlines()[1:] == ["  match   1  tables 1-1/1-2  T1 东风队  v  T2 长城队",
@@ -476,12 +468,11 @@ def test_a_level_races_tables_are_named_as_players_find_them(tmp_path: Path) -> 
     assert "<b>2-1</b>" in sheets and "<b>2-2</b>" in sheets
 
     numbered = SEED_002.replace('tables = 2\n', 'tables = 2\ntable_numbers = "sequential"\n')
-    event, boards = _setup(tmp_path, numbered, "sequential")
+    event, boards = event_file(tmp_path, numbered)
     shown = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards).stdout
     assert "match   2  tables 3/4" in shown
     for bad in ("{match}", "{seat}{seq}", "T{seq"):
-        event, boards = _setup(tmp_path, SEED_002.replace('tables = 2\n', f'tables = 2\ntable_numbers = "{bad}"\n'),
-                               "bad")
+        event, boards = event_file(tmp_path, SEED_002.replace('tables = 2\n', f'tables = 2\ntable_numbers = "{bad}"\n'))
         code, _out, err = run_dealer("round", "show", event, "--round", 1, "--boards-dir", boards)
         assert code == 2 and "event.table_numbers:" in err and "per-match, sequential" in err, bad
 
@@ -490,7 +481,7 @@ def test_a_level_races_forfeit_and_tables_on_the_site_and_report(tmp_path: Path)
     """A forfeit reads "T4 弃权" on the forfeiter's page and the match page, "对方弃权（胜）" on
     the opponent's, with the recorded reason; a level race's pages count tables reported (已报桌数)
     and name no set, and its report header names no decks."""
-    event, boards = _setup(tmp_path, SEED_002, "seed002")
+    event, boards = event_file(tmp_path, SEED_002)
     results = tmp_path / "round-1-2.csv"
     results.write_text(_csv(SEED_002_ROWS[:2]), encoding="utf-8")
     assert run_dealer("results", "import", event, results, "--boards-dir", boards).exit_code == 0
@@ -517,3 +508,91 @@ def test_a_level_races_forfeit_and_tables_on_the_site_and_report(tmp_path: Path)
     assert code == 0, err
     report = (tmp_path / "rep" / "renmin-levels-results.html").read_text(encoding="utf-8")
     assert "decks" not in report and "T4 弃权 — did not come" in report
+
+
+# --- seed 001's level race as the other tests' files drive it ------------------------------------
+
+
+def seed_001_database(tmp_path: Path) -> Path:
+    """The results database of seed 001's level race under ``tmp_path/boards``."""
+    return tmp_path / "boards" / "four-deck-levels" / "results.sqlite"
+
+
+def seed_001_race(tmp_path: Path, rows: list[tuple[str, ...]] | None = None) -> Path:
+    """Seed 001's level race with ``rows`` imported (default: round 1 match 1, five tables); the
+    event file (``tmp_path/four-deck-levels.toml``, its boards folder beside it)."""
+    event, boards = event_file(tmp_path, SEED_001)
+    rows = SEED_001_ROWS[:5] if rows is None else rows
+    if rows:
+        table = tmp_path / f"rows-{len(rows)}.csv"
+        table.write_text(_csv(rows), encoding="utf-8")
+        result = run_dealer("results", "import", event, table, "--boards-dir", boards)
+        assert result.exit_code == 0, result.output
+    return event
+
+
+def test_past_a_is_written_past_a(tmp_path: Path) -> None:
+    """`过` alone was taken as 过A; the docs name 过A and A+: it is refused, with those two."""
+    event = seed_001_race(tmp_path, [])
+    assert_one_error(dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", 1,
+                               "--home-level", "过", "--away-level", "3"),
+                     "--home-level", "'过'", "过A", "A+")
+    table = tmp_path / "past.csv"
+    table.write_text(f"{HEADER_ZH}\n1,1,1,3,过,\n", encoding="utf-8")
+    assert_one_error(dealer_at(tmp_path, "results", "import", event, table), "row 2", "'过'", "过A", "A+")
+    for spelling in ("过A", "a+", "过 A"):
+        added = dealer_at(tmp_path, "results", "add", event, "--round", 1, "--match", 1, "--table", 1,
+                          "--home-level", spelling, "--away-level", "3")
+        assert added.exit_code == 0 and "home 过A away 3" in added.stdout, added.output
+
+
+def championship_file(tmp_path: Path, *events: Path) -> Path:
+    path = tmp_path / "championship.toml"
+    names = ", ".join(f'"{e.name}"' for e in events)
+    path.write_text(f'[championship]\nname = "总成绩"\nevents = [{names}]\n', encoding="utf-8")
+    return path
+
+
+def test_the_championship_marks_an_unfinished_event_provisional(tmp_path: Path) -> None:
+    """The level race after 2 of its 3 rounds was scored with final place points and nothing
+    said: the table and the JSON now say the places are provisional, and why."""
+    event = seed_001_race(tmp_path, SEED_001_ROWS[:20])  # rounds 1 and 2 (round 3's matches have no result)
+    champ = championship_file(tmp_path, event)
+    text = dealer_at(tmp_path, "championship", champ)
+    assert text.exit_code == 0, text.output
+    assert "provisional" in text.stdout and "four-deck-levels" in text.stdout
+    assert "round 3 match 1" in text.stdout and "result(s) missing" in text.stdout
+    data = json.loads(dealer_at(tmp_path, "championship", champ, "--json").stdout)
+    assert data["provisional"] is True and data["events"][0]["provisional"] is True
+    # Round 3 in: final, nothing said.
+    table = tmp_path / "round-3.csv"
+    table.write_text(HEADER_ZH + "\n" + "".join(",".join(r) + "\n" for r in SEED_001_ROWS[20:]), encoding="utf-8")
+    assert dealer_at(tmp_path, "results", "import", event, table).exit_code == 0
+    text = dealer_at(tmp_path, "championship", champ)
+    assert text.exit_code == 0 and "provisional" not in text.stdout, text.output
+    data = json.loads(dealer_at(tmp_path, "championship", champ, "--json").stdout)
+    assert data["provisional"] is False and data["events"][0]["provisional"] is False
+
+
+def test_a_round_robin_with_rounds_still_to_pair_is_provisional(tmp_path: Path) -> None:
+    """As a director meets it: the level-race demo (a round robin, rounds paired as it goes) after 2
+    of its 3 rounds: every match played so far is complete, yet the places are not final."""
+    from dealer.app.session import event_as_played
+    from dealer.demo import sample_levels_csv
+    from dealer.files import load_event
+    from dealer.store.folder import EventFolder
+
+    event = tmp_path / "demo-levels.toml"
+    event.write_text((resources.files("dealer") / "data" / "demo-levels.toml").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    (tmp_path / "boards").mkdir()
+    for number in (1, 2):
+        assert dealer_at(tmp_path, "round", "pair", event, "--round", number).exit_code == 0
+        loaded = load_event(event)
+        rows = tmp_path / f"round-{number}.csv"
+        rows.write_text(sample_levels_csv(event_as_played(loaded, EventFolder.of(loaded, tmp_path / "boards")),
+                                          number), encoding="utf-8")
+        assert dealer_at(tmp_path, "results", "import", event, rows).exit_code == 0
+    text = dealer_at(tmp_path, "championship", championship_file(tmp_path, event))
+    assert text.exit_code == 0, text.output
+    assert "provisional" in text.stdout and "round 3 not paired" in text.stdout

@@ -7,15 +7,15 @@ penalty row. Every expected value is worked out by hand in the comments."""
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import openpyxl
-from conftest import run_dealer
+from conftest import event_file, report_json_of, run_dealer
 from print_support import page_texts
+from test_levels import SEED_002 as LEVEL_RACE_002
 
 from dealer.store import schema
 
@@ -57,19 +57,6 @@ def _ok(*args: object) -> str:
     return out
 
 
-def _report(event: Path, boards: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(_ok("report", event, "--json", "--boards-dir", boards))
-    return data
-
-
-def _event(tmp_path: Path, text: str, name: str) -> tuple[Path, Path]:
-    event = tmp_path / f"{name}.toml"
-    event.write_text(text, encoding="utf-8")
-    boards = tmp_path / "boards"
-    boards.mkdir(exist_ok=True)
-    return event, boards
-
-
 def _tamper(path: Path, sql: str) -> None:
     """Change the database outside the tool, its guard put back as the tool writes it (so the
     audit can find the row only by its link)."""
@@ -82,7 +69,7 @@ def _tamper(path: Path, sql: str) -> None:
 
 
 def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdrawn(tmp_path: Path) -> None:
-    event, boards = _event(tmp_path, SEED_000, "pen000")
+    event, boards = event_file(tmp_path, SEED_000)
     _ok("deal", event, "--boards-dir", boards)
     for table in ("A", "B"):
         for board in (1, 2):
@@ -90,7 +77,7 @@ def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdraw
                 "--points", 120, "--boards-dir", boards)
     # Every table 120: the defenders go up 1 (120–155). Board 1 (N declares): A, BJ (E-W) defends
     # +1; B, SH (E-W) defends +1. Board 2 (E declares): A, SH (N-S) +1; B, BJ (N-S) +1. 2 : 2, a draw.
-    before = _report(event, boards)["matches"][0]
+    before = report_json_of(event, boards)["matches"][0]
     assert (before["home_level_points"], before["away_level_points"], before["home_match_points"]) == (2, 2, 1)
 
     # A card taken back at table A board 1: 10 points off BJ, which defends there. 120 − 10 = 110,
@@ -100,7 +87,7 @@ def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdraw
               "--boards-dir", boards)
     note = "R1 M1: BJ -10 points before the conversion at table A, board 1 — card taken back (by Referee Li)"
     assert out.strip() == f"penalty #1 recorded: {note}"
-    data = _report(event, boards)
+    data = report_json_of(event, boards)
     match = data["matches"][0]
     assert (match["home_level_points"], match["away_level_points"]) == (1, 2)
     assert (match["home_match_points"], match["away_match_points"]) == (0, 2)
@@ -113,7 +100,7 @@ def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdraw
     # level points read the penalized 110 (A: E-W 0).
     rep = tmp_path / "rep"
     _ok("report", event, "--out", rep, "--lang", "en", "--boards-dir", boards)
-    sheet_json = _report(event, boards)["sheets"][0]
+    sheet_json = report_json_of(event, boards)["sheets"][0]
     assert sheet_json["penalties"] == [1]
     assert sheet_json["boards"][0][3] == 120  # A_points as entered (sheet_columns)
     html = (rep / "pen000-results.html").read_text(encoding="utf-8")
@@ -149,7 +136,7 @@ def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdraw
     out = _ok("results", "penalty", event, "--round", 1, "--team", "BJ", "--withdraw", "--reason", "misapplied",
               "--by", "Referee Li", "--boards-dir", boards)
     assert out.strip() == "round 1: withdrew 1 penalty record(s) of BJ (reason: misapplied)"
-    data = _report(event, boards)
+    data = report_json_of(event, boards)
     assert (data["matches"][0]["home_level_points"], data["matches"][0]["away_level_points"]) == (2, 2)
     assert data["adjustments"] == []
     assert "audit passed" in _ok("results", "audit", event, "--boards-dir", boards)
@@ -159,7 +146,7 @@ def test_seed_000_points_penalty_before_the_conversion_is_footnoted_and_withdraw
 
 
 def test_a_penalty_is_refused_by_name_where_the_event_cannot_apply_it(tmp_path: Path) -> None:
-    event, boards = _event(tmp_path, SEED_000, "pen000")
+    event, boards = event_file(tmp_path, SEED_000)
     _ok("deal", event, "--boards-dir", boards)
     common = ("--round", 1, "--team", "BJ", "--reason", "x", "--by", "y", "--boards-dir", boards)
     for args, said in (
@@ -214,11 +201,11 @@ SEED_001_ROWS = (
 
 
 def test_seed_001_laogai_choice_is_recorded_and_scored(tmp_path: Path) -> None:
-    event, boards = _event(tmp_path, SEED_001, "pen001")
+    event, boards = event_file(tmp_path, SEED_001)
     rows = tmp_path / "r1.csv"
     rows.write_text(SEED_001_ROWS, encoding="utf-8")
     _ok("results", "import", event, rows, "--boards-dir", boards)
-    match = _report(event, boards)["matches"][0]
+    match = report_json_of(event, boards)["matches"][0]
     assert (match["home_match_points"], match["away_match_points"]) == (1, 3)  # U2 wins 3 tables to 2
     # 劳改 at table 3 (U2 kept a card back, found after the second trick): U1, the non-offending
     # side, chooses A, 按升二级进入下一盘: +2 levels for U1 at table 3. U1 now wins 3 tables to 2.
@@ -226,7 +213,7 @@ def test_seed_001_laogai_choice_is_recorded_and_scored(tmp_path: Path) -> None:
               "--levels", 2, "--choice", "劳改 A: +2 levels (not ±160 points)", "--reason",
               "U2 followed wrong, found after trick 2", "--by", "裁判长", "--boards-dir", boards)
     assert "chosen: 劳改 A: +2 levels (not ±160 points)" in out
-    data = _report(event, boards)
+    data = report_json_of(event, boards)
     match = data["matches"][0]
     assert (match["home_match_points"], match["away_match_points"]) == (3, 1)
     # Levels: U1 5 + 1 + 3 + 2 + 10 + 0 = 21, U2 2 + 6 + 4 + 9 + 7 = 28.
@@ -248,39 +235,12 @@ def test_seed_001_laogai_choice_is_recorded_and_scored(tmp_path: Path) -> None:
     assert code == 2 and "player '乙一' is not registered for team 'U1'" in err
     out = _ok(*warn, "--player", "甲二")
     assert "warning no. 2 of team U1" in out and "applied disqualified (ranked below every other team)" in out
-    assert [s["team"] for s in _report(event, boards)["standings"]] == ["U2", "U1"]
+    assert [s["team"] for s in report_json_of(event, boards)["standings"]] == ["U2", "U1"]
 
 
-# Seed 002 (renmin-shuangsheng), as tests/test_levels.py's SEED_002: two rounds of two tables.
-SEED_002 = """
-[event]
-id = "pen002"
-name = "双升积分赛（计时制）"
-profile = "renmin-shuangsheng"
-result = "levels"
-tables = 2
-
-[[teams]]
-id = "T1"
-name = "东风队"
-players = ["张三", "李四", "王五", "赵六"]
-[[teams]]
-id = "T2"
-name = "长城队"
-[[teams]]
-id = "T3"
-name = "黄河队"
-[[teams]]
-id = "T4"
-name = "泰山队"
-
-[[rounds]]
-number = 1
-matches = [{ id = "1", home = "T1", away = "T2" }, { id = "2", home = "T3", away = "T4" }]
-[[rounds]]
-number = 2
-matches = [{ id = "1", home = "T1", away = "T3" }, { id = "2", home = "T2", away = "T4" }]
-"""
+# Seed 002 (renmin-shuangsheng): tests/test_levels.py's two rounds of two tables, T1's players registered.
+SEED_002 = LEVEL_RACE_002.replace('id = "renmin-levels"', 'id = "pen002"', 1).replace(
+    'name = "东风队"\n', 'name = "东风队"\nplayers = ["张三", "李四", "王五", "赵六"]\n', 1)
 SEED_002_ROWS = (
     "轮次,场次,桌,主队级数,客队级数,末局胜方\n"
     "1,1,1,K,8,\n1,1,2,5,9,\n"        # T1 v T2: 11 v 6, 3 v 7: net +1, T1 wins
@@ -291,7 +251,7 @@ SEED_002_ROWS = (
 
 
 def test_seed_002_second_warning_is_escalated_and_a_net_level_deduction_ranks_by_hand(tmp_path: Path) -> None:
-    event, boards = _event(tmp_path, SEED_002, "pen002")
+    event, boards = event_file(tmp_path, SEED_002)
     rows = tmp_path / "r.csv"
     rows.write_text(SEED_002_ROWS, encoding="utf-8")
     _ok("results", "import", event, rows, "--boards-dir", boards)
@@ -327,7 +287,7 @@ def test_seed_002_second_warning_is_escalated_and_a_net_level_deduction_ranks_by
     def standings() -> list[tuple[Any, ...]]:
         return [(s["team"], s["match_points"], s["level_points_for"], s["level_points_against"],
                  s["net_level_points"], s["adjustment"], s["tie_breaks"]["opponents_match_points"])
-                for s in _report(event, boards)["standings"]]
+                for s in report_json_of(event, boards)["standings"]]
 
     assert standings() == expected
     assert "audit passed" in _ok("results", "audit", event, "--boards-dir", boards)
@@ -336,7 +296,7 @@ def test_seed_002_second_warning_is_escalated_and_a_net_level_deduction_ranks_by
     # to T3); withdrawn, and the standings are as worked out above again.
     out = _ok(*warn, "--round", 2, "--table", 1, "--reason", "不服从裁判")
     assert "warning no. 3: applied match lost (判负), scored as a forfeit" in out
-    lost = {(m["round"], m["match"]): m for m in _report(event, boards)["matches"]}[(2, "1")]
+    lost = {(m["round"], m["match"]): m for m in report_json_of(event, boards)["matches"]}[(2, "1")]
     assert lost["forfeited_by"] == ["T1"] and (lost["home_level_points"], lost["away_level_points"]) == (0, 10)
     out = _ok("results", "warn", event, "--round", 2, "--team", "T1", "--player", "张三", "--withdraw",
               "--reason", "wrong player", "--by", "裁判长", "--boards-dir", boards)
@@ -345,7 +305,7 @@ def test_seed_002_second_warning_is_escalated_and_a_net_level_deduction_ranks_by
     assert standings() == expected
 
     # The report's footnotes name the warning each penalty came from; the audit names a tampered row.
-    notes = [a for a in _report(event, boards)["adjustments"]]
+    notes = [a for a in report_json_of(event, boards)["adjustments"]]
     assert [(a["penalty"], a["warning"]) for a in notes] == [("board", 2), ("levels", 2), ("net_levels", None)]
     assert "audit passed" in _ok("results", "audit", event, "--boards-dir", boards)
     _tamper(boards / "pen002" / "results.sqlite", "UPDATE penalties SET data = replace(data, '-2', '0') "
@@ -357,7 +317,7 @@ def test_seed_002_second_warning_is_escalated_and_a_net_level_deduction_ranks_by
 def test_the_warning_escalation_is_a_profile_key_an_events_rules_can_change(tmp_path: Path) -> None:
     base = SEED_002.replace('tables = 2\n', 'tables = 2\n\n[rules]\nwarnings = { counted = "team", steps = '
                             '[{ at = 1, apply = [{ kind = "net_levels", amount = -1 }] }] }\n', 1)
-    event, boards = _event(tmp_path, base, "pen002")
+    event, boards = event_file(tmp_path, base)
     rows = tmp_path / "r.csv"
     rows.write_text(SEED_002_ROWS, encoding="utf-8")
     _ok("results", "import", event, rows, "--boards-dir", boards)
@@ -405,7 +365,7 @@ name = "大连"
 
 
 def test_a_round_with_a_penalty_is_not_undone_until_it_is_withdrawn(tmp_path: Path) -> None:
-    event, boards = _event(tmp_path, SWISS, "swiss")
+    event, boards = event_file(tmp_path, SWISS)
     _ok("deal", event, "--boards-dir", boards)
     _ok("round", "pair", event, "--round", 1, "--boards-dir", boards)
     _ok("results", "penalty", event, "--round", 1, "--team", "T1", "--match-points", -1, "--reason", "x",

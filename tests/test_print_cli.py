@@ -7,9 +7,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import documents_of
+from conftest import assert_one_error, documents_of
 from conftest import run_dealer as run
 from print_support import decode_qr_codes, page_count
+from test_results_support import dealer_at
 
 from dealer.app.dealing import deal_event
 from dealer.event import Event
@@ -290,3 +291,31 @@ def test_hand_records_and_the_dealing_guide_stay_within_their_element_budget(
         count = page.count(f'<div class="{board_class} ')
         assert count
         assert page.count("<") - page.count("</") <= ELEMENTS_PER_BOARD[kind] * count, (kind, count)
+
+
+def test_a_set_no_match_plays_gets_no_travellers(tmp_path: Path) -> None:
+    """``print travellers --set 4`` of a set no match plays is refused (no 0-byte
+    file); ``print all`` skips its travellers and score sheets and prints the rest."""
+    text = demo_event_text()
+    assert "sets = 3 " in text
+    event = tmp_path / "four.toml"
+    event.write_text(text.replace('id = "demo"', 'id = "four"').replace("sets = 3 ", "sets = 4 "), encoding="utf-8")
+    assert dealer_at(tmp_path, "deal", event).exit_code == 0
+    out = tmp_path / "out"
+    for kind in ("travellers", "score-sheets"):
+        result = dealer_at(tmp_path, "print", kind, event, "--set", 4, "--format", "html", "--out", out)
+        assert_one_error(result, "--set", "set 4")
+    assert not out.exists() or not any(out.iterdir())
+    every = dealer_at(tmp_path, "print", "all", event, "--set", 4, "--format", "html", "--out", out)
+    assert every.exit_code == 0, every.output
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(f"{k}-set-04-zh.html" for k in ("hand-records", "labels", "curtain-cards",
+                                                             "dealing-guide")), written
+    assert all((out / name).stat().st_size > 0 for name in written)
+
+
+def test_copies_are_checked_for_every_kind(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:
+    _, boards, event_file = dealt_demo
+    for kind in ("travellers", "hand-records"):
+        assert_one_error(run("print", kind, event_file, "--copies", -5, "--format", "html", "--boards-dir", boards,
+                             "--out", tmp_path / "out"), "--copies", "expected 1 to 200")

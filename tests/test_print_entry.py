@@ -25,6 +25,8 @@ from dealer.render.engine import render_html
 from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
 
+pytestmark = pytest.mark.slow  # real PDFs, rasterised, their QR codes decoded
+
 LAN = "http://192.168.1.20:8000"
 LEVELS = Path(__file__).resolve().parent.parent / "dealer" / "data" / "demo-levels.toml"
 

@@ -35,6 +35,8 @@ from dealer.render.strings import strings
 from dealer.resources import demo_event_text
 from dealer.store.folder import EventFolder
 
+pytestmark = pytest.mark.slow  # the whole pack rendered and rasterised: minutes of worker time
+
 # Rendered once per test run: ``--dist loadfile`` (Makefile) sends every test of this module to
 # one xdist worker, which builds the fixture once.
 

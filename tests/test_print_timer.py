@@ -91,6 +91,7 @@ def browser() -> Any:
         chromium.close()
 
 
+@pytest.mark.slow
 def test_the_timer_counts_down_warns_and_ends_in_chromium(tmp_path: Path, browser: Any) -> None:
     page_file = _timer(_event(tmp_path), tmp_path / "zh")
     page = browser.new_page()

@@ -6,14 +6,30 @@ import csv
 import json
 import re
 import sqlite3
+import time
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import report_of
-from test_results_support import HEADER, db_path, hand_rows, run, write_csv, write_event
+from conftest import assert_one_error, report_of
+from test_levels import SEED_001_ROWS, seed_001_race
+from test_results_support import (
+    EVENT_TOML,
+    HEADER,
+    db_path,
+    dealer_at,
+    hand_rows,
+    run,
+    scored_hand_event,
+    write_csv,
+    write_event,
+)
 
+from dealer.app.session import EventSession
 from dealer.demo import score_demo
 from dealer.files import load_event, load_event_text
+from dealer.report import report_json
 from dealer.resources import demo_event_text
 from dealer.store import migrations
 from dealer.store.folder import EventFolder
@@ -136,6 +152,7 @@ def test_report_json_and_a_correction_changes_it(tmp_path: Path) -> None:
     assert "reason: sign missed" in history.output and "[superseded]" in history.output
 
 
+@pytest.mark.slow
 def test_demo_scoring_step_twice(tmp_path: Path) -> None:
     event = load_event_text(demo_event_text(), "demo")
     from dealer.app.dealing import deal_event
@@ -266,3 +283,106 @@ def test_report_strings_come_from_the_data_file_in_both_languages() -> None:
     used = set(re.findall(r"\bt\.(\w+)", (templates_dir() / "report_event.html").read_text(encoding="utf-8")))
     used |= set(re.findall(r'\bt\["(\w+)"\]', Path(report.__file__).read_text(encoding="utf-8")))
     assert used and used <= set(tables["en"])
+
+
+# --- what a report refuses, and what it never writes (found by the reliability reviews) ---------
+
+
+INJECTED = ("=1+1", '=HYPERLINK("http://evil.example","x")', "-2+3", "+X", "@SUM(A1)", "-cmd")
+
+
+def injected_event(tmp_path: Path) -> Path:
+    """The hand event with team ids ``007`` (was H), ``=1+1`` (was V) and ``+X`` (was X), and names starting with
+    ``=``, ``-`` and ``@`` (a leading tab cannot reach a report: the event file's names are
+    stripped, and notes are not reported; :func:`safe_cell` is checked for it directly)."""
+    text = EVENT_TOML.replace('"V"', '"=1+1"').replace('"X"', '"+X"').replace('"H"', '"007"')
+    text = text.replace('name = "主队"', 'name = "=HYPERLINK(\\"http://evil.example\\",\\"x\\")"')
+    text = text.replace('name = "客队"', 'name = "-2+3"').replace('name = "第三队"', 'name = "@SUM(A1)"')
+    text = text.replace('name = "第四队"', 'name = "-cmd"')
+    return write_event(tmp_path, text)
+
+
+def test_report_cells_never_become_formulas(tmp_path: Path) -> None:
+    """Team ids and names from registration forms (``=1+1``, ``=HYPERLINK(…)``, ``@…``,
+    ``+…``, ``-…``) are written as text: CSV cells get a leading ``'`` (a plain number
+    like ``-3`` stays a number); XLSX cells are strings, no formula anywhere."""
+    event = injected_event(tmp_path)
+    rows = [r for r in hand_rows() if r[3] <= 8]
+    assert dealer_at(tmp_path, "results", "import", event, write_csv(tmp_path / "r.csv", HEADER, rows)).exit_code == 0
+    out = tmp_path / "rep"
+    result = dealer_at(tmp_path, "report", event, "--format", "csv,xlsx", "--out", out, "--lang", "en")
+    assert result.exit_code == 0, result.output
+    cells = [c for name in ("standings.csv", "crosstable.csv", "matches.csv")
+             for row in csv.reader((out / name).read_text(encoding="utf-8-sig").splitlines()) for c in row]
+    for text in INJECTED:
+        assert "'" + text in cells, (text, cells)
+        assert text not in cells, text
+    assert all(not c.startswith(("=", "+", "@", "\t", "\r")) for c in cells)
+    negatives = [c for c in cells if c.startswith("-")]
+    assert negatives and all(c.lstrip("-").isdigit() for c in negatives), negatives  # -3 stays -3
+    import openpyxl
+
+    book = openpyxl.load_workbook(out / "hand-results.xlsx")
+    texts = {}
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", (sheet.title, cell.coordinate, cell.value)
+                if isinstance(cell.value, str):
+                    texts[cell.value] = cell.data_type
+    for text in (*INJECTED, "007", "Y"):  # ids stay text: "007" is not the number 7
+        assert texts.get(text) == "s", (text, texts.get(text))
+    with zipfile.ZipFile(out / "hand-results.xlsx") as archive:
+        for name in archive.namelist():
+            if name.startswith("xl/worksheets/"):
+                assert b"<f>" not in archive.read(name) and b"<f " not in archive.read(name), name
+
+
+@pytest.mark.parametrize(("text", "shown"), [("\tcmd", "'\tcmd"), ("\r=1", "'\r=1"), ("-3", "-3"), ("-", "'-"),
+                                             ("@x", "'@x"), ("+1", "'+1"), ("0042", "0042")])
+def test_csv_cell_quoting(text: str, shown: str) -> None:
+    """Every formula start is quoted (OWASP, CSV injection), whole numbers are not."""
+    from dealer.report import safe_cell
+
+    assert safe_cell(text) == shown
+
+
+def test_an_empty_results_database_is_no_results_yet(event_from: Callable[..., EventSession]) -> None:
+    """A results database that exists but holds no result reports ``"no_results_yet": true``
+    (every team 0 played)."""
+    with event_from(EVENT_TOML, write=True) as session:
+        session.writable_store()  # made, nothing written in it
+    with event_from(EVENT_TOML) as session:
+        assert session.store is not None
+        data = report_json(session.report())
+    assert data["no_results_yet"] is True
+    assert sorted(s["team"] for s in data["standings"]) == ["H", "V", "X", "Y"]
+    assert all(s["played"] == 0 for s in data["standings"])
+
+
+def test_an_empty_or_unknown_report_format_is_refused(tmp_path: Path) -> None:
+    """``report --format ""`` and ``--format nonsense`` (with ``--json`` too) exit 2."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    for formats in ("", "nonsense", " , ", "csv,nonsense"):
+        for extra in ((), ("--json",)):
+            result = dealer_at(tmp_path, "report", event, "--format", formats, "--out", tmp_path / "rep", *extra)
+            assert_one_error(result, "--format")
+    assert not (tmp_path / "rep").exists()
+
+
+def test_two_builds_of_the_same_results_give_the_same_xlsx_bytes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XLSX writer stamped its zip members with the time of writing: two reports of the same
+    data differed. Here the clock is an hour apart between the two builds."""
+    event = seed_001_race(tmp_path, SEED_001_ROWS)
+    written = []
+    for hour in (0, 1):
+        monkeypatch.setattr(time, "time", lambda hour=hour: 1_800_000_000.0 + 3600 * hour)
+        out = tmp_path / f"reports-{hour}"
+        result = dealer_at(tmp_path, "report", event, "--format", "xlsx", "--out", out)
+        assert result.exit_code == 0, result.output
+        written.append((out / "four-deck-levels-results.xlsx").read_bytes())
+    assert written[0] == written[1]
+    with zipfile.ZipFile(tmp_path / "reports-0" / "four-deck-levels-results.xlsx") as book:
+        assert book.testzip() is None
+        assert {info.date_time for info in book.infolist()} == {(1980, 1, 1, 0, 0, 0)}

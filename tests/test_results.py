@@ -6,8 +6,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import report_of
-from test_results_support import HEADER, db_path, db_state, hand_rows, run, write_csv, write_event
+from conftest import assert_one_error, report_of
+from test_results_support import (
+    HEADER,
+    db_path,
+    db_state,
+    dealer_at,
+    hand_rows,
+    run,
+    scored_hand_event,
+    write_csv,
+    write_event,
+)
 
 from dealer.app import EventSession
 from dealer.app.results import missing
@@ -344,3 +354,37 @@ def test_results_missing_and_report_create_no_database(tmp_path: Path) -> None:
     assert "table result(s) missing" in result.output
     assert run("report", str(event_path), "--json", "--boards-dir", boards).exit_code == 0
     assert not db_path(tmp_path).exists()
+
+
+# --- corrections that name the value they replace (found by the reliability reviews) -------------
+
+
+def test_a_correction_can_require_the_value_it_replaces(tmp_path: Path) -> None:
+    """Concurrent corrections of one slot each supersede the last (last writer wins);
+    ``--expect-current`` makes a correction refuse when the stored value is not the one the
+    scorer saw, and stores nothing."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    slot = ["--round", 1, "--match", 1, "--table", "A", "--board", 2]  # stored: 35 (HAND[2])
+    first = dealer_at(tmp_path, "results", "correct", event, *slot, "--points", 40, "--reason", "slip A",
+                      "--expect-current", 35)
+    assert first.exit_code == 0, first.output
+    stored = db_state(tmp_path)
+    second = dealer_at(tmp_path, "results", "correct", event, *slot, "--points", 45, "--reason", "slip B",
+                       "--expect-current", 35)
+    assert_one_error(second, "--expect-current", "now has 40 points", "changed meanwhile")
+    assert db_state(tmp_path) == stored
+
+
+def test_whole_match_withdraw_and_expect_current_parse_their_values(tmp_path: Path) -> None:
+    """A whole-match withdrawal with a round number of 11 digits is one error; --expect-current
+    reads a number as typed (+35 is 35) and is refused for a whole match."""
+    event = scored_hand_event(tmp_path, hand_rows())
+    stored = db_state(tmp_path)
+    assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", "99999999999", "--match", 1,
+                               "--withdraw", "--reason", "x"), "--round", "round number")
+    assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--withdraw",
+                               "--reason", "x", "--expect-current", 35), "--expect-current", "--table")
+    assert db_state(tmp_path) == stored
+    ok = dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A", "--board", 2,
+                   "--points", 40, "--reason", "x", "--expect-current", "+35")
+    assert ok.exit_code == 0, ok.output

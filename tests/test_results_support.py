@@ -12,7 +12,7 @@ import csv
 import sqlite3
 from pathlib import Path
 
-from conftest import run_dealer
+from conftest import Outcome, run_dealer
 
 from dealer.app.dealing import deal_event
 from dealer.files import load_event
@@ -121,5 +121,39 @@ def db_state(tmp_path: Path) -> list[tuple[object, ...]]:
     conn = sqlite3.connect(path)
     try:
         return snapshot_rows(conn)
+    finally:
+        conn.close()
+
+
+def dealer_at(tmp_path: Path, *args: object) -> Outcome:
+    """``dealer ARGS… --boards-dir tmp_path/boards``."""
+    return run_dealer(*args, "--boards-dir", tmp_path / "boards")
+
+
+def scored_hand_event(tmp_path: Path, rows: list[list[object]]) -> Path:
+    """The hand event dealt, with ``rows`` imported; the event file's path."""
+    event = write_event(tmp_path)
+    result = dealer_at(tmp_path, "results", "import", event, write_csv(tmp_path / "seed.csv", HEADER, rows))
+    assert result.exit_code == 0, result.output
+    return event
+
+
+def match_2_rows() -> list[list[object]]:
+    """The hand match's slips as round 1 match 2's (X v Y)."""
+    return [[1, "2", table, board, points] for _round, _match, table, board, points in hand_rows()]
+
+
+def results_rows(tmp_path: Path) -> list[tuple[object, ...]]:
+    """The imports and results stored (an empty database may have been created)."""
+    return [row for row in db_state(tmp_path) if row[0] != "meta"]
+
+
+def edit_database(path: Path, *statements: str) -> None:
+    """Run SQL on a results database as another program would (the sqlite3 shell), each
+    statement on its own."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
     finally:
         conn.close()

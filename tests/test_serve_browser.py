@@ -25,6 +25,8 @@ from serve_support import CHROMIUM, CHROMIUM_ARGS, PHONE, WECHAT, dealt_demo
 
 from dealer.formats.entry import parse_entry_path, team_code
 
+pytestmark = pytest.mark.slow  # a real browser
+
 if not Path(CHROMIUM).exists():  # `make test` installs it (browser-deps): a missing browser fails, never skips
     pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`", pytrace=False)
 

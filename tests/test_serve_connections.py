@@ -30,6 +30,8 @@ from dealer.formats.entry import SheetId, entry_url
 from dealer.serve.connections import OPEN_FILES, PER_ADDRESS, REQUEST_S, Limits
 from dealer.store.folder import EventFolder
 
+pytestmark = pytest.mark.slow  # floods that wait out the server's request timer
+
 FLOOD = 1000
 #: Seconds past :data:`REQUEST_S` a timed-out socket may take to be seen closed.
 MARGIN_S = 3.0

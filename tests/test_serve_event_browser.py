@@ -29,6 +29,8 @@ from test_serve_browser import browser
 import dealer
 from dealer.formats.entry import parse_entry_path
 
+pytestmark = pytest.mark.slow  # a real browser through two rounds
+
 LAPTOP = {"viewport": {"width": 1366, "height": 768}}
 __all__ = ["browser"]  # the fixture, from the table's browser test
 BOARDS = 3  # a real round plays 16; three keep the browser's clicking short

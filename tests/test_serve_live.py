@@ -323,6 +323,7 @@ def _in_thread(coroutine: Coroutine[Any, Any, None]) -> None:
         raise failed[0]
 
 
+@pytest.mark.slow
 def test_live_js_swaps_the_page_after_a_write_in_chromium(state: Live, served: str) -> None:
     from playwright.sync_api import expect, sync_playwright
 

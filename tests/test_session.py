@@ -54,9 +54,9 @@ def _set_reads(counts: Counter[str]) -> dict[str, int]:
 
 @pytest.mark.parametrize("command", [
     ["site", "EVENT", "--no-pdf", "--out", "OUT"],
-    ["site", "EVENT", "--out", "OUT"],  # the hand-record PDFs of every released set too
+    pytest.param(["site", "EVENT", "--out", "OUT"], marks=pytest.mark.slow),  # every released set's PDFs too
     ["report", "EVENT", "--format", "csv", "--out", "OUT"],
-    ["print", "hand-records", "EVENT", "--out", "OUT"],
+    pytest.param(["print", "hand-records", "EVENT", "--out", "OUT"], marks=pytest.mark.slow),  # their PDF
     ["results", "missing", "EVENT"],
 ])
 def test_one_command_checks_the_deal_once_and_reads_each_set_file_once(

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Outcome, run_dealer
+from conftest import Outcome, assert_one_error, run_dealer
 from serve_support import JSON, dealt_demo, level_race, nonce_of, run, served, stored_results
-from test_levels import HEADER_ZH, SEED_001, SEED_001_ROWS, SEED_002
-from test_results_support import HEADER, db_state, write_csv, write_event
+from test_levels import HEADER_ZH, SEED_001, SEED_001_ROWS, SEED_002, seed_001_database, seed_001_race
+from test_results_support import HEADER, db_state, dealer_at, results_rows, write_csv, write_event
 
 from dealer.app import live
 
@@ -374,3 +374,100 @@ def test_an_options_round_in_other_digits_is_refused_by_every_command(tmp_path: 
         shown = run_dealer(*command, event, "--round", "２", *_boards(tmp_path))
         assert shown.exit_code == 0 and shown.stdout == run_dealer(*command, event, "--round", "2",
                                                                    *_boards(tmp_path)).stdout, shown.output
+
+
+# --- a QR payload's numbers, and a level race's round and table read one way by every command ------
+
+
+@pytest.mark.parametrize("qr", ["SJD1:T:hand:²:1:5", "SJD1:T:hand:١:1:5", "SJD1:T:hand:" + "1" * 5000 + ":1:5",
+                                "SJD1:T:hand:01:1:5"], ids=["superscript", "arabic-indic", "5000-digits",
+                                                            "leading-zero"])
+def test_qr_payload_with_odd_digits_is_one_error(tmp_path: Path, qr: str) -> None:
+    """A QR payload's numbers are decimal digits 0-9 without a leading zero
+    (docs/qr.md); ``²``, ``١``, 5,000 digits and ``01`` are refused with one line, nothing stored."""
+    event = write_event(tmp_path)
+    result = dealer_at(tmp_path, "results", "add", event, "--qr", qr, "--table", "A", "--points", 35)
+    assert_one_error(result, "--qr", "round must be a positive decimal number")
+    assert results_rows(tmp_path) == []
+
+
+def level_rows(tmp_path: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(seed_001_database(tmp_path)) as conn:
+        return conn.execute("SELECT * FROM level_results ORDER BY id").fetchall()
+
+
+def current_tables(tmp_path: Path) -> dict[tuple[int, str], list[int]]:
+    """(round, match) → the tables with a current (not withdrawn) result."""
+    found: dict[tuple[int, str], list[int]] = {}
+    with sqlite3.connect(seed_001_database(tmp_path)) as conn:
+        for round_number, match, table in conn.execute(
+                "SELECT round, match, tbl FROM current_level_results WHERE withdrawn = 0 ORDER BY tbl"):
+            found.setdefault((round_number, match), []).append(table)
+    return found
+
+
+@pytest.mark.parametrize("text", ["١", "²", "1½", "-1", "0"])
+def test_a_whole_match_withdrawal_reads_the_round_as_add_does(tmp_path: Path, text: str) -> None:
+    """`--round ²` was a traceback, `--round ١` withdrew round 1, `-1` said "round 0": each is
+    now the refusal `results add` gives, and nothing is stored."""
+    event = seed_001_race(tmp_path)
+    before = level_rows(tmp_path)
+    added = dealer_at(tmp_path, "results", "add", event, "--round", text, "--match", 1, "--table", 1,
+                      "--home-level", "5", "--away-level", "3")
+    withdrawn = dealer_at(tmp_path, "results", "correct", event, "--round", text, "--match", 1, "--withdraw",
+                          "--reason", "x")
+    assert_one_error(withdrawn, "--round", repr(text))
+    assert "round 0" not in withdrawn.output
+    if text in ("-1", "0"):  # whole numbers: no such round (add: not in the event)
+        assert_one_error(added, "--round", f"round {text} is not in the event")
+        assert "the round number must be 1 or more" in withdrawn.output
+    else:  # ASCII or full-width digits, as `results add` and every file read them: ١ and ² are not 1 and 2
+        assert_one_error(added, "--round", "expected the round number as a whole number")
+        assert "expected the round number as a whole number" in withdrawn.output
+    assert level_rows(tmp_path) == before
+
+
+@pytest.mark.parametrize(("text", "number"), [("３", 3)])
+def test_a_full_width_round_is_the_same_round_for_add_and_a_withdrawal(tmp_path: Path, text: str,
+                                                                       number: int) -> None:
+    """A Chinese IME's full-width digits: `--round ３` is round 3 for add and for a whole-match
+    withdrawal alike (a superscript `²` is refused by both: above)."""
+    event = seed_001_race(tmp_path)
+    added = dealer_at(tmp_path, "results", "add", event, "--round", text, "--match", 1, "--table", 1,
+                      "--home-level", "5", "--away-level", "3")
+    assert added.exit_code == 0 and f"added round {number} match 1 table 1" in added.output, added.output
+    withdrawn = dealer_at(tmp_path, "results", "correct", event, "--round", text, "--match", 1, "--withdraw",
+                          "--reason", "x")
+    assert withdrawn.exit_code == 0 and f"of round {number} match 1" in withdrawn.output, withdrawn.output
+
+
+def test_a_round_written_as_a_spreadsheet_does_is_the_same_round_everywhere(tmp_path: Path) -> None:
+    """`1.0` (a spreadsheet's whole number) is round 1 for add and for a withdrawal alike."""
+    event = seed_001_race(tmp_path)
+    result = dealer_at(tmp_path, "results", "correct", event, "--round", "1.0", "--match", 1, "--withdraw",
+                       "--reason", "entered for the wrong match")
+    assert result.exit_code == 0, result.output
+    assert "withdrew 5 result(s) of round 1 match 1" in result.output
+    assert current_tables(tmp_path) == {}
+
+
+def test_a_table_letter_is_the_same_table_for_add_correct_and_history(tmp_path: Path) -> None:
+    """`add --table A` took table 1 while `correct --table A --withdraw` was refused and
+    `history --table A` showed every table."""
+    event = seed_001_race(tmp_path)
+    history = dealer_at(tmp_path, "results", "history", event, "--table", "B")
+    assert history.exit_code == 0, history.output
+    assert [line.split(":")[0].split()[-1] for line in history.stdout.splitlines()] == ["2"]
+    result = dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1, "--table", "A",
+                       "--withdraw", "--reason", "x")
+    assert result.exit_code == 0, result.output
+    assert "corrected round 1 match 1 table 1: home 5 away 3 → withdrawn" in result.output
+    assert current_tables(tmp_path) == {(1, "1"): [2, 3, 4, 5]}
+    # A full-width letter is the letter (Ｂ is table 2, as B).
+    assert dealer_at(tmp_path, "results", "history", event, "--table", "Ｂ").stdout == history.stdout
+    for text in ("١", "ı"):  # "ı".upper() is "I": not a letter a table is written with
+        before = level_rows(tmp_path)
+        assert_one_error(dealer_at(tmp_path, "results", "correct", event, "--round", 1, "--match", 1,
+                                   "--table", text, "--withdraw", "--reason", "x"), "--table", repr(text))
+        assert_one_error(dealer_at(tmp_path, "results", "history", event, "--table", text), "--table")
+        assert level_rows(tmp_path) == before
