@@ -14,9 +14,9 @@ class, or under ``if TYPE_CHECKING:`` (shown as its own kind). Edges:
 
 Prints the number of modules and edges, every strongly connected component of more than one
 module (an import cycle, over the imports that run: not those under ``TYPE_CHECKING``) with one
-cycle through it, and with ``--layers`` the edges per pair of
+cycle through it, every call that runs SQL outside ``dealer/store/`` (none is allowed), and with ``--layers`` the edges per pair of
 layers of the import contract (the ``LAYERS`` table at the top of
-``tests/test_import_contract.py``). Exit 1 if there is any cycle, 0 if none, 2 on a usage error.
+``tests/test_import_contract.py``). Exit 1 if there is any cycle or SQL outside the store, 0 if none, 2 on a usage error.
 
 Dev tooling, not shipped: ``tests/test_import_contract.py`` loads this file by its path.
 """
@@ -240,6 +240,37 @@ def contract_layers(path: Path = CONTRACT) -> dict[str, list[str]]:
     raise LookupError(f"{path}: no LAYERS table")
 
 
+#: Calls that run SQL: on a connection or a cursor, and the opening of a database.
+SQL_CALLS = frozenset({"execute", "executemany", "executescript", "connect"})
+#: The only package that runs SQL (contract d: storage behind the application, the SQL included).
+SQL_PACKAGE = "dealer.store"
+
+
+@dataclass(frozen=True, order=True)
+class SqlCall:
+    module: str
+    line: int
+    call: str  # e.g. "conn.execute", "sqlite3.connect"
+
+
+def sql_calls(root: Path = ROOT, package: str = "dealer") -> list[SqlCall]:
+    """Every call of ``.execute``, ``.executemany``, ``.executescript`` or ``sqlite3.connect`` in
+    the package outside :data:`SQL_PACKAGE` (read from the code, nothing imported)."""
+    found = []
+    for name, path in module_names(root, package).items():
+        if name == SQL_PACKAGE or name.startswith(SQL_PACKAGE + "."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            attr = node.func.attr
+            owner = node.func.value
+            if attr in SQL_CALLS - {"connect"} or (attr == "connect" and isinstance(owner, ast.Name)
+                                                    and owner.id == "sqlite3"):
+                found.append(SqlCall(name, node.lineno, f"{ast.unparse(owner)}.{attr}"))
+    return sorted(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The import graph of dealer/ and its cycles.")
     parser.add_argument("--layers", action="store_true", help="Also count the edges per pair of layers.")
@@ -266,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {len(component)} modules: {', '.join(component)}")
         for edge in cycle_path(component, running):
             print(f"    {edge.source} -> {edge.target}  ({edge.where(root)}, {edge.kind}, {edge.why})")
+    outside = sql_calls(root)
+    print(f"SQL outside {SQL_PACKAGE}: {len(outside)}")
+    for call in outside:
+        print(f"  {module_path(call.module, root)}:{call.line} {call.call}")
     if args.layers:
         layers = contract_layers(root / "tests" / "test_import_contract.py")
         counts = Counter((layer_of(s, layers) or "?", layer_of(t, layers) or "?") for s, t in pairs)
@@ -278,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.edges:
         for edge in edges:
             print(f"  {edge.source} -> {edge.target}  ({edge.where(root)}, {edge.kind}, {edge.why})")
-    return 1 if found else 0
+    return 1 if found or outside else 0
 
 
 if __name__ == "__main__":

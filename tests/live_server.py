@@ -100,11 +100,13 @@ class LiveServer:
     the director runs it); :meth:`start` returns once ``/-/health`` answers."""
 
     def __init__(self, event_file: Path, boards_root: Path, port: int | None = None,
-                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> None:
+                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
         self.event_file, self.boards_root = event_file, boards_root
         self.port = port or free_port()
         self.extra = extra
         self.env = env or {}
+        #: The server's working directory (``python -m`` puts it first on sys.path, before PYTHONPATH).
+        self.cwd = cwd
         self.process: subprocess.Popen[bytes] | None = None
         self.log = boards_root.parent / f"serve-{self.port}.log"
 
@@ -117,14 +119,17 @@ class LiveServer:
         assert self.process is not None
         return self.process.pid
 
+    def command(self) -> list[str]:
+        """The server's command line (benchmarks/serve.py starts its floor app as a server of this kind)."""
+        return [sys.executable, "-m", "dealer.cli", "serve", str(self.event_file), "--port", str(self.port),
+                "--rate", "100000", "--boards-dir", str(self.boards_root), *self.extra]
+
     def start(self, timeout: float = 20) -> LiveServer:
         env = {**os.environ, "PYTHONPATH": str(REPO), **self.env}
         began = time.monotonic()
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "dealer.cli", "serve", str(self.event_file), "--port", str(self.port),
-                 "--rate", "100000", "--boards-dir", str(self.boards_root), *self.extra],
-                stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
+                                            cwd=self.cwd)
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:

@@ -1,4 +1,5 @@
-"""The import contract of ``dealer/``: no import cycle, a pure domain, storage behind the application.
+"""The import contract of ``dealer/``: no import cycle, a pure domain, storage (and all SQL) behind the
+application.
 
 The graph is read from the code's own imports, at module level and inside functions, by
 ``scripts/import_graph.py`` (dev tooling: loaded here by its path, never shipped in the package).
@@ -118,6 +119,12 @@ def test_every_known_break_still_breaks() -> None:
         "a known break is gone: delete it from KNOWN_BREAKS"
 
 
+def test_no_code_outside_the_store_runs_sql() -> None:
+    """Contract d: every SQL statement is in ``dealer/store/`` (its methods named for what they
+    do), where the schema declares the tables it reads and writes."""
+    assert [f"{graph.module_path(c.module)}:{c.line} {c.call}" for c in graph.sql_calls()] == []
+
+
 # --- the graph's rules, on a package made here ---------------------------------------------
 
 def _package(root: Path, files: dict[str, str]) -> Path:
@@ -151,6 +158,20 @@ def test_the_graph_counts_function_level_submodule_package_and_relative_imports(
     }
     assert graph.cycles(modules, edges) == [["dealer.a", "dealer.sub.c", "dealer.sub.d"]]
     assert graph.cycles(modules, [e for e in edges if e.kind != "type-checking"]) == []
+
+
+def test_the_sql_rule_finds_statements_and_connections_outside_the_store(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "dealer/__init__.py": "",
+        "dealer/store/db.py": "import sqlite3\nconn = sqlite3.connect(':memory:')\nconn.execute('SELECT 1')\n",
+        "dealer/app/live.py": "def f(store):\n    store.conn.execute('DELETE FROM x')\n    store.live.outcome('n')\n",
+        "dealer/serve/app.py": "import sqlite3\nsqlite3.connect('x').executemany('INSERT', [])\n",
+    })
+    assert [(c.module, c.line, c.call) for c in graph.sql_calls(root)] == [
+        ("dealer.app.live", 2, "store.conn.execute"),
+        ("dealer.serve.app", 2, "sqlite3.connect"),
+        ("dealer.serve.app", 2, "sqlite3.connect('x').executemany"),
+    ]
 
 
 @pytest.mark.parametrize(("module", "layer"), [

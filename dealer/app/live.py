@@ -35,6 +35,7 @@ from dealer.event import Event, Match
 from dealer.formats.entry import SheetId, check_tag, same_code, sheet_code, team_code
 from dealer.store.db import ResultsStore
 from dealer.store.db import now as now  # the faces' clock too (they reach the store only through here)
+from dealer.store.live import LiveStore, SheetRow
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
@@ -50,7 +51,6 @@ LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 #: A board's defenders' points at the two tables of a match this far apart (as a share of the
 #: deal's points) raise a flag for the director.
 FAR_APART_SHARE = 0.4
-LEVEL_SLOT = "levels"
 #: A table's last contact is kept to this many seconds (a page view within it writes nothing).
 CONTACT_S = 30
 NONCE = b"shengji-dealer/form-nonce/v1\x00"
@@ -100,9 +100,7 @@ def sheet_of(event: Event, round_number: int, match_id: str, table: str, generat
 
 def slots_of(event: Event, match: Match) -> tuple[str, ...]:
     """The results each table of ``match`` holds: its set's board numbers, or the level race's one."""
-    if event.levels:
-        return (LEVEL_SLOT,)
-    return tuple(str(b.number) for b in event.set_boards(match.set))
+    return kind_of(event).sheet_slots(event, match)
 
 
 def sheets_of_round(session: EventSession, round_number: int) -> list[Sheet]:
@@ -117,11 +115,7 @@ def sheets_of_round(session: EventSession, round_number: int) -> list[Sheet]:
 
 def generation(store: ResultsStore | None, round_number: int, match: str, table: str) -> int:
     """The sheet's current generation (1 until reprinted, or until its round's pairing is undone)."""
-    if store is None:
-        return 1
-    row = store.conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
-                             (round_number, match, table)).fetchone()
-    return int(row[0]) if row else 1
+    return 1 if store is None else store.live.generation((round_number, match, table))
 
 
 def open_round(session: EventSession) -> int | None:
@@ -148,9 +142,7 @@ def matches_done(session: EventSession, round_number: int) -> set[str]:
     store = session.store
     if rnd is None or store is None:
         return set()
-    kind = kind_of(event)
-    stored = dict(store.conn.execute(f"SELECT match, count(*) FROM {kind.table.view} WHERE round = ?"
-                                     " AND withdrawn = 0 GROUP BY match", (round_number,)).fetchall())
+    stored = store.stored_by_match(kind_of(event).table, round_number)
     tables = len(event.table_ids())
     wanted: dict[int, int] = {}  # each set's boards counted once, not once a match
     done = forfeited_matches(session, round_number)
@@ -281,10 +273,8 @@ def _replaced_why(session: EventSession, sheet_id: SheetId) -> Phrase | str:
     """Why the sheet's generation after ``sheet_id``'s was made (its revocation in the live log):
     a reprint with the director's reason, or its round's pairing undone."""
     store = session.store
-    rows = [] if store is None else store.conn.execute(
-        "SELECT detail FROM live_log WHERE round = ? AND match = ? AND tbl = ? AND action = 'revoke'"
-        " ORDER BY id", (sheet_id.round, sheet_id.match, sheet_id.table)).fetchall()
-    for (detail,) in rows:
+    details = [] if store is None else store.live.revocations((sheet_id.round, sheet_id.match, sheet_id.table))
+    for detail in details:
         try:
             said = json.loads(detail)
         except (TypeError, ValueError):
@@ -304,18 +294,11 @@ def seen(session: EventSession, sheet: Sheet, device: Device) -> None:
     device seen in the last :data:`CONTACT_S` seconds is not written again (a page view is a
     read); a view never raises the devices flag, a third writer does (:func:`_wrote`)."""
     store = session.writable_store()
-    at = now()
-    known = store.conn.execute("SELECT last_at FROM live_devices WHERE round = ? AND match = ? AND tbl = ?"
-                               " AND device = ?", (*sheet.key, device.id)).fetchone()
-    if known is not None and (age_seconds(known[0]) or 0) < CONTACT_S:
+    last = store.live.last_seen(sheet.key, device.id)
+    if last is not None and (age_seconds(last) or 0) < CONTACT_S:
         return
     with store.transaction():
-        conn = store.conn
-        conn.execute(
-            "INSERT INTO live_devices (round, match, tbl, device, first_at, last_at, address, agent)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round, match, tbl, device)"
-            " DO UPDATE SET last_at = excluded.last_at, address = excluded.address",
-            (*sheet.key, device.id, at, at, device.address, (device.agent or "")[:200]))
+        store.live.saw(sheet.key, device.id, now(), device.address, device.agent)
 
 
 def writer_of(device: Device) -> str:
@@ -326,19 +309,14 @@ def writer_of(device: Device) -> str:
     return f"device {device.id}"
 
 
-def _wrote(conn: Any, sheet: Sheet, device: Device, at: str) -> None:
+def _wrote(rows: LiveStore, sheet: Sheet, device: Device, at: str) -> None:
     """Record ``device`` as a writer of the sheet's current generation; a writer beyond one a
     side raises the devices flag."""
-    added = conn.execute("INSERT OR IGNORE INTO live_writers (round, match, tbl, generation, writer, first_at,"
-                         " address, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (*sheet.key, sheet.id.generation, writer_of(device), at, device.address,
-                          (device.agent or "")[:200]))
-    if added.rowcount != 1:  # a writer known already: nothing new to count (most writes)
-        return
-    count = conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
-                         " AND generation = ?", (*sheet.key, sheet.id.generation)).fetchone()[0]
+    if not rows.add_writer(sheet.key, sheet.id.generation, writer_of(device), at, device.address, device.agent):
+        return  # a writer known already: nothing new to count (most writes)
+    count = rows.writers(sheet.key, sheet.id.generation)
     if count > DEVICES_PER_SHEET:
-        _flag(conn, sheet, None, "devices", {"devices": count}, at)
+        rows.raise_flag(sheet.key, None, "devices", {"devices": count}, at)
 
 
 # --- the state of a sheet -------------------------------------------------------------------------
@@ -387,44 +365,33 @@ def sheet_state(session: EventSession, sheet: Sheet) -> SheetState:
     slots = {slot: SlotState(slot, "missing") for slot in sheet.slots}
     if store is None:
         return SheetState(sheet, slots, 0, False, False, False, 0, None, [])
-    conn = store.conn
+    rows = store.live
     # what was entered with an earlier generation (a sheet reprinted, a round paired again) is void;
     # what was confirmed is a result, whichever sheet confirmed it
-    for row in conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ?"
-                            " AND (state = 'confirmed' OR (state != 'replaced' AND generation = ?)) ORDER BY id",
-                            (*sheet.key, sheet.id.generation)):
-        if row["slot"] not in slots:
+    for entry in rows.entries(sheet.key, sheet.id.generation):
+        if entry.slot not in slots:
             continue
-        state = slots[row["slot"]]
-        values = json.loads(row["fields"])
-        if row["state"] == "conflict" and state.state in ("entered", "conflict"):
-            state.state, state.disputed = "conflict", values
+        state = slots[entry.slot]
+        if entry.state == "conflict" and state.state in ("entered", "conflict"):
+            state.state, state.disputed = "conflict", entry.fields
             continue
-        slots[row["slot"]] = SlotState(row["slot"], row["state"], values, row["device"], row["at"])
+        slots[entry.slot] = SlotState(entry.slot, entry.state, entry.fields, entry.device, entry.at)
     stored = _match_results(session, sheet)
     for slot, state in slots.items():
-        key = _stored_slot(sheet, slot)
+        key = _stored_slot(session.event, sheet, slot)
         if key in stored and state.state != "confirmed":
             # stored by other means (a file, `results add`, a director's correction): it counts
             state.state = "confirmed"
             state.fields = state.fields or {"stored": True}
-    sheet_row = conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
-                             sheet.key).fetchone()
-    devices = conn.execute("SELECT (SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?"
-                           " AND generation = ?), (SELECT max(last_at) FROM live_devices WHERE round = ?"
-                           " AND match = ? AND tbl = ?)", (*sheet.key, sheet.id.generation, *sheet.key)).fetchone()
-    flags = [dict(r) for r in conn.execute("SELECT * FROM live_flags WHERE round = ? AND match = ? AND tbl = ?"
-                                           " AND cleared_at IS NULL ORDER BY id", sheet.key)]
+    row = rows.sheet(sheet.key)
+    flags = rows.open_flags(sheet.id.round, sheet.key)
     for flag in flags:
         if flag["slot"] in slots:
             slots[flag["slot"]].flagged = True
     return SheetState(
-        sheet, slots,
-        wrong_codes=int(sheet_row["wrong_codes"]) if sheet_row else 0,
-        locked=bool(sheet_row and sheet_row["locked_at"]),
-        recap_scorer=bool(sheet_row and sheet_row["recap_scorer_at"]),
-        recap_confirmer=bool(sheet_row and sheet_row["recap_confirmer_at"]),
-        devices=int(devices[0]), last_contact=devices[1], flags=flags)
+        sheet, slots, wrong_codes=row.wrong_codes, locked=row.locked_at is not None,
+        recap_scorer=row.recap_scorer_at is not None, recap_confirmer=row.recap_confirmer_at is not None,
+        devices=rows.writers(sheet.key, sheet.id.generation), last_contact=rows.last_contact(sheet.key), flags=flags)
 
 
 def sheet_stamp(session: EventSession, sheet: Sheet) -> tuple[Any, ...]:
@@ -435,21 +402,8 @@ def sheet_stamp(session: EventSession, sheet: Sheet) -> tuple[Any, ...]:
     store = session.store
     if store is None:
         return ()
-    conn = store.conn
-    key = sheet.key
-    table = kind_of(session.event).table
-    return (
-        tuple(conn.execute("SELECT max(id), count(*) FROM live_entries WHERE round = ? AND match = ? AND tbl = ?",
-                           key).fetchone()),
-        tuple(conn.execute("SELECT generation, wrong_codes, locked_at, recap_scorer_at, recap_confirmer_at"
-                           " FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", key).fetchone() or ()),
-        tuple(conn.execute("SELECT max(id), count(cleared_at) FROM live_flags WHERE round = ? AND match = ?"
-                           " AND tbl = ?", key).fetchone()),
-        conn.execute("SELECT count(*) FROM live_writers WHERE round = ? AND match = ? AND tbl = ?", key).fetchone()[0],
-        tuple(conn.execute(f"SELECT max(id), count(*) FROM {table.table.name} WHERE round = ? AND match = ?",
-                           key[:2]).fetchone()),
-        conn.execute("SELECT max(id) FROM actions").fetchone()[0],
-    )
+    return (*store.live.stamp(sheet.key),
+            *store.match_stamp(kind_of(session.event).table, sheet.id.round, sheet.id.match))
 
 
 def _match_results(session: EventSession, sheet: Sheet) -> dict[tuple[Any, ...], Any]:
@@ -460,25 +414,23 @@ def _match_results(session: EventSession, sheet: Sheet) -> dict[tuple[Any, ...],
     return {tuple(row[column] for column in table.slot): row for row in rows}
 
 
-def _stored_slot(sheet: Sheet, slot: str) -> tuple[Any, ...]:
-    if slot == LEVEL_SLOT:
-        return (sheet.id.round, sheet.id.match, int(sheet.id.table))
-    return (sheet.id.round, sheet.id.match, sheet.id.table, int(slot))
+def _stored_slot(event: Event, sheet: Sheet, slot: str) -> tuple[Any, ...]:
+    return kind_of(event).sheet_stored_slot(*sheet.key, slot)
 
 
 def other_table(session: EventSession, sheet: Sheet, slot: str) -> dict[str, Any] | None:
     """The other table's confirmed result on the same deal, shown only once this table's is
     confirmed too (a table never learns a board's result before it has played it)."""
-    store = session.store
-    if store is None or slot == LEVEL_SLOT:
+    kind = kind_of(session.event)
+    twin = kind.twin_slot(*sheet.key, slot)
+    if session.store is None or twin is None:
         return None
-    other = "B" if sheet.id.table == "A" else "A"
     rows = _match_results(session, sheet)
-    own = rows.get(_stored_slot(sheet, slot))
-    theirs = rows.get((sheet.id.round, sheet.id.match, other, int(slot)))
+    own = rows.get(_stored_slot(session.event, sheet, slot))
+    theirs = rows.get(twin)
     if own is None or theirs is None:
         return None
-    return {"table": other, "defenders_points": theirs["defenders_points"]}
+    return {"table": twin[2], kind.value_field: theirs[kind.value_field]}
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -523,40 +475,35 @@ def _phrased(value: Any) -> Any:
 
 
 def _once(store: ResultsStore, nonce: str, sheet: Sheet | None, device: Device, action: str,
-          slot: str | None, write: Any) -> Outcome:
+          slot: str | None, write: Callable[[LiveStore], Outcome]) -> Outcome:
     """Run ``write`` (inside one transaction) unless ``nonce`` was used: then its first outcome."""
     with store.transaction():
-        conn = store.conn
-        used = conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?", (nonce,)).fetchone()
+        rows = store.live
+        used = rows.outcome(nonce)
         if used is not None:
-            return Outcome.from_dict(json.loads(used[0]), repeated=True)
-        outcome: Outcome = write(conn)
+            return Outcome.from_dict(used, repeated=True)
+        outcome = write(rows)
         at = now()
-        conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
-                     (nonce, at, json.dumps(outcome.as_dict(), ensure_ascii=False)))
+        rows.spend(nonce, at, outcome.as_dict())
         if sheet is not None:
-            _wrote(conn, sheet, device, at)
-        where = sheet.key if sheet is not None else (None, None, None)
-        conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, device, address, agent, detail)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (at, *where, action, slot, device.id, device.address, (device.agent or "")[:200],
-                      json.dumps(outcome.as_dict(), ensure_ascii=False)))
+            _wrote(rows, sheet, device, at)
+        rows.log(at, sheet.key if sheet is not None else (None, None, None), action, slot=slot, device=device.id,
+                 address=device.address, agent=device.agent or "", detail=outcome.as_dict())
         return outcome
 
 
-def _sheet_row(conn: Any, sheet: Sheet) -> Any:
+def _sheet_row(rows: LiveStore, sheet: Sheet) -> SheetRow:
     """The sheet's row (made at its first write); 410 when the sheet was replaced since its page
     was authorised (a reprint or an undone pairing in between)."""
-    conn.execute("INSERT OR IGNORE INTO live_sheets (round, match, tbl) VALUES (?, ?, ?)", sheet.key)
-    row = conn.execute("SELECT * FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()
-    if int(row["generation"]) != sheet.id.generation:
-        raise LiveRefused("live.sheet_replaced", 410, generation=sheet.id.generation, current=row["generation"],
+    row = rows.made_sheet(sheet.key)
+    if row.generation != sheet.id.generation:
+        raise LiveRefused("live.sheet_replaced", 410, generation=sheet.id.generation, current=row.generation,
                           why="")
     return row
 
 
-def _refuse_if_locked(row: Any) -> None:
-    if row["locked_at"]:
+def _refuse_if_locked(row: SheetRow) -> None:
+    if row.locked_at:
         raise LiveRefused("live.sheet_locked", 423)
 
 
@@ -569,31 +516,11 @@ def _refuse_if_closed(session: EventSession, sheet: Sheet) -> None:
 
 def entry_values(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
                  device: Device) -> dict[str, str | None]:
-    """The fields of one result as the results path validates them: the sheet's round, match,
-    table, board and teams, the scheduled declarer and level, and what was typed."""
-    event = session.event
-    names = {t.id: t.name for t in event.teams}
-    values: dict[str, str | None] = {"round": str(sheet.id.round), "match": sheet.id.match,
-                                     "table": sheet.id.table, "entered_by": f"live {device.id[:8]}"}
-    if slot == LEVEL_SLOT:
-        values["home_team"] = names[sheet.match.home]
-        values["away_team"] = names[sheet.match.away]
-        for name in ("home_level", "away_level", "last_game", "home_games", "away_games"):
-            values[name] = (typed.get(name) or "").strip() or None
-        return values
-    board = event.board(sheet.match.set, int(slot))
-    seats = sheet.match.seats(sheet.id.table)
-    values.update({"board": slot, "ns_team": names[seats["NS"]], "ew_team": names[seats["EW"]],
-                   "declarer": board.declarer, "level": board.level,
-                   "defenders_points": (typed.get("defenders_points") or "").strip() or None,
-                   "trump": (typed.get("trump") or "").strip() or None})
-    return values
-
-
-def _typed(values: Mapping[str, Any], slot: str) -> dict[str, Any]:
-    names = ("home_level", "away_level", "last_game", "home_games", "away_games") if slot == LEVEL_SLOT \
-        else ("defenders_points", "trump")
-    return {name: values.get(name) for name in names if values.get(name) not in (None, "")}
+    """The fields of one result as the results path validates them: what the schedule fixes of
+    the sheet's result (round, match, table, board, teams, declarer, level) and what was typed."""
+    kind = kind_of(session.event)
+    return {**kind.sheet_values(session.event, sheet.match, sheet.id.table, slot),
+            "entered_by": f"live {device.id[:8]}", **kind.typed(typed)}
 
 
 def _validated(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None],
@@ -607,12 +534,9 @@ def _validated(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[st
     values = entry_values(session, sheet, slot, typed, device)
     if entered_by is not None:
         values["entered_by"] = entered_by
-    entry = validated_entry(event, kind_of(event), values)
-    if slot == LEVEL_SLOT:
-        fields = {"home_level": entry.home_level, "away_level": entry.away_level, "last_game": entry.last_game,
-                  "home_games": entry.home_games, "away_games": entry.away_games}
-    else:
-        fields = {"defenders_points": entry.defenders_points, "trump": entry.trump}
+    kind = kind_of(event)
+    entry = validated_entry(event, kind, values)
+    fields = {name: getattr(entry, name) for name in kind.typed_fields}
     return entry, {k: v for k, v in fields.items() if v is not None}
 
 
@@ -624,47 +548,38 @@ def enter(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, st
     entry, fields = _validated(session, sheet, slot, typed, device)
     store = session.writable_store()
 
-    def write(conn: Any) -> Outcome:
-        row = _sheet_row(conn, sheet)
+    def write(rows: LiveStore) -> Outcome:
+        row = _sheet_row(rows, sheet)
         _refuse_if_locked(row)
         _refuse_if_closed(session, sheet)
-        state = _current(conn, sheet, slot)
-        if (state is not None and state["state"] == "confirmed") or _stored(session, sheet, slot):
+        state = rows.current_entry(sheet.key, slot, sheet.id.generation)
+        if (state is not None and state.state == "confirmed") or _stored(session, sheet, slot):
             raise LiveRefused("live.already_confirmed", 409, slot=slot)
         at = now()
-        if double_entry and state is not None and state["device"] != device.id:
-            if json.loads(state["fields"]) == fields:
-                _insert_entry(conn, sheet, slot, fields, device, at, "entered")
-                return _confirm_rows(session, store, conn, sheet, [slot], f"second entry {device.id[:8]}", at)
-            _insert_entry(conn, sheet, slot, fields, device, at, "conflict")
-            _flag(conn, sheet, slot, "conflict", {"first": json.loads(state["fields"]), "second": fields}, at)
+        if double_entry and state is not None and state.device != device.id:
+            if state.fields == fields:
+                _add_entry(rows, sheet, slot, fields, device, at, "entered")
+                return _confirm_rows(session, store, sheet, [slot], f"second entry {device.id[:8]}", at)
+            _add_entry(rows, sheet, slot, fields, device, at, "conflict")
+            rows.raise_flag(sheet.key, slot, "conflict", {"first": state.fields, "second": fields}, at)
             return Outcome("enter", "live.conflict", {"slot": slot})
         if state is not None:
-            conn.execute("UPDATE live_entries SET state = 'replaced' WHERE round = ? AND match = ? AND tbl = ?"
-                         " AND slot = ? AND state IN ('entered', 'conflict')", (*sheet.key, slot))
-        _insert_entry(conn, sheet, slot, fields, device, at, "entered")
+            rows.replace_open(sheet.key, slot)
+        _add_entry(rows, sheet, slot, fields, device, at, "entered")
         return Outcome("enter", "live.entered", {"slot": slot, "value": entry.value_text()})
 
     return _once(store, nonce, sheet, device, "enter", slot, write)
 
 
-def _insert_entry(conn: Any, sheet: Sheet, slot: str, fields: Mapping[str, Any], device: Device, at: str,
-                  state: str) -> None:
-    conn.execute("INSERT INTO live_entries (round, match, tbl, slot, generation, fields, device, at, state)"
-                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 (*sheet.key, slot, sheet.id.generation, json.dumps(fields, sort_keys=True), device.id, at, state))
-
-
-def _current(conn: Any, sheet: Sheet, slot: str) -> Any:
-    """The slot's last entry that counts: confirmed (any generation), or entered with this one."""
-    return conn.execute("SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND slot = ?"
-                        " AND (state = 'confirmed' OR (state = 'entered' AND generation = ?))"
-                        " ORDER BY id DESC LIMIT 1", (*sheet.key, slot, sheet.id.generation)).fetchone()
+def _add_entry(rows: LiveStore, sheet: Sheet, slot: str, fields: Mapping[str, Any], device: Device, at: str,
+               state: str) -> None:
+    rows.add_entry(sheet.key, slot, sheet.id.generation, fields, device.id, at, state)
 
 
 def _stored(session: EventSession, sheet: Sheet, slot: str) -> bool:
     store = session.store
-    return store is not None and store.current_row(kind_of(session.event).table, _stored_slot(sheet, slot)) is not None
+    kind = kind_of(session.event)
+    return store is not None and store.current_row(kind.table, _stored_slot(session.event, sheet, slot)) is not None
 
 
 def _code_of(session: EventSession, key: bytes, team: str) -> str:
@@ -682,29 +597,24 @@ class _WrongCode(Exception):
 
 
 def _with_code(session: EventSession, key: bytes, sheet: Sheet, team: str, code: str, nonce: str,
-               device: Device, action: str, slot: str | None, write: Any) -> Outcome:
+               device: Device, action: str, slot: str | None, write: Callable[[LiveStore], Outcome]) -> Outcome:
     store = session.writable_store()
     try:
-        def checked(conn: Any) -> Outcome:
-            row = _sheet_row(conn, sheet)
+        def checked(rows: LiveStore) -> Outcome:
+            row = _sheet_row(rows, sheet)
             _refuse_if_locked(row)
             _refuse_if_closed(session, sheet)
             _check_code(session, key, sheet, team, code)
-            done: Outcome = write(conn)
-            return done
+            return write(rows)
         return _once(store, nonce, sheet, device, action, slot, checked)
     except _WrongCode:
         with store.transaction():  # the count, on its own (the write above was rolled back)
-            conn = store.conn
-            _sheet_row(conn, sheet)
-            conn.execute("UPDATE live_sheets SET wrong_codes = wrong_codes + 1,"
-                         " locked_at = CASE WHEN wrong_codes + 1 >= ? THEN ? ELSE locked_at END"
-                         " WHERE round = ? AND match = ? AND tbl = ?", (LOCK_AFTER, now(), *sheet.key))
-            conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, device, address, agent, detail)"
-                         " VALUES (?, ?, ?, ?, 'wrong-code', ?, ?, ?, ?, ?)",
-                         (now(), *sheet.key, slot, device.id, device.address, (device.agent or "")[:200], team))
-            left = LOCK_AFTER - int(conn.execute("SELECT wrong_codes FROM live_sheets WHERE round = ? AND match = ?"
-                                                 " AND tbl = ?", sheet.key).fetchone()[0])
+            rows = store.live
+            _sheet_row(rows, sheet)
+            at = now()
+            left = LOCK_AFTER - rows.count_wrong_code(sheet.key, LOCK_AFTER, at)
+            rows.log(at, sheet.key, "wrong-code", slot=slot, device=device.id, address=device.address,
+                     agent=device.agent or "", detail=team)
         if left <= 0:
             raise LiveRefused("live.sheet_locked", 423) from None
         raise LiveRefused("live.wrong_code", 403, left=left) from None
@@ -716,19 +626,17 @@ def confirm(session: EventSession, key: bytes, sheet: Sheet, slots: Sequence[str
     team code, from a device that entered none of them: each becomes a stored result."""
     store = session.writable_store()
 
-    def write(conn: Any) -> Outcome:
-        entered = {r["slot"]: r for r in conn.execute(
-            "SELECT * FROM live_entries WHERE round = ? AND match = ? AND tbl = ? AND state = 'entered'"
-            " AND generation = ? ORDER BY id", (*sheet.key, sheet.id.generation))}
+    def write(rows: LiveStore) -> Outcome:
+        entered = {e.slot: e for e in rows.entered(sheet.key, sheet.id.generation)}
         wanted = list(entered) if slots is None else list(dict.fromkeys(slots))  # a slot named twice: once
         if not wanted:
             raise LiveRefused("live.nothing_to_confirm", 409)
         for slot in wanted:
             if slot not in entered:
                 raise LiveRefused("live.not_entered", 409, slot=slot)
-            if entered[slot]["device"] == device.id:
+            if entered[slot].device == device.id:
                 raise LiveRefused("live.own_entry", 403, slot=slot)
-        return _confirm_rows(session, store, conn, sheet, wanted, f"team code {sheet.confirmer}", now())
+        return _confirm_rows(session, store, sheet, wanted, f"team code {sheet.confirmer}", now())
 
     return _with_code(session, key, sheet, sheet.confirmer, code, nonce, device, "confirm",
                       ",".join(slots) if slots else None, write)
@@ -741,13 +649,13 @@ def dispute(session: EventSession, key: bytes, sheet: Sheet, slot: str, typed: M
     decides."""
     _, fields = _validated(session, sheet, slot, typed, device)
 
-    def write(conn: Any) -> Outcome:
-        state = _current(conn, sheet, slot)
-        if state is None or state["state"] != "entered":
+    def write(rows: LiveStore) -> Outcome:
+        state = rows.current_entry(sheet.key, slot, sheet.id.generation)
+        if state is None or state.state != "entered":
             raise LiveRefused("live.not_entered", 409, slot=slot)
         at = now()
-        _insert_entry(conn, sheet, slot, fields, device, at, "conflict")
-        _flag(conn, sheet, slot, "conflict", {"first": json.loads(state["fields"]), "second": fields}, at)
+        _add_entry(rows, sheet, slot, fields, device, at, "conflict")
+        rows.raise_flag(sheet.key, slot, "conflict", {"first": state.fields, "second": fields}, at)
         return Outcome("dispute", "live.conflict", {"slot": slot})
 
     return _with_code(session, key, sheet, sheet.confirmer, code, nonce, device, "dispute", slot, write)
@@ -763,58 +671,50 @@ def entered_live(event: Event, sheet: Sheet, by: str) -> str:
     return f"live {scorer.id} {scorer.name} → {confirmer.id} {confirmer.name}"
 
 
-def _confirm_rows(session: EventSession, store: ResultsStore, conn: Any, sheet: Sheet, slots: Sequence[str],
-                  by: str, at: str) -> Outcome:
+def _confirm_rows(session: EventSession, store: ResultsStore, sheet: Sheet, slots: Sequence[str], by: str,
+                  at: str) -> Outcome:
     """Store the entered results of ``slots`` as results (one import) and mark them confirmed."""
     event = session.event
     kind = kind_of(event)
+    rows = store.live
     check_seating(store, event, {(sheet.id.round, sheet.id.match)})
     entries = []
-    rows = []
+    confirmed = []
     for slot in slots:
-        row = _current(conn, sheet, slot)
-        typed = {k: None if v is None else str(v) for k, v in json.loads(row["fields"]).items()}
-        values = entry_values(session, sheet, slot, typed, Device(row["device"]))
+        live_entry = rows.current_entry(sheet.key, slot, sheet.id.generation)
+        assert live_entry is not None  # the caller found it entered, in this transaction
+        typed = {k: None if v is None else str(v) for k, v in live_entry.fields.items()}
+        values = entry_values(session, sheet, slot, typed, Device(live_entry.device))
         values["entered_by"] = entered_live(event, sheet, by)
         entry = validated_entry(event, kind, values)
         if store.current_row(kind.table, entry.slot) is not None:
             raise LiveRefused("live.already_confirmed", 409, slot=slot)
         entries.append(entry)
-        rows.append(row)
+        confirmed.append(live_entry)
     import_id = store.insert(kind.table, entries, source=f"live {sheet.id.round}/{sheet.id.match}/{sheet.id.table}",
                              import_kind="add", entered_by=f"live ({by})")
-    for row in rows:
-        conn.execute("UPDATE live_entries SET state = 'confirmed', confirmed_by = ?, confirmed_at = ?,"
-                     " result_import = ? WHERE id = ?", (by, at, import_id, row["id"]))
+    for live_entry in confirmed:
+        rows.mark_confirmed(live_entry.id, by, at, import_id)
     for slot in slots:
         # a dispute the two sides settled at the table (entered again, then confirmed) is closed
-        conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ? AND match = ?"
-                     " AND tbl = ? AND slot = ? AND kind = 'conflict' AND cleared_at IS NULL",
-                     (at, by, "settled at the table: entered again and confirmed", *sheet.key, slot))
-        _check_far_apart(session, store, conn, sheet, slot, at)
+        rows.clear_conflict(sheet.key, slot, at, by, "settled at the table: entered again and confirmed")
+        _check_far_apart(session, store, sheet, slot, at)
     return Outcome("confirm", "live.confirmed", {"count": len(slots), "import_id": import_id})
 
 
-def _check_far_apart(session: EventSession, store: ResultsStore, conn: Any, sheet: Sheet, slot: str,
-                     at: str) -> None:
-    if slot == LEVEL_SLOT:
-        return
-    other = "B" if sheet.id.table == "A" else "A"
+def _check_far_apart(session: EventSession, store: ResultsStore, sheet: Sheet, slot: str, at: str) -> None:
     kind = kind_of(session.event)
-    own = store.current_row(kind.table, _stored_slot(sheet, slot))
-    theirs = store.current_row(kind.table, (sheet.id.round, sheet.id.match, other, int(slot)))
+    twin = kind.twin_slot(*sheet.key, slot)
+    if twin is None:
+        return
+    own = store.current_row(kind.table, _stored_slot(session.event, sheet, slot))
+    theirs = store.current_row(kind.table, twin)
     if own is None or theirs is None or own["withdrawn"] or theirs["withdrawn"]:
         return
     total = session.event.profile.rules_for(session.event.decks).total_points
     apart = abs(int(own["defenders_points"]) - int(theirs["defenders_points"]))
     if apart >= FAR_APART_SHARE * total:
-        _flag(conn, sheet, slot, "far-apart", {"apart": apart, "total": total}, at)
-
-
-def _flag(conn: Any, sheet: Sheet, slot: str | None, kind: str, detail: Mapping[str, Any], at: str) -> None:
-    conn.execute("INSERT INTO live_flags (round, match, tbl, slot, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                 " ON CONFLICT (round, match, tbl, slot, kind) DO UPDATE SET detail = excluded.detail",
-                 (*sheet.key, slot or "", kind, json.dumps(detail, ensure_ascii=False), at))
+        store.live.raise_flag(sheet.key, slot, "far-apart", {"apart": apart, "total": total}, at)
 
 
 def confirm_recap(session: EventSession, key: bytes, sheet: Sheet, side: str, code: str, device: Device,
@@ -825,16 +725,12 @@ def confirm_recap(session: EventSession, key: bytes, sheet: Sheet, side: str, co
         raise LiveRefused("live.bad_side", 400)
     team = sheet.scorer if side == "scorer" else sheet.confirmer
 
-    def write(conn: Any) -> Outcome:
+    def write(rows: LiveStore) -> Outcome:
         state = sheet_state(session, sheet)
         waiting = [s.slot for s in state.slots.values() if s.state != "confirmed"]
         if waiting:
             raise LiveRefused("live.recap_waiting", 409, slots=", ".join(waiting))
-        column = "recap_scorer_at" if side == "scorer" else "recap_confirmer_at"
-        conn.execute(f"UPDATE live_sheets SET {column} = coalesce({column}, ?) WHERE round = ? AND match = ?"
-                     " AND tbl = ?", (now(), *sheet.key))
-        done = conn.execute("SELECT recap_scorer_at IS NOT NULL AND recap_confirmer_at IS NOT NULL FROM live_sheets"
-                            " WHERE round = ? AND match = ? AND tbl = ?", sheet.key).fetchone()[0]
+        done = rows.close_recap(sheet.key, side, now())
         return Outcome("recap", "live.closed" if done else "live.recap_confirmed",
                        {"team": session.event.team(team).name})
 
@@ -847,11 +743,9 @@ def confirm_recap(session: EventSession, key: bytes, sheet: Sheet, side: str, co
 def unlock(session: EventSession, sheet: Sheet, by: str) -> Outcome:
     store = session.writable_store()
     with store.transaction():
-        conn = store.conn
-        _sheet_row(conn, sheet)
-        conn.execute("UPDATE live_sheets SET wrong_codes = 0, locked_at = NULL WHERE round = ? AND match = ?"
-                     " AND tbl = ?", sheet.key)
-        _log(conn, sheet, "unlock", None, by)
+        _sheet_row(store.live, sheet)
+        store.live.unlock(sheet.key)
+        store.live.log(now(), sheet.key, "unlock", detail=by)
     return Outcome("unlock", "live.unlocked", {})
 
 
@@ -865,17 +759,14 @@ def revoke(session: EventSession, sheet: Sheet, reason: str, by: str, *, nonce: 
         raise UserError("results.correction_needs_reason", field="reason")
     store = session.writable_store()
     with store.transaction():
-        conn = store.conn
-        _sheet_row(conn, sheet)
-        conn.execute("UPDATE live_sheets SET generation = generation + 1 WHERE round = ? AND match = ? AND tbl = ?",
-                     sheet.key)
-        made = int(conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
-                                sheet.key).fetchone()[0])
-        _log(conn, sheet, "revoke", None, json.dumps({"generation": made, "why": "reprint", "reason": reason.strip(),
-                                                       "by": by}, ensure_ascii=False))
+        rows = store.live
+        _sheet_row(rows, sheet)
+        made = rows.next_generation(sheet.key)
+        at = now()
+        rows.log(at, sheet.key, "revoke", detail={"generation": made, "why": "reprint", "reason": reason.strip(),
+                                                  "by": by})
         if nonce is not None and said is not None:
-            conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
-                         (nonce, now(), json.dumps(said(made).as_dict(), ensure_ascii=False)))
+            rows.spend(nonce, at, said(made).as_dict())
         return made
 
 
@@ -885,22 +776,15 @@ def void_pairing(store: ResultsStore, event: Event, round_number: int, matches: 
     (``matches`` × the event's tables, printed or not) gets a new generation, so that its paper
     answers 410 saying why and a new pairing's sheets print anew; what was entered on them and not
     confirmed is void; locks, recaps and open flags of the round go with the pairing."""
-    conn = store.conn
+    rows = store.live
     at = now()
     for match in matches:
         for table in event.table_ids():
-            conn.execute("INSERT INTO live_sheets (round, match, tbl, generation) VALUES (?, ?, ?, 2)"
-                         " ON CONFLICT (round, match, tbl) DO UPDATE SET generation = generation + 1,"
-                         " wrong_codes = 0, locked_at = NULL, recap_scorer_at = NULL, recap_confirmer_at = NULL",
-                         (round_number, match, table))
-            made = conn.execute("SELECT generation FROM live_sheets WHERE round = ? AND match = ? AND tbl = ?",
-                                (round_number, match, table)).fetchone()[0]
-            conn.execute("INSERT INTO live_log (at, round, match, tbl, action, device, detail)"
-                         " VALUES (?, ?, ?, ?, 'revoke', ?, ?)",
-                         (at, round_number, match, table, by, json.dumps(
-                             {"generation": made, "why": "undo", "reason": reason, "by": by}, ensure_ascii=False)))
-    conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ?"
-                 " AND cleared_at IS NULL", (at, by, f"pairing undone: {reason}", round_number))
+            key = (round_number, match, table)
+            made = rows.void_sheet(key)
+            rows.log(at, key, "revoke", device=by, detail={"generation": made, "why": "undo", "reason": reason,
+                                                           "by": by})
+    rows.clear_round_flags(round_number, at, by, f"pairing undone: {reason}")
 
 
 def settle(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, str | None], reason: str,
@@ -918,8 +802,8 @@ def settle(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, s
     entry, fields = _validated(session, sheet, slot, typed, Device(by), f"{by} (settled: {reason.strip()})")
     store = session.writable_store()
     with store.transaction():
-        conn = store.conn
-        _sheet_row(conn, sheet)
+        rows = store.live
+        _sheet_row(rows, sheet)
         _refuse_if_closed(session, sheet)
         check_seating(store, event, {(sheet.id.round, sheet.id.match)})
         old = store.current_row(kind.table, entry.slot)
@@ -929,19 +813,12 @@ def settle(session: EventSession, sheet: Sheet, slot: str, typed: Mapping[str, s
             kind.table, [entry], source=f"live {sheet.id.round}/{sheet.id.match}/{sheet.id.table}",
             import_kind="add", entered_by=entry.entered_by)
         at = now()
-        conn.execute("UPDATE live_entries SET state = 'replaced' WHERE round = ? AND match = ? AND tbl = ?"
-                     " AND slot = ? AND state IN ('entered', 'conflict')", (*sheet.key, slot))
-        conn.execute("INSERT INTO live_entries (round, match, tbl, slot, generation, fields, device, at, state,"
-                     " confirmed_by, confirmed_at, result_import)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'confirmed', ?, ?, ?)",
-                     (*sheet.key, slot, sheet.id.generation, json.dumps(fields, sort_keys=True), by, at,
-                      f"director ({by})", at, import_id))
-        conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ? WHERE round = ? AND match = ?"
-                     " AND tbl = ? AND slot = ? AND kind = 'conflict' AND cleared_at IS NULL",
-                     (at, by, reason.strip(), *sheet.key, slot))
-        _check_far_apart(session, store, conn, sheet, slot, at)
-        _log(conn, sheet, "settle", slot, json.dumps({"fields": fields, "reason": reason.strip(), "by": by},
-                                                     ensure_ascii=False))
+        rows.replace_open(sheet.key, slot)
+        rows.add_entry(sheet.key, slot, sheet.id.generation, fields, by, at, "confirmed",
+                       confirmed_by=f"director ({by})", result_import=import_id)
+        rows.clear_conflict(sheet.key, slot, at, by, reason.strip())
+        _check_far_apart(session, store, sheet, slot, at)
+        rows.log(at, sheet.key, "settle", slot=slot, detail={"fields": fields, "reason": reason.strip(), "by": by})
     names = event.table_names(sheet.match)
     return Outcome("settle", "live.settled", {"round": sheet.id.round, "match": sheet.id.match,
                                               "table": names.get(sheet.id.table, sheet.id.table),
@@ -953,34 +830,17 @@ def clear_flag(session: EventSession, flag_id: int, reason: str, by: str) -> Non
         raise UserError("results.correction_needs_reason", field="reason")
     store = session.writable_store()
     with store.transaction():
-        changed = store.conn.execute("UPDATE live_flags SET cleared_at = ?, cleared_by = ?, reason = ?"
-                                     " WHERE id = ? AND cleared_at IS NULL", (now(), by, reason.strip(), flag_id))
-        if changed.rowcount != 1:
+        if not store.live.clear_flag(flag_id, now(), by, reason.strip()):
             raise LiveRefused("live.no_such_flag", 404, flag=flag_id)
 
 
 def open_flags(session: EventSession, round_number: int) -> list[dict[str, Any]]:
-    if session.store is None:
-        return []
-    return [dict(r) for r in session.store.conn.execute(
-        "SELECT * FROM live_flags WHERE round = ? AND cleared_at IS NULL ORDER BY id", (round_number,))]
+    return [] if session.store is None else session.store.live.open_flags(round_number)
 
 
 def flag(session: EventSession, flag_id: int) -> dict[str, Any] | None:
     """An open flag, with its detail read (``None``: no such open flag)."""
-    store = session.store
-    row = None if store is None else store.conn.execute(
-        "SELECT * FROM live_flags WHERE id = ? AND cleared_at IS NULL", (flag_id,)).fetchone()
-    if row is None:
-        return None
-    found = dict(row)
-    found["detail"] = json.loads(found["detail"])
-    return found
-
-
-def _log(conn: Any, sheet: Sheet, action: str, slot: str | None, detail: str) -> None:
-    conn.execute("INSERT INTO live_log (at, round, match, tbl, action, slot, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                 (now(), *sheet.key, action, slot, detail))
+    return None if session.store is None else session.store.live.open_flag(flag_id)
 
 
 @dataclass
@@ -1054,10 +914,8 @@ def next_round_number(session: EventSession) -> int:
 
 def outcome_of(session: EventSession, nonce: str) -> Outcome | None:
     """What the request of ``nonce`` did (for the page it redirected to), or ``None``."""
-    store = session.store
-    row = None if store is None else store.conn.execute("SELECT outcome FROM live_nonces WHERE nonce = ?",
-                                                        (nonce,)).fetchone()
-    return None if row is None else Outcome.from_dict(json.loads(row[0]))
+    stored = None if session.store is None else session.store.live.outcome(nonce)
+    return None if stored is None else Outcome.from_dict(stored)
 
 
 def director_once(session: EventSession, nonce: str, by: str, action: str, use: Any,
@@ -1073,15 +931,52 @@ def director_once(session: EventSession, nonce: str, by: str, action: str, use: 
     store = session.writable_store()
     with store.transaction():
         at = now()
-        store.conn.execute("INSERT INTO live_nonces (nonce, at, outcome) VALUES (?, ?, ?)",
-                           (nonce, at, json.dumps(outcome.as_dict(), ensure_ascii=False)))
-        detail = {**outcome.as_dict(), "by": by, **({"note": note} if note else {})}
-        store.conn.execute("INSERT INTO live_log (at, round, match, tbl, action, device, detail)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (at, *where, action, by, json.dumps(_plain(detail), ensure_ascii=False)))
+        store.live.spend(nonce, at, outcome.as_dict())
+        store.live.log(at, where, action, device=by,
+                       detail=_plain({**outcome.as_dict(), "by": by, **({"note": note} if note else {})}))
     return outcome
 
 
 def phrase_outcome(action: str, phrase: Phrase) -> Outcome:
     """A use case's phrase (what the command line tells) as a console outcome."""
     return Outcome(action, phrase.key, dict(phrase.params))
+
+
+# --- directors' links ---------------------------------------------------------------------------
+
+#: A director's session lasts the event's day (the cookie and the stored session).
+DIRECTOR_HOURS = 18
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_director_link(session: EventSession) -> str:
+    """A one-time login token (256 bits), kept only as its digest."""
+    token = secrets.token_urlsafe(32)
+    store = session.writable_store()
+    with store.transaction():
+        store.live.add_director_link(_digest(token), now())
+    return token
+
+
+def use_director_link(session: EventSession, token: str, address: str | None, agent: str | None) -> str:
+    """Spend a one-time link; the session token its cookie carries. A used or unknown link: 403."""
+    store = session.writable_store()
+    session_token = secrets.token_urlsafe(32)
+    expires = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=DIRECTOR_HOURS)).isoformat(timespec="seconds")
+    with store.transaction():
+        if not store.live.use_director_link(_digest(token or "-"), _digest(session_token), expires, now(), address,
+                                            agent):
+            raise LiveRefused("serve.link_used", 403)
+    return session_token
+
+
+def director_of(session: EventSession, token: str) -> str | None:
+    """Who a director's session cookie names (``director`` and the link's first digits), or
+    ``None``: unknown or expired."""
+    found = None if session.store is None else session.store.live.director_session(_digest(token))
+    if found is None or found[1] < dt.datetime.now(dt.UTC).isoformat(timespec="seconds"):
+        return None
+    return f"director {found[0][:6]}"

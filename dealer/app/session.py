@@ -253,6 +253,11 @@ class EventSession:
         for name in ("adjustments", "lineups", "releases", "end"):
             self.__dict__.pop(name, None)
 
+    def forget_results(self) -> None:
+        """Forget what the stored results gave (the reports): after a write that changes results
+        and live entry's tables only (a phone's), the rest read before is still today's."""
+        self._reports.clear()
+
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""
         from dealer.app.played import stored_attribution_problems

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import datetime as dt
-import hashlib
-import secrets
+import sqlite3
+import sys
+import threading
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +26,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from dealer.app import live
+from dealer.app.kinds import TYPED_FIELDS
+from dealer.app.live import new_director_link as new_director_link  # the command line's, the tests'
 from dealer.app.live import now
 from dealer.app.session import EventSession
 from dealer.errors import Rejected, UserError
@@ -59,8 +61,6 @@ STATIC = {"serve.css": "text/css; charset=utf-8", "table.js": "text/javascript; 
 #: the entry rate of tests/test_serve_load.py by more than half, and each page would fetch its
 #: JSON twin once a write.
 EVENTS_EVERY_S = 1.0
-#: A director's session lasts the event's day (the cookie and the stored session).
-DIRECTOR_HOURS = 18
 
 
 class Live:
@@ -78,6 +78,11 @@ class Live:
         self.version = 0  #: bumped after every write: the live pages' streams wake on it
         self.changed: asyncio.Event | None = None
         self._data_version: int | None = None
+        #: The phones' writes waiting for the database thread (:meth:`write`), and whether a
+        #: drain of them is already on its way there.
+        self._queued: list[tuple[Callable[[EventSession], Any], asyncio.Future[Any]]] = []
+        self._queue_lock = threading.Lock()
+        self._drain_due = False
         self.executor.submit(self._open).result()
 
     def _open(self) -> None:
@@ -102,7 +107,7 @@ class Live:
 
     def _read_data_version(self) -> int | None:
         store = self.session.store
-        return None if store is None else int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+        return None if store is None else store.data_version()
 
     def _fresh(self) -> None:
         if self._read_data_version() != self._data_version:  # another process wrote
@@ -127,6 +132,63 @@ class Live:
             self._wake()
         return result
 
+    @property
+    def queued(self) -> int:
+        """Writes waiting for the next batch."""
+        with self._queue_lock:
+            return len(self._queued)
+
+    async def write(self, use: Callable[[EventSession], T]) -> T:
+        """Run a phone's write ``use(session)`` on the database thread, committed with the others
+        that queued meanwhile (group commit: the writes that arrive while one COMMIT's fsync runs
+        share the next). Each runs in its own savepoint, so a refused one rolls back alone; it is
+        answered only after the COMMIT. A COMMIT that fails stores none of them and answers each
+        :func:`not_stored` (the phone sends it again with the same nonce)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        with self._queue_lock:
+            self._queued.append((use, future))
+            due, self._drain_due = self._drain_due, True
+        if not due:
+            loop.run_in_executor(self.executor, self._drain, loop)
+        try:
+            return await future
+        finally:
+            self._wake()
+
+    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the database thread: every queued write, in one transaction."""
+        with self._queue_lock:
+            batch, self._queued = self._queued, []
+            self._drain_due = False
+        answers: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        began = False
+        try:
+            self._fresh()
+            store = self.session.writable_store()
+            with store.batch():
+                began = True
+                for use, future in batch:
+                    try:
+                        answers.append((future, use(self.session), None))
+                    except Exception as refused_with:  # its answer; its savepoint is rolled back
+                        answers.append((future, None, refused_with))
+                    finally:
+                        self.session.forget_results()
+                    if not store.in_transaction:  # SQLite ended it (a full disk): store none
+                        raise sqlite3.OperationalError("the batch's transaction ended before its COMMIT")
+        except Exception as error:
+            # Before the batch began (the database refused the write), each write gets that
+            # refusal; once it began, nothing of it is stored: each phone is told to send again.
+            if began:
+                print(f"dealer serve: {len(batch)} write(s) not stored, the phones send them again: "
+                      f"{error}", file=sys.stderr, flush=True)
+            answers = [(future, None, not_stored() if began else error) for _use, future in batch]
+        finally:
+            self.version += 1
+        for future, result, failure in answers:
+            loop.call_soon_threadsafe(_settle, future, result, failure)
+
     def touch(self) -> None:
         self.version += 1
         self._wake()
@@ -141,6 +203,20 @@ class Live:
             self.session.close()
         self.executor.submit(shut).result()
         self.executor.shutdown()
+
+
+def not_stored() -> live.LiveRefused:
+    """The answer to every write of a batch whose COMMIT failed: nothing of it was stored."""
+    return live.LiveRefused("serve.not_stored", 503)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return  # its request is gone; what it did is stored (or not) all the same
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 # --- the application -----------------------------------------------------------------------------
@@ -164,10 +240,11 @@ class Server:
         sheet_id, tag = self._sheet_id(request)
         return await self.live.run(lambda s: live.authorise(s, self.live.key, sheet_id, tag))
 
-    def sheet_url(self, sheet: live.Sheet, lang: str, said: str | None = None) -> str:
+    def sheet_url(self, sheet: live.Sheet | SheetId, lang: str, said: str | None = None) -> str:
         from dealer.formats.entry import sheet_tag
 
-        path = entry_path(sheet.id, sheet_tag(self.live.key, sheet.id))
+        sheet_id = sheet.id if isinstance(sheet, live.Sheet) else sheet
+        path = entry_path(sheet_id, sheet_tag(self.live.key, sheet_id))
         query = {k: v for k, v in (("lang", lang if lang != "zh" else None), ("said", said)) if v}
         return path + ("?" + urllib.parse.urlencode(query) if query else "")
 
@@ -224,31 +301,37 @@ class Server:
         form = await form_of(request)
         nonce = one(form, "nonce")
         try:
-            sheet = await self._authorised(request)
+            sheet_id, tag = self._sheet_id(request)
             key = self.live.key
             typed = {name: one(form, name) for name in form}
-            use: Callable[[EventSession], live.Outcome]
+            act: Callable[[EventSession, live.Sheet], live.Outcome]
             if action == "enter":
                 slot = one(form, "slot")
                 name = f"enter/{slot}"
-                use = lambda s: live.enter(s, sheet, slot, typed, device, nonce,  # noqa: E731
-                                           double_entry=self.live.double_entry)
+                act = lambda s, sheet: live.enter(s, sheet, slot, typed, device, nonce,  # noqa: E731
+                                                  double_entry=self.live.double_entry)
             elif action == "confirm":
                 chosen = form.get("slots") or None
                 name = "confirm"
-                use = lambda s: live.confirm(s, key, sheet, chosen, one(form, "code"), device, nonce)  # noqa: E731
+                act = lambda s, sheet: live.confirm(s, key, sheet, chosen, one(form, "code"), device,  # noqa: E731
+                                                    nonce)
             elif action == "dispute":
                 name = f"dispute/{one(form, 'slot')}"
-                use = lambda s: live.dispute(s, key, sheet, one(form, "slot"), typed, one(form, "code"),  # noqa: E731
-                                             device, nonce)
+                act = lambda s, sheet: live.dispute(s, key, sheet, one(form, "slot"), typed,  # noqa: E731
+                                                    one(form, "code"), device, nonce)
             elif action == "recap":
                 name = f"recap/{one(form, 'side')}"
-                use = lambda s: live.confirm_recap(s, key, sheet, one(form, "side"), one(form, "code"),  # noqa: E731
-                                                   device, nonce)
+                act = lambda s, sheet: live.confirm_recap(s, key, sheet, one(form, "side"),  # noqa: E731
+                                                          one(form, "code"), device, nonce)
             else:
                 return refused(request, live.LiveRefused("serve.no_such_action", 404), lang)
-            live.check_nonce(key, nonce, live.sheet_form(sheet.id, name))
-            outcome = await self.live.run(use, wrote=True)
+
+            def use(s: EventSession) -> live.Outcome:
+                # authorised on the database thread, in the write's own turn: one trip there an entry
+                sheet = live.authorise(s, key, sheet_id, tag)
+                live.check_nonce(key, nonce, live.sheet_form(sheet.id, name))
+                return act(s, sheet)
+            outcome = await self.live.write(use)
         except (UserError, EntryUrlError) as error:
             if isinstance(error, Rejected | live.LiveRefused) and not wants_json(request):
                 # the table's page again, with the refusal and what was typed
@@ -261,8 +344,7 @@ class Server:
                 context["refusal"] = {
                     "slot": one(form, "slot"), "message": "" if isinstance(error, Rejected) else message,
                     "problems": problems,
-                    "typed": {k: one(form, k) for k in ("defenders_points", "trump", "home_level", "away_level",
-                                                        "last_game", "home_games", "away_games")}}
+                    "typed": {k: one(form, k) for k in TYPED_FIELDS}}
                 return with_device(render("table.html", context, lang, _error_status(error),
                                           url=self.sheet_url(sheet, lang)), device, new)
             return with_device(refused(request, error, lang), device, new)
@@ -270,7 +352,7 @@ class Server:
         if wants_json(request):
             return with_device(JSONResponse({"ok": True, "action": outcome.action, "message": phrase,
                                              "repeated": outcome.repeated}), device, new)
-        return with_device(RedirectResponse(self.sheet_url(sheet, lang, said=nonce), status_code=303), device, new)
+        return with_device(RedirectResponse(self.sheet_url(sheet_id, lang, said=nonce), status_code=303), device, new)
 
     async def sheet_events(self, request: Request) -> Response:
         """The table page's own stream: ``changed`` when what its page shows changed (an entry, the
@@ -348,12 +430,12 @@ class Server:
         token = request.query_params.get("token", "")
         client = request.client
         try:
-            session_token = await self.live.run(lambda s: use_director_link(
+            session_token = await self.live.run(lambda s: live.use_director_link(
                 s, token, client.host if client else None, request.headers.get("user-agent")))
         except UserError as error:
             return refused(request, error, lang)
         response = RedirectResponse("/-/console" + ("?lang=en" if lang == "en" else ""), status_code=303)
-        response.set_cookie(DIRECTOR_COOKIE, session_token, max_age=DIRECTOR_HOURS * 3600, httponly=True,
+        response.set_cookie(DIRECTOR_COOKIE, session_token, max_age=live.DIRECTOR_HOURS * 3600, httponly=True,
                             samesite="strict", path="/")
         return response
 
@@ -362,7 +444,7 @@ class Server:
         token = request.cookies.get(DIRECTOR_COOKIE)
         if not token:
             return None
-        return await self.live.run(lambda s: director_of(s, token))
+        return await self.live.run(lambda s: live.director_of(s, token))
 
     async def console(self, request: Request) -> Response:
         lang = lang_of(request)
@@ -417,48 +499,6 @@ class Server:
             await self.live.run(lambda s: None)
             if self.live.version != before:
                 self.live.touch()
-
-
-# --- directors' links ------------------------------------------------------------------------------
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def new_director_link(session: EventSession) -> str:
-    """A one-time login token (256 bits), kept only as its digest."""
-    token = secrets.token_urlsafe(32)
-    store = session.writable_store()
-    with store.transaction():
-        store.conn.execute("INSERT INTO live_directors (link, made_at) VALUES (?, ?)", (_digest(token), now()))
-    return token
-
-
-def use_director_link(session: EventSession, token: str, address: str | None, agent: str | None) -> str:
-    """Spend a one-time link; the session token its cookie carries. A used or unknown link: 403."""
-    store = session.writable_store()
-    session_token = secrets.token_urlsafe(32)
-    expires = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=DIRECTOR_HOURS)).isoformat(timespec="seconds")
-    with store.transaction():
-        changed = store.conn.execute(
-            "UPDATE live_directors SET used_at = ?, session = ?, expires_at = ?, address = ?, agent = ?"
-            " WHERE link = ? AND used_at IS NULL",
-            (now(), _digest(session_token), expires, address, (agent or "")[:200], _digest(token or "-")))
-        if changed.rowcount != 1:
-            raise live.LiveRefused("serve.link_used", 403)
-    return session_token
-
-
-def director_of(session: EventSession, token: str) -> str | None:
-    store = session.store
-    if store is None:
-        return None
-    row = store.conn.execute("SELECT link, expires_at FROM live_directors WHERE session = ?",
-                             (_digest(token),)).fetchone()
-    if row is None or row["expires_at"] < dt.datetime.now(dt.UTC).isoformat(timespec="seconds"):
-        return None
-    return f"director {row['link'][:6]}"
 
 
 def create_app(state: Live, host: str, port: int, *, base_url: str | None = None,

@@ -165,6 +165,55 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
 IMPORTED = ("results", "level_results")
 ALL_LINKS = " UNION ALL ".join(f"SELECT seq, chain FROM {table}" for table in CHAINED)
 
+
+@dataclass(frozen=True)
+class WorkingTable:
+    """A table of live entry's working state (``dealer serve``): outside the chain, since what a
+    table typed before the other side confirmed it is not a result (a confirmed entry becomes
+    one, in the chain, in the transaction that marks it confirmed). Written and read only by
+    :mod:`dealer.store.live`, whose statements name these columns; the migrations that make
+    them are 11 and 12."""
+
+    name: str
+    columns: tuple[str, ...]
+    #: The columns no two rows share.
+    key: tuple[str, ...]
+
+
+#: A printed sheet: its generation (a reprint or an undone pairing makes the next), its lock
+#: after wrong team codes, and the recap confirmed by each side.
+LIVE_SHEETS = WorkingTable(
+    "live_sheets", ("round", "match", "tbl", "generation", "wrong_codes", "locked_at", "recap_scorer_at",
+                    "recap_confirmer_at"), ("round", "match", "tbl"))
+#: Every entry, in order (``state``: entered, confirmed, conflict, replaced).
+LIVE_ENTRIES = WorkingTable(
+    "live_entries", ("id", "round", "match", "tbl", "slot", "generation", "fields", "device", "at", "state",
+                     "confirmed_by", "confirmed_at", "result_import"), ("id",))
+#: Each form's server nonce, spent once, with what its request did (a retry gets that answer).
+LIVE_NONCES = WorkingTable("live_nonces", ("nonce", "at", "outcome"), ("nonce",))
+#: Every write, with the sheet, device, address and time.
+LIVE_LOG = WorkingTable(
+    "live_log", ("id", "at", "round", "match", "tbl", "action", "slot", "device", "address", "agent", "detail"),
+    ("id",))
+#: Who opened a sheet, and when last.
+LIVE_DEVICES = WorkingTable(
+    "live_devices", ("round", "match", "tbl", "device", "first_at", "last_at", "address", "agent"),
+    ("round", "match", "tbl", "device"))
+#: What the director clears before the round closes (a conflict, results far apart, devices).
+LIVE_FLAGS = WorkingTable(
+    "live_flags", ("id", "round", "match", "tbl", "slot", "kind", "detail", "at", "cleared_at", "cleared_by",
+                   "reason"), ("id",))
+#: A director's one-time link and the session it opened (each token only as its SHA-256).
+LIVE_DIRECTORS = WorkingTable(
+    "live_directors", ("link", "made_at", "used_at", "session", "expires_at", "address", "agent"), ("link",))
+#: The devices that wrote on a sheet, by its generation (a third one raises the devices flag).
+LIVE_WRITERS = WorkingTable(
+    "live_writers", ("round", "match", "tbl", "generation", "writer", "first_at", "address", "agent"),
+    ("round", "match", "tbl", "generation", "writer"))
+#: Live entry's working tables: checked for their columns at every open, like the chained ones.
+LIVE_TABLES = (LIVE_SHEETS, LIVE_ENTRIES, LIVE_NONCES, LIVE_LOG, LIVE_DEVICES, LIVE_FLAGS, LIVE_DIRECTORS,
+               LIVE_WRITERS)
+
 #: Append-only guards, by name; checked at every open and by the audit (exact SQL).
 TRIGGERS: dict[str, str] = {name: sql for t in GUARDED_TABLES for name, sql in t.triggers().items()}
 #: The views every query reads, checked like the triggers.

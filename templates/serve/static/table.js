@@ -60,6 +60,12 @@
           shown(form.elements.nonce ? form.elements.nonce.value : null);
           return;
         }
+        if (slot && data.key === "serve.not_stored") {
+          // the server's write failed and stored nothing: sent again, with the same nonce
+          pending(form, true);
+          window.setTimeout(resend, 2000);
+          return;
+        }
         if (slot) { var kept = read(slot); if (kept) { kept.pending = false; write(slot, kept); } }
         pending(form, false);
         say(form, [data.message].concat(data.problems || []).join(" "), true);
