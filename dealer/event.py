@@ -256,7 +256,16 @@ class Event:
 
     def team_named(self, text: str) -> str | None:
         """The id of the team a slip names by its id or its name, or ``None``."""
-        return next((t.id for t in self.teams if text in (t.id, t.name)), None)
+        return self._team_by_id_or_name.get(text)
+
+    @functools.cached_property
+    def _team_by_id_or_name(self) -> dict[str, str]:
+        # every result names its teams: looked up, not searched (a league has 2,000)
+        found: dict[str, str] = {}
+        for t in self.teams:  # the first team a text names wins, as the search did
+            found.setdefault(t.id, t.id)
+            found.setdefault(t.name, t.id)
+        return found
 
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)

@@ -124,6 +124,13 @@ def open_round(session: EventSession) -> int | None:
     recap); ``None`` before any round is paired. Forfeited matches are done; byes and withdrawn
     teams have no match; once the event is declared over no sheet takes entries
     (:func:`closed_reason`)."""
+    if "open_round" not in session.derived:
+        session.derived["open_round"] = _open_round(session)
+    found: int | None = session.derived["open_round"]
+    return found
+
+
+def _open_round(session: EventSession) -> int | None:
     event = session.event
     if not event.rounds:
         return None
@@ -187,12 +194,12 @@ def new_device_id() -> str:
 
 
 def _nonce_key(key: bytes) -> bytes:
-    return hmac.new(key, NONCE, "sha256").digest()
+    return hmac.digest(key, NONCE, "sha256")
 
 
 def _nonce_mac(key: bytes, form: str, body: str) -> str:
     message = f"{form}\x00{body}".encode("utf-8", "replace")
-    return base64.urlsafe_b64encode(hmac.new(_nonce_key(key), message, "sha256").digest()[:9]).decode()
+    return base64.urlsafe_b64encode(hmac.digest(_nonce_key(key), message, "sha256")[:9]).decode()
 
 
 def new_nonce(key: bytes, form: str) -> str:
@@ -484,11 +491,11 @@ def _once(store: ResultsStore, nonce: str, sheet: Sheet | None, device: Device, 
             return Outcome.from_dict(used, repeated=True)
         outcome = write(rows)
         at = now()
-        rows.spend(nonce, at, outcome.as_dict())
+        said = rows.spend(nonce, at, outcome.as_dict())
         if sheet is not None:
             _wrote(rows, sheet, device, at)
         rows.log(at, sheet.key if sheet is not None else (None, None, None), action, slot=slot, device=device.id,
-                 address=device.address, agent=device.agent or "", detail=outcome.as_dict())
+                 address=device.address, agent=device.agent or "", detail=said)
         return outcome
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dealer.adjustments import Adjustments
 from dealer.errors import FileProblem, UserError
@@ -79,6 +79,10 @@ class EventSession:
         self._deal_checked = deal_checked
         self._sets: dict[int, BoardSet] = {}
         self._reports: dict[bool, ReportData] = {}
+        #: What use cases worked out from the stored results and the director's actions, by name
+        #: (the round in play: every request of a table's page asks), forgotten with the reports.
+        self.derived: dict[str, Any] = {}
+        self._chained_writes_seen = 0
         #: The event's folder when this session created it (a level race's first write), for the
         #: face to say so; ``None`` when it was there.
         self.created: Path | None = None
@@ -250,13 +254,19 @@ class EventSession:
         and a declared end): a session that outlives one request (``dealer serve``) calls it after
         a write."""
         self._reports.clear()
+        self.derived.clear()
         for name in ("adjustments", "lineups", "releases", "end"):
             self.__dict__.pop(name, None)
 
     def forget_results(self) -> None:
-        """Forget what the stored results gave (the reports): after a write that changes results
-        and live entry's tables only (a phone's), the rest read before is still today's."""
-        self._reports.clear()
+        """After a write of live entry's (a phone's): forget what the stored results gave (the
+        reports, :attr:`derived`) if it stored any; what the director's actions gave is still
+        today's."""
+        written = 0 if self.store is None else self.store.chained_writes
+        if written != self._chained_writes_seen:
+            self._chained_writes_seen = written
+            self._reports.clear()
+            self.derived.clear()
 
     def check_attribution(self) -> None:
         """Refuse results that the event file, as edited, would credit to other teams or boards."""

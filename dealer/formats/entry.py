@@ -62,15 +62,21 @@ class SheetId:
 def _mac(key: bytes, domain: bytes, message: str) -> bytes:
     if len(key) != KEY_BYTES:
         raise ValueError("an entry key is 32 bytes")
-    return hmac.new(key, domain + message.encode("utf-8"), "sha256").digest()
+    return hmac.digest(key, domain + message.encode("utf-8"), "sha256")
+
+
+def _base32_head(mac: bytes, chars: int) -> str:
+    """The first ``chars`` characters of the MAC in base32: only the bytes they show are encoded
+    (five bytes make eight characters), the same text as the whole MAC's prefix."""
+    return base64.b32encode(mac[:-(-chars * 5 // 40) * 5]).decode("ascii")[:chars]
 
 
 def sheet_tag(key: bytes, sheet: SheetId) -> str:
-    return base64.b32encode(_mac(key, SHEET_TAG, sheet.fields())).decode("ascii")[:TAG_LENGTH]
+    return _base32_head(_mac(key, SHEET_TAG, sheet.fields()), TAG_LENGTH)
 
 
 def sheet_code(key: bytes, sheet: SheetId) -> str:
-    return base64.b32encode(_mac(key, SHEET_CODE, sheet.fields())).decode("ascii")[:CODE_LENGTH]
+    return _base32_head(_mac(key, SHEET_CODE, sheet.fields()), CODE_LENGTH)
 
 
 def team_code(key: bytes, event: str, team: str) -> str:

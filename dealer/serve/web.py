@@ -54,6 +54,8 @@ class ClientGone(Exception):
 
 
 def lang_of(request: Request) -> str:
+    if not request.scope.get("query_string"):
+        return "zh"  # most requests (a phone's posts): no query to parse
     lang = request.query_params.get("lang", "zh")
     return lang if lang in LANGS else "zh"
 

@@ -170,6 +170,9 @@ class ResultsStore:
         self._schema_checked: int | None = None
         #: Inside :meth:`batch`: a transaction is a savepoint.
         self._batched = False
+        #: Chained rows written through this store (results, actions, …): what was read of them
+        #: before is stale once it moves (a session forgets its reports then).
+        self.chained_writes = 0
 
     # --- opening -------------------------------------------------------------------------
 
@@ -566,6 +569,7 @@ class ResultsStore:
         n = len(columns["id"])
         if any(len(column) != n for column in columns.values()):
             raise ValueError("one value per row in every column")  # pragma: no cover - a bug
+        self.chained_writes += 1
         chain = bulk_links(previous, seq + 1, table, [columns[c] for c in CHAINED[table]])
         self._insert_staged(table, {**columns, "seq": range(seq + 1, seq + 1 + n), "chain": chain})
 
@@ -617,6 +621,7 @@ class ResultsStore:
     def _append_chained(self, table: str, columns: Sequence[str], values: dict[str, Any]) -> dict[str, Any]:
         """Append one row (the next id) to an append-only table of the hash chain: the row as stored."""
         seq, previous = self._last_link()
+        self.chained_writes += 1
         row_id = int(self.conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0])
         row = {"id": row_id, **values}
         seq += 1

@@ -263,8 +263,11 @@ class LiveStore:
         row = self.conn.execute(f"SELECT outcome FROM {LIVE_NONCES.name} WHERE nonce = ?", (nonce,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    def spend(self, nonce: str, at: str, outcome: Mapping[str, Any]) -> None:
-        self._insert(LIVE_NONCES, {"nonce": nonce, "at": at, "outcome": _json(outcome)})
+    def spend(self, nonce: str, at: str, outcome: Mapping[str, Any]) -> str:
+        """Spend a nonce on what its request did: that, as stored (JSON text)."""
+        text = _json(outcome)
+        self._insert(LIVE_NONCES, {"nonce": nonce, "at": at, "outcome": text})
+        return text
 
     def log(self, at: str, where: Where, action: str, *, slot: str | None = None, device: str | None = None,
             address: str | None = None, agent: str | None = None, detail: object = None) -> None:
