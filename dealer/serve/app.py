@@ -186,8 +186,7 @@ class Live:
             answers = [(future, None, not_stored() if began else error) for _use, future in batch]
         finally:
             self.version += 1
-        for future, result, failure in answers:
-            loop.call_soon_threadsafe(_settle, future, result, failure)
+        loop.call_soon_threadsafe(_settle, answers)  # the whole batch answered in one turn of the loop
 
     def touch(self) -> None:
         self.version += 1
@@ -210,13 +209,14 @@ def not_stored() -> live.LiveRefused:
     return live.LiveRefused("serve.not_stored", 503)
 
 
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
-        return  # its request is gone; what it did is stored (or not) all the same
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
+def _settle(answers: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, error in answers:
+        if future.cancelled():
+            continue  # its request is gone; what it did is stored (or not) all the same
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
 
 
 # --- the application -----------------------------------------------------------------------------

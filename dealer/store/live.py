@@ -103,9 +103,11 @@ class LiveStore:
 
     def made_sheet(self, key: SheetKey) -> SheetRow:
         """The sheet's row, made at its first write."""
-        self._insert(LIVE_SHEETS, dict(zip(("round", "match", "tbl"), key, strict=True)),
-                     "ON CONFLICT DO NOTHING")
-        return self.sheet(key)
+        row = self.conn.execute(f"SELECT * FROM {LIVE_SHEETS.name} WHERE {_SHEET}", key).fetchone()
+        if row is not None:
+            return SheetRow.of(row)
+        self._insert(LIVE_SHEETS, dict(zip(("round", "match", "tbl"), key, strict=True)))
+        return SheetRow()
 
     def count_wrong_code(self, key: SheetKey, lock_after: int, at: str) -> int:
         """One more wrong team code on the sheet (locked at ``lock_after``): the count now."""
