@@ -244,6 +244,7 @@ def test_a_level_race_site_has_no_boards(tmp_path: Path) -> None:
     assert tables and {"home_level", "away_level", "net"} <= set(tables[0])
 
 
+@pytest.mark.slow
 def test_downloads_hold_the_released_sets_hand_records_and_the_reports(tmp_path: Path) -> None:
     """With PDFs (as `make demo` builds it): the print pack's hand records of the released set
     only, in both languages, the report in every format, world-readable; a rebuild keeps them."""

@@ -25,6 +25,8 @@ from dealer.event import Event
 from dealer.render.strings import strings
 from dealer.store.folder import EventFolder
 
+pytestmark = pytest.mark.slow  # a real browser over every page of three sites
+
 CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags Chromium keeps calling Google's services.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import run_dealer
 
-from dealer.site import MANIFEST, MARKER
+from dealer.site.publish import MANIFEST, MARKER
 
 
 def _demo(tmp_path: Path, travellers: bool = True) -> tuple[Path, Path]:
@@ -187,11 +187,10 @@ def test_defect_12_a_killed_first_build_leaves_a_folder_the_next_build_removes(t
     event_file, boards = _demo(tmp_path)
     out = tmp_path / "s"
     code = ("import os, sys\n"
-            "import dealer.site as site\n"
-            "real = site._swap\n"
+            "import dealer.site.publish as publish\n"
             "def killed(*args):\n"
             "    os._exit(9)\n"  # the moment before the swap: every file written
-            "site._swap = killed\n"
+            "publish._swap = killed\n"
             "from dealer.cli import main\n"
             "main(sys.argv[1:])\n")
     done = subprocess.run([sys.executable, "-c", code, "site", str(event_file), "--no-pdf", "--boards-dir",

@@ -158,7 +158,7 @@ class ReportData:
     def final(self) -> bool:
         """Whether the standings (a knockout: its places) are final: every round the format needs
         is played and complete, or the director declared the event over (``round end``)."""
-        return self.ended or not self.unfinished()
+        return self.ended or not self._unfinished
 
     def standings_after(self, number: int) -> list[Standing]:
         """The standings as they stood after round ``number`` (the round's 成绩公告): its rounds,
@@ -329,9 +329,15 @@ class ReportData:
         """Why the standings or places are not final yet, in words (empty: they are): matches
         without every result, rounds still to be paired, a knockout without its champion
         (:func:`dealer.app.played.unfinished`, which the key's release reads too)."""
+        return list(self._unfinished)
+
+    @functools.cached_property
+    def _unfinished(self) -> tuple[str, ...]:
+        # Read once: it looks at every board of every match (a league's 640,000), and the report's
+        # status, prizes and banner each ask whether the standings are final.
         from dealer.app.played import unfinished
 
-        return unfinished(self.scored, self.places)
+        return tuple(unfinished(self.scored, self.places))
 
     @functools.cached_property
     def advanced(self) -> dict[tuple[int, str], Advance]:

@@ -75,9 +75,10 @@ def board_rows(lines: Sequence[Sequence[Any]], page: Callable[[int], str | None]
 
 
 def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str] | None = None,
-               cells: Cells | None = None, report: bool = False) -> Markup:
+               cells: Cells | None = None, report: bool = False, urls: Any = None) -> Markup:
     """A match sheet's rows, one per board (:func:`board_rows`): the site's (its match page's
-    ``boards``: the board linked to its page, the declarer in words, the running totals in one
+    ``boards``: the board linked to its page at the address ``urls`` makes
+    (:class:`dealer.site.render.PageUrls`), the declarer in words, the running totals in one
     cell) or, ``report``, the report's (the trump played beside each table's points, a dash for
     a table without a result, the declarer's seat (in ``seat_words`` when given, else its letter),
     each side's board and running total)."""
@@ -100,9 +101,9 @@ def sheet_rows(boards: Sequence[Mapping[str, Any]], seat_words: Mapping[str, str
                 f'<td>{_num(home)}</td><td>{b["home_running"]}</td>'
                 f'<td>{_num(away)}</td><td>{b["away_running"]}</td></tr>\n')
             continue
-        assert seat_words is not None
+        assert seat_words is not None and urls is not None
         # A board's head (its link, declarer, level) is the same on every match that plays it.
-        head_key = ("sheet", b["page"], b["board"], b["declarer"], b["level"], seat_words[b["declarer"]])
+        head_key = ("sheet", urls, b["page"], b["board"], b["declarer"], b["level"], seat_words[b["declarer"]])
         head = cells.get(head_key) or _sheet_head(head_key, cells)
         out.append(
             f'<tr{"" if b["counted"] else _UNCOUNTED}>\n{head}'
@@ -124,8 +125,8 @@ def _text(value: Any) -> str:
 
 
 def _sheet_head(key: tuple[Any, ...], cells: Cells) -> str:
-    _kind, page, board, _declarer, level, seat = key
-    link = f'<a href="{escape(page)}.html">{escape(board)}</a>' if page else str(escape(board))
+    _kind, urls, page, board, _declarer, level, seat = key
+    link = f'<a href="{escape(urls.page[page])}">{escape(board)}</a>' if page else str(escape(board))
     found = cells[key] = f'<th scope="row">{link}</th>\n<td>{escape(seat)}</td><td>{escape(level)}</td>\n'
     return found
 
@@ -138,27 +139,32 @@ def _report_head(key: tuple[Any, ...], cells: Cells) -> str:
 
 @pass_context
 def _sheet_rows_filter(context: Context, boards: Sequence[Mapping[str, Any]],
-                       seat_words: Mapping[str, str] | None = None, report: bool = False) -> Markup:
+                       seat_words: Mapping[str, str] | None = None, urls: Any = None, report: bool = False) -> Markup:
     """The ``sheet_rows`` filter: :func:`sheet_rows` with the render's ``cells``."""
-    return sheet_rows(boards, seat_words, context.get("cells"), report)
+    return sheet_rows(boards, seat_words, context.get("cells"), report, urls)
 
 
-def team_link(ref: Mapping[str, Any]) -> Markup:
-    """A team by name, linked to its page (when it has one)."""
+def team_link(ref: Mapping[str, Any], urls: Any) -> Markup:
+    """A team by name, linked to its page (when it has one) at the address ``urls`` makes
+    (:class:`dealer.site.render.PageUrls`)."""
     if ref["page"]:
-        return Markup(f'<a href="{escape(ref["page"])}.html" data-team="{escape(ref["id"])}">{escape(ref["name"])}</a>')
+        return Markup(f'<a href="{escape(urls.page[ref["page"]])}" data-team="{escape(ref["id"])}">'
+                      f'{escape(ref["name"])}</a>')
     return escape(ref["name"])
 
 
-def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str, cells: Cells | None = None) -> Markup:
+def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str, urls: Any,
+               cells: Cells | None = None) -> Markup:
     """A board's results across the field, one row per table (the board page's
-    ``field.tables``); ``match_label``: the words' ``match_n`` ("Round {r}, match {m}")."""
+    ``field.tables``), linked at the addresses ``urls`` makes
+    (:class:`dealer.site.render.PageUrls`); ``match_label``: the words' ``match_n`` ("Round {r},
+    match {m}")."""
     out = []
     cells = {} if cells is None else cells
     for r in tables:
         ns, ew = r["ns"], r["ew"]
         # A table's head (its match, teams and links) is the same on every board of its set.
-        key = (match_label, r["page"], r["round"], r["match"], r["table"],
+        key = (match_label, urls, r["page"], r["round"], r["match"], r["table"],
                ns["id"], ns["name"], ns["page"], ew["id"], ew["name"], ew["page"])
         head = cells.get(key) or _field_head(key, cells)
         points, ns_lp, ew_lp, vs_ns, vs_ew = (r["points"], r["ns_level_points"], r["ew_level_points"],
@@ -171,19 +177,21 @@ def field_rows(tables: Sequence[Mapping[str, Any]], match_label: str, cells: Cel
 
 
 def _field_head(key: tuple[Any, ...], cells: Cells) -> str:
-    label, page, round_, match, table, ns_id, ns_name, ns_page, ew_id, ew_name, ew_page = key
+    label, urls, page, round_, match, table, ns_id, ns_name, ns_page, ew_id, ew_name, ew_page = key
+    pages = urls.page
     found = cells[key] = (
-        f'<tr data-team="{escape(ns_id)} {escape(ew_id)}"><th scope="row"><a href="{escape(page)}.html">'
+        f'<tr data-team="{escape(ns_id)} {escape(ew_id)}"><th scope="row"><a href="{escape(pages[page])}">'
         f'{escape(label.format(r=round_, m=match))}</a></th><td>{escape(table)}</td>\n'
-        f'<td><a href="{escape(ns_page)}.html">{escape(ns_name)}</a></td>'
-        f'<td><a href="{escape(ew_page)}.html">{escape(ew_name)}</a></td>')
+        f'<td><a href="{escape(pages[ns_page])}">{escape(ns_name)}</a></td>'
+        f'<td><a href="{escape(pages[ew_page])}">{escape(ew_name)}</a></td>')
     return found
 
 
 @pass_context
-def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], match_label: str) -> Markup:
+def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], match_label: str,
+                       urls: Any) -> Markup:
     """The ``field_rows`` filter: :func:`field_rows` with the render's ``cells``."""
-    return field_rows(tables, match_label, context.get("cells"))
+    return field_rows(tables, match_label, urls, context.get("cells"))
 
 
 def mono_width(text: str) -> int:

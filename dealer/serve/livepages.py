@@ -1,11 +1,11 @@
 """The live pages (standings, a round's results, a team's match), from the static site's page
 contexts, each with its JSON twin, woken by the server-sent events of :meth:`Server.events`.
 
-They are the players' site's own pages (:mod:`dealer.site`): the same published data
-(:func:`dealer.site.published`: the audited report as players may see it, the released sets
+They are the players' site's own pages (:mod:`dealer.site`): the same public read model
+(:func:`dealer.app.public.published`: the audited report as players may see it, the released sets
 only; live drafts never, only stored results), the same page plan
 (:func:`dealer.site.pages.plan_pages`), contexts and templates
-(:meth:`dealer.site._PageRender.page_context` and ``page_html``), rendered with a live frame:
+(:meth:`dealer.site.render.PageRender.page_context` and ``page_html``), rendered with a live frame:
 the time of their data, a refresh every 30 s inside ``<noscript>``, and ``live.js``, which on
 each ``changed`` event fetches the page again and swaps its content.
 
@@ -13,8 +13,8 @@ each ``changed`` event fetches the page again and swaps its content.
 every other page the three link to (a team's, a released board's, the home page, the
 cross-table or bracket) at ``/live/{name}.html``; each with ``.json`` for its twin (its context,
 as the static site's twin, and ``live``: ``version``, ``data_time``, ``data_time_text``);
-Chinese, English with ``?lang=en``. The site's links between pages (``round-2.html``) are
-pointed at these addresses as each page is served.
+Chinese, English with ``?lang=en``. The templates make their links with :class:`LiveUrls`, which
+gives these addresses.
 
 What is built (the report, the plan, each page's context) is kept until the next write
 (:attr:`dealer.serve.app.Live.version`): one rebuild per change, not per request.
@@ -22,7 +22,6 @@ What is built (the report, the plan, each page's context) is kept until the next
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,11 +33,12 @@ from starlette.routing import Route
 
 from dealer.app import live
 from dealer.app.live import now
-from dealer.app.played import folder_seed
+from dealer.app.public import published
 from dealer.errors import UserError
+from dealer.render.strings import LANGS
 from dealer.serve.web import words
-from dealer.site import _PageRender, page_render, published, site_templates
-from dealer.site.pages import plan_pages
+from dealer.site.pages import plan_pages, site_data
+from dealer.site.render import Addresses, PageRender, page_render, site_templates
 from dealer.words import local_time
 
 if TYPE_CHECKING:
@@ -52,11 +52,38 @@ if TYPE_CHECKING:
 LIVE_KINDS = frozenset({"home", "standings", "cross-table", "bracket", "round", "match", "team", "board"})
 ASSETS = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
 ROOT = "/live/"
-#: A link of a site page to another (its static name): ``href="round-2.html"``.
-_PAGE_LINK = re.compile(r'href="([A-Za-z0-9_~-]+)\.html"')
-#: The site's inline handler that keeps its filter forms from submitting: the server's
-#: Content-Security-Policy runs no inline script (live.js does it instead).
-_INLINE_HANDLER = ' onsubmit="return false"'
+
+
+def with_lang(url: str, lang: str) -> str:
+    return url + ("?lang=en" if lang == "en" else "")
+
+
+class LiveUrls:
+    """The live pages' addresses in ``lang`` (:class:`dealer.site.render.PageUrls`): the three
+    live pages at their own (``/live/standings``, ``/live/round/2``, ``/live/match/2/1``), every
+    other page by its static name (``/live/team-t1.html``), the site's files under ``/live/``
+    (its assets); English with ``?lang=en``."""
+
+    def __init__(self, site: SiteData, lang: str) -> None:
+        self.lang = lang
+        self._own: dict[str, str] = {"standings": f"{ROOT}standings"}
+        for rnd in site.event.rounds:
+            self._own[f"round-{rnd.number}"] = f"{ROOT}round/{rnd.number}"
+        for (round_number, match), name in site.match_page.items():
+            self._own[name] = f"{ROOT}match/{round_number}/{urllib.parse.quote(match, safe='')}"
+        self.page = Addresses(lambda name: with_lang(self._address(name), lang))
+        self.file = Addresses(lambda path: f"{ROOT}{path}")
+
+    def _address(self, name: str) -> str:
+        return self._own.get(name) or f"{ROOT}{name}.html"
+
+    def twin(self, name: str, per_lang: bool) -> str:
+        # A page whose data holds no words has one twin for both languages, as in the static site.
+        return self._address(name).removesuffix(".html") + ".json" + ("?lang=en" if per_lang and self.lang == "en"
+                                                                      else "")
+
+    def other_lang(self, name: str) -> str:
+        return with_lang(self._address(name), "en" if self.lang == "zh" else "zh")
 
 
 @dataclass
@@ -64,30 +91,15 @@ class Built:
     """The site's pages as of one :attr:`~dealer.serve.app.Live.version` of the data."""
 
     version: int
-    render: _PageRender
+    render: PageRender
     index: dict[str, int]  #: served page name → its index in the plan
-    links: dict[str, str]  #: page name → its live address (Chinese)
+    urls: dict[str, LiveUrls]  #: language → the pages' addresses
     audited: AuditMark | None  #: where the audit of the results chain stopped
     contexts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def site(self) -> SiteData:
-        site: SiteData = self.render.site
-        return site
-
-
-def _links(site: SiteData, names: dict[str, int]) -> dict[str, str]:
-    found = {name: f"{ROOT}{name}.html" for name in names}
-    found["standings"] = f"{ROOT}standings"
-    for rnd in site.event.rounds:
-        found[f"round-{rnd.number}"] = f"{ROOT}round/{rnd.number}"
-    for (round_number, match), name in site.match_page.items():
-        found[name] = f"{ROOT}match/{round_number}/{urllib.parse.quote(match, safe='')}"
-    return found
-
-
-def with_lang(url: str, lang: str) -> str:
-    return url + ("?lang=en" if lang == "en" else "")
+        return self.render.site
 
 
 class LivePages:
@@ -106,19 +118,20 @@ class LivePages:
             return built
         version = state.version
         shown = published(session, built.audited if built is not None else None)
-        site = shown.site({}, [], folder_seed(session.folder))  # no verification, no downloads
+        site = site_data(shown, {}, [])  # no verification, no downloads
         if built is not None:
             site.rank_cache = built.site.rank_cache  # only the rounds whose results changed ranked anew
         pages = plan_pages(site)
         render = page_render(site, pages)
         index = {p.name: i for i, p in enumerate(pages) if p.template.removesuffix(".html") in LIVE_KINDS}
-        self._built = Built(version, render, index, _links(site, index), shown.scores.audited)
+        self._built = Built(version, render, index, {lang: LiveUrls(site, lang) for lang in LANGS},
+                            shown.scores.audited)
         return self._built
 
     def answer(self, session: EventSession, name_of: Callable[[SiteData], str | None], lang: str,
-               url: str, twin_url: str, twin: bool) -> tuple[str, bytes] | None:
-        """The page ``name_of(site)`` names (``None``: none such) as HTML (at ``url``, its twin
-        at ``twin_url``) or as its twin; ``None`` if it is not a live page."""
+               twin: bool) -> tuple[str, bytes] | None:
+        """The page ``name_of(site)`` names (``None``: none such) as HTML or as its twin; ``None``
+        if it is not a live page."""
         built = self.current(session)
         name = name_of(built.site)
         index = built.index.get(name) if name is not None else None
@@ -135,32 +148,18 @@ class LivePages:
                  "data_time_text": local_time(stamp, built.site.event.timezone)}
         if twin:
             return "application/json", built.site.twin_json({**context, "live": frame})
-        html = render.page_html(index, lang, context, root=ROOT,
-                                twin=twin_url + ("?lang=en" if page.per_lang and lang == "en" else ""),
-                                other_href=with_lang(url, "en" if lang == "zh" else "zh"), live=frame)
-        links = built.links
-
-        def relink(found: re.Match[str]) -> str:
-            target = links.get(found.group(1), f"{ROOT}{found.group(1)}.html")
-            return f'href="{with_lang(target, lang)}"'
-
-        html = _PAGE_LINK.sub(relink, html).replace(_INLINE_HANDLER, "")
+        html = render.page_html(index, lang, context, built.urls[lang], live=frame)
         return "text/html; charset=utf-8", html.encode("utf-8")
 
-    async def serve(self, request: Request, name_of: Callable[[SiteData], str | None], what: str, *,
-                    static_name: bool = False) -> Response:
+    async def serve(self, request: Request, name_of: Callable[[SiteData], str | None], what: str) -> Response:
         """Answer ``request`` with the page ``name_of(site)`` names, or its twin (``.json``);
-        ``what``: the page asked for, for a refusal; ``static_name``: asked for as
-        ``/live/NAME.html`` (its twin ``/live/NAME.json``)."""
+        ``what``: the page asked for, for a refusal."""
         from dealer.serve.web import lang_of, refused
 
         lang = lang_of(request)
-        path = request.url.path
-        twin = path.endswith(".json")
-        base = path.removesuffix(".json").removesuffix(".html")
-        url = base + ".html" if static_name else base
+        twin = request.url.path.endswith(".json")
         try:
-            found = await self.server.live.run(lambda s: self.answer(s, name_of, lang, url, base + ".json", twin))
+            found = await self.server.live.run(lambda s: self.answer(s, name_of, lang, twin))
         except UserError as error:
             return refused(request, error, lang)
         if found is None:
@@ -189,7 +188,7 @@ class LivePages:
 
     async def by_name(self, request: Request) -> Response:
         name = request.path_params["name"]
-        return await self.serve(request, lambda site: name, name, static_name=True)
+        return await self.serve(request, lambda site: name, name)
 
     async def asset(self, request: Request) -> Response:
         name = request.path_params["name"]

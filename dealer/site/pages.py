@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -33,6 +33,9 @@ from dealer.render.strings import Strings
 from dealer.report import report_json
 from dealer.scoring import MatchScore
 from dealer.standings import Standing, rank
+
+if TYPE_CHECKING:
+    from dealer.app.public import Published
 
 #: Bumped when a context's keys change (the JSON twins carry it).
 SCHEMA = 1
@@ -97,6 +100,16 @@ def _digest(*parts: object) -> bytes:
         h.update(part if isinstance(part, bytes) else repr(part).encode("utf-8"))
         h.update(b"\x00")
     return h.digest()
+
+
+def site_data(shown: Published, verify: dict[str, Any], downloads: list[dict[str, Any]]) -> SiteData:
+    """The pages' data from what players may see (:func:`dealer.app.public.published`): the
+    public report, the released sets' boards, and from the director's report only counts, board
+    numbers and table names (each round in play's progress, the matches still missing a result);
+    ``verify`` and ``downloads``: the static site's verification page and files (none live)."""
+    return SiteData(shown.data, shown.released, {n: list(b.boards) for n, b in shown.boardsets.items()}, verify,
+                    shown.last_update, downloads, shown.lots_seed, shown.withheld, progress=shown.progress,
+                    missing_matches=shown.missing_matches)
 
 
 class SiteData:
