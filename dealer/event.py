@@ -249,10 +249,15 @@ class Event:
         return sorted(self.teams, key=lambda t: (t.seed is None, t.seed or 0, order[t.id]))
 
     def team(self, team_id: str) -> Team:
+        return self._teams_by_id[team_id]  # KeyError: no such team
+
+    @functools.cached_property
+    def _teams_by_id(self) -> dict[str, Team]:
+        # asked for several times a result (a live entry, a slip's row): looked up, not searched
+        found: dict[str, Team] = {}
         for team in self.teams:
-            if team.id == team_id:
-                return team
-        raise KeyError(team_id)
+            found.setdefault(team.id, team)  # the first of an id, as the search found it
+        return found
 
     def team_named(self, text: str) -> str | None:
         """The id of the team a slip names by its id or its name, or ``None``."""
