@@ -183,6 +183,7 @@ class Live:
             if began:
                 print(f"dealer serve: {len(batch)} write(s) not stored, the phones send them again: "
                       f"{error}", file=sys.stderr, flush=True)
+                self.session.forget()  # what it read inside the batch may be what was rolled back
             answers = [(future, None, not_stored() if began else error) for _use, future in batch]
         finally:
             self.version += 1
