@@ -95,6 +95,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _interruptible() -> None:
+    """In the server's process before it starts: Ctrl-C (SIGINT) as a terminal gives it, even when
+    the tests were started as a background job of a shell without job control, whose children
+    inherit SIGINT ignored (uvicorn still stops on it then, but exits 0, not 130)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class LiveServer:
     """``dealer serve EVENT --port P --rate 100000`` as a child process (its own interpreter, as
     the director runs it); :meth:`start` returns once ``/-/health`` answers."""
@@ -129,7 +136,7 @@ class LiveServer:
         began = time.monotonic()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
-                                            cwd=self.cwd)
+                                            cwd=self.cwd, preexec_fn=_interruptible)
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
