@@ -1304,7 +1304,7 @@ def serve(event_file: str, lan: bool, host: str | None, port: int | None, double
     serve_url = load_event(event_file).serve_url
     bound = binding(lan, host, port, serve_url)
     if link_only:
-        from dealer.serve.app import new_director_link
+        from dealer.app.live import new_director_link
 
         with _session(event_file, boards_dir, write=True) as session:
             token = new_director_link(session)

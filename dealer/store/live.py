@@ -93,8 +93,12 @@ class LiveStore:
 
     # --- sheets -------------------------------------------------------------------------------
 
+    def _sheet_row(self, key: SheetKey) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(f"SELECT * FROM {LIVE_SHEETS.name} WHERE {_SHEET}", key).fetchone()
+        return row
+
     def sheet(self, key: SheetKey) -> SheetRow:
-        return SheetRow.of(self.conn.execute(f"SELECT * FROM {LIVE_SHEETS.name} WHERE {_SHEET}", key).fetchone())
+        return SheetRow.of(self._sheet_row(key))
 
     def generation(self, key: SheetKey) -> int:
         """The sheet's current generation (1 until reprinted or its pairing undone)."""
@@ -103,7 +107,7 @@ class LiveStore:
 
     def made_sheet(self, key: SheetKey) -> SheetRow:
         """The sheet's row, made at its first write."""
-        row = self.conn.execute(f"SELECT * FROM {LIVE_SHEETS.name} WHERE {_SHEET}", key).fetchone()
+        row = self._sheet_row(key)
         if row is not None:
             return SheetRow.of(row)
         self._insert(LIVE_SHEETS, dict(zip(("round", "match", "tbl"), key, strict=True)))
