@@ -1233,7 +1233,7 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
              secret="" if not item.secret else Phrase("said_print.secret_codes") if item.kind in CODE_KINDS
              else Phrase("said_print.secret"))
     size = sum(item.size for item in written)
-    show("said_print.total", files=len(written), pages=total, mib=size / 1024 / 1024)
+    show("said_print.total", files=len(written), pages=sum(item.pages for item in written), mib=size / 1024 / 1024)
     for note in plan.notes:
         tell(note)
 

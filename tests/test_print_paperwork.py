@@ -157,3 +157,18 @@ def test_a_booklet_longer_than_a_page_runs_over_pages_and_loses_nothing(tmp_path
     pages = page_texts(tmp_path / "booklet-zh.pdf")
     text = "\n".join(pages)
     assert len(pages) >= 2 and "第 7 轮" in text and "规则与级分表" in text and "场分：胜 2，平 1，负 0" in text
+
+
+def test_the_print_summary_counts_the_pages_the_pdf_holds(events: dict[str, Path]) -> None:
+    """`dealer print` says the pages each PDF holds, not the pages it planned: the booklet is one
+    planned page that flows onto several sheets (issue 38: "1 pages" for 2-page PDFs)."""
+    from pypdf import PdfReader
+
+    out = events["out"] / "counted"
+    code, printed, err = run_dealer("print", "booklet", events["demo"], "--lang", "en", "--out", out)
+    assert code == 0, err
+    (pdf,) = out.glob("*.pdf")
+    held = len(PdfReader(pdf).pages)
+    assert held > 1  # the case the summary got wrong
+    assert f"{pdf}  {held} pages" in printed
+    assert f"1 files, {held} pages" in printed

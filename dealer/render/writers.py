@@ -582,6 +582,25 @@ PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
 ONCE_PER_EVENT = ("team-cards",)
 
 
+def round_paperwork(session: EventSession, options: PrintOptions, round_number: int) -> tuple[
+        list[Document], list[LeftOut]]:
+    """The wall papers of ``dealer print all --round N`` (and the console's 全部文件): the round's
+    座位图, and the 成绩公告 posted as it starts (the previous round's); the round's own bulletin
+    too once every match of it is scored. Read from the whole event as played (the previous
+    round's results), whatever part of it the pack prints."""
+    source = Source(session, session.event, options)
+    documents = [seating(source, round_number)]
+    left_out: list[LeftOut] = []
+    if round_number > 1 and session.event.round(round_number - 1) is not None:
+        documents.append(bulletin(source, round_number - 1))
+    scores = [s for s in session.report().scored.scores if s.round == round_number]
+    if scores and all(s.complete for s in scores):
+        documents.append(bulletin(source, round_number))
+    elif round_number == 1:
+        left_out.append(LeftOut("bulletin", Phrase("render.why_no_bulletin_yet")))
+    return documents, left_out
+
+
 WRITERS: dict[str, Writer] = {
     "hand-records": hand_records,
     "labels": labels,
@@ -705,9 +724,10 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         check_writable_folder(source.output_dir(), field="out")
         writers = {"pairings": pairings, "score-sheets": level_sheets}
         once = [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT if kind == "all"]
-        return PrintPlan([writers[k](source, options.round) for k in kinds],
+        papers, papers_left_out = round_paperwork(session, options, options.round) if kind == "all" else ([], [])
+        return PrintPlan([writers[k](source, options.round) for k in kinds] + papers,
                          [LeftOut(k, Phrase("render.why_level_race"))
-                          for k in KINDS if kind == "all" and k not in kinds] + once, source.notes)
+                          for k in KINDS if kind == "all" and k not in kinds] + once + papers_left_out, source.notes)
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(source.output_dir(), field="out")
@@ -757,4 +777,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         documents += [PAPERWORK[k][1](source) for k in ONCE_PER_EVENT]  # the whole pack: once an event
     elif kind == "all":
         left_out += [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT]
+        if options.round is not None and options.boards is None:
+            papers, papers_left_out = round_paperwork(session, options, options.round)
+            documents += papers
+            left_out += papers_left_out
     return PrintPlan(documents, left_out, source.notes)
