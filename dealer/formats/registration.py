@@ -143,8 +143,8 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
         if ids and len(ids) != len(players):
             problems.append(Problem(*at("player_ids"), value=cells["player_ids"].value, key="teams.player_ids_count",
                                     params={"ids": len(ids), "players": len(players)}))
-        for number, player_id in enumerate(ids):
-            if player_id in ids[:number]:
+        for place, player_id in enumerate(ids):
+            if player_id in ids[:place]:
                 problems.append(Problem(*at("player_ids"), value=player_id, key="teams.player_id_twice_in_team"))
         seed = None
         if values.get("seed"):
@@ -189,7 +189,8 @@ def _duplicates(source: str, teams: Sequence[RegisteredTeam]) -> list[Problem]:
                 column = team.column(field)
                 row, other = first[(field, value)]
                 found.append(Problem(source, team.row, field, column, value,
-                                     "teams.player_on_two_teams" if field == "player_ids" else "teams.duplicate_in_file",
+                                     "teams.player_on_two_teams" if field == "player_ids"
+                                     else "teams.duplicate_in_file",
                                      params={"name": field, "other_row": row, "other": other}))
             else:
                 first[(field, value)] = (team.row, team.id)
