@@ -806,6 +806,10 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
 @click.option("--net-levels", type=Int(), help="± 小分 (net level points) in the standings.")
 @click.option("--disqualify", is_flag=True, help="Disqualify the team (ranked below every other).")
 @click.option("--choice", help="The option taken where the rules give one (seed 001 劳改: +2 levels or ±160 points).")
+@click.option("--ruling", metavar="NAME",
+              help="One of the profile's combined rulings, given as one decision (dealer rules explain; seed 002 "
+                   "七.1 revoke_found_late: the board lost and two levels off); in a boards event a lost board "
+                   "needs --as-points.")
 @click.option("--withdraw", is_flag=True, help="Withdraw the team's penalties of the round (of one kind, if given).")
 @click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", required=True, help="Who gives it (the director or referee).")
@@ -813,16 +817,23 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
 def results_penalty(event_file: str, round_: int, match: str | None, team: str, table: str | None,
                     board: int | None, points: int | None, levels: int | None, lose_board: bool,
                     as_points: int | None, lose_match: bool, match_points: int | None, net_levels: int | None,
-                    disqualify: bool, choice: str | None, withdraw: bool, reason: str, entered_by: str,
-                    boards_dir: str) -> None:
+                    disqualify: bool, choice: str | None, ruling: str | None, withdraw: bool, reason: str,
+                    entered_by: str, boards_dir: str) -> None:
     """Give a team a penalty in a match (seed 002 §六–七, seed 001 §8), footnoted everywhere."""
-    from dealer.app.penalties import PenaltyAsk, record_penalty, withdraw_penalty
+    from dealer.app.penalties import PenaltyAsk, record_penalty, record_ruling, withdraw_penalty
 
     given = [(kind, amount) for kind, amount, there in (
         ("points", points or 0, points is not None), ("levels", levels or 0, levels is not None),
         ("board", as_points or 0, lose_board), ("match", 0, lose_match),
         ("match_points", match_points or 0, match_points is not None),
         ("net_levels", net_levels or 0, net_levels is not None), ("disqualify", 0, disqualify)) if there]
+    if ruling is not None and not withdraw:
+        if given:
+            raise UserError("penalty.one_kind", field="ruling")
+        with _session(event_file, boards_dir, write=True, as_played=False) as session:
+            tell(record_ruling(session, round_, match, team, ruling, reason, entered_by, table=table, board=board,
+                               as_points=as_points))
+        return
     if len(given) > 1 or (not given and not withdraw):
         raise UserError("penalty.one_kind", field="points")
     with _session(event_file, boards_dir, write=True, as_played=False) as session:

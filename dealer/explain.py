@@ -172,6 +172,22 @@ def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     return [t["warnings"].format(counted=counted, steps="; ".join(steps))]
 
 
+def _ruling_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
+    """The rulings the profile gives as one decision of several penalties (seed 002 七.1–2)."""
+    from dealer.words import words
+
+    if not profile.rulings:
+        return []
+    said = words(lang)
+    lines = [t["rulings"]]
+    for ruling in profile.rulings.values():
+        applied = [said.text(f"penalty.{kind}", {"amount": f"{amount:+d}", "where": ""})
+                   for kind, amount in ruling.apply]
+        lines.append(t["ruling"].format(name=ruling.name_zh if lang == "zh" else ruling.name_en, clause=ruling.clause,
+                                        id=ruling.name, apply=", ".join(applied)))
+    return lines
+
+
 def _forfeit_line(profile: Profile, t: dict[str, Any]) -> str:
     forfeiter = profile.forfeit.forfeiter_match_points
     return str(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
@@ -198,7 +214,12 @@ _RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
     "knockout_tie_breaks": lambda p, t, _lang: [
         f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
     "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,
-                                                               rule=t[p.level_race.match_winner])],
+                                                               rule=t[p.level_race.match_winner])] + (
+        [t["best_of"].format(n=p.level_race.best_of, k=p.level_race.games_to_win)] if p.level_race.best_of > 1
+        else []),
+    "must_play_levels": lambda p, t, _lang: [t["must_play_levels"].format(value=", ".join(p.level_race.must_play))]
+    if p.level_race.must_play else [],
+    "rulings": lambda p, t, lang: _ruling_lines(p, t, lang),
     "warnings": _warning_lines,
     "final_place_points": lambda p, t, _lang: [
         t["final_place_points"].format(value=", ".join(map(str, p.place_points)))] if p.place_points else [],

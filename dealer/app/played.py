@@ -103,7 +103,8 @@ def stored_penalties(store: ResultsStore | None) -> tuple[Penalty, ...]:
 def _penalty(row: PenaltyRow) -> Penalty:
     data = row.data
     return Penalty(row.round, row.match, row.team, row.kind, int(data.get("amount", 0)), data.get("table"),
-                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id)
+                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id,
+                   data.get("ruling"), data.get("ruling_of", row.id) if data.get("ruling") else None)
 
 
 def team_match(event: Event, store: ResultsStore | None, number: int, team: str,

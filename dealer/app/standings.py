@@ -401,11 +401,11 @@ class ReportData:
 
     def penalty_notes(self, lang: str, round_number: int | None = None, match: str | None = None) -> list[str]:
         """Every penalty's footnote in ``lang`` (``round_number``/``match``: of that match only)."""
-        from dealer.app.penalties import penalty_note
+        from dealer.app.penalties import penalty_notes
         from dealer.words import words
 
         said = words(lang)
-        return [said.text(n.key, n.params) for n in map(penalty_note, self.adjustments.penalties)
+        return [said.text(n.key, n.params) for n in penalty_notes(self.adjustments.penalties)
                 if round_number is None or (n.params["round"], n.params["match"]) == (round_number, match)]
 
 
