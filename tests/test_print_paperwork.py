@@ -129,11 +129,12 @@ def test_the_prize_sheet_lists_prizes_once_final_and_says_so_before(events: dict
     assert "冠军 U1 机关队" in en and "亚军 U4 科研队" in en
     zh = _text(events, "prizes", "demo", "zh")  # one sample slip never came back: not final
     assert "奖励签收表" in zh and "录取名次在最后一轮结束后公布" in zh and "冠军" not in zh
+    assert "缺 1 项成绩" in zh and "missing" not in zh  # why, in the paper's language (issue 38)
 
 
 @pytest.mark.parametrize(("name", "lang", "said"), [
     ("demo", "zh", ["第 1 轮 计时", "本轮限时 120 分钟", "2:00:00"]),
-    ("levels", "en", ["Round 1 timer", "Time for the round: 60 minutes", "1:00:00"]),
+    ("levels", "en", ["Round 1 timer", "Time for the round: 150 minutes", "2:30:00"]),  # seed 001: 2.5 hours
 ])
 def test_the_demo_events_round_timer(events: dict[str, Path], name: str, lang: str, said: list[str]) -> None:
     """The projector's timer page of each demo event (browser behaviour: tests/test_print_timer.py)."""

@@ -331,13 +331,27 @@ class ReportData:
         (:func:`dealer.app.played.unfinished`, which the key's release reads too)."""
         return list(self._unfinished)
 
+    def unfinished_in(self, lang: str) -> list[str]:
+        """:meth:`unfinished` in ``lang`` (a paper in Chinese says it in Chinese)."""
+        from dealer.words import words
+
+        said = words(lang)
+        return [said.text(p.key, p.params) for p in self._unfinished_phrases]
+
     @functools.cached_property
     def _unfinished(self) -> tuple[str, ...]:
+        from dealer.words import words
+
+        said = words("en")
+        return tuple(said.text(p.key, p.params) for p in self._unfinished_phrases)
+
+    @functools.cached_property
+    def _unfinished_phrases(self) -> tuple[Phrase, ...]:
         # Read once: it looks at every board of every match (a league's 640,000), and the report's
         # status, prizes and banner each ask whether the standings are final.
-        from dealer.app.played import unfinished
+        from dealer.app.played import unfinished_phrases
 
-        return tuple(unfinished(self.scored, self.places))
+        return tuple(unfinished_phrases(self.scored, self.places))
 
     @functools.cached_property
     def advanced(self) -> dict[tuple[int, str], Advance]:

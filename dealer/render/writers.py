@@ -203,7 +203,8 @@ class Source:
             "event_name": event.name,
             "event_id": event.id,
             "event_date": event.date,
-            "profile": event.profile.id,
+            # The rules by their name in the paper's language, not the profile's id (issue 38).
+            "profile": event.profile.name_zh if self.options.lang == "zh" else event.profile.name_en,
             "decks": event.decks,
             "set_number": set_number,
         }
@@ -526,7 +527,8 @@ def prize_sheet(source: Source) -> Document:
     rows = [{"prize": award.name, "team": f"{team} {teams[team].name}", "players": sep.join(teams[team].players)}
             for award in data.prizes() for team in award.teams]
     pending = bool(source.event.prizes) and not data.final
-    page = {"rows": rows, "pending": pending, "why": "; ".join(data.unfinished()) if pending else "",
+    why = ("；" if source.options.lang == "zh" else "; ").join(data.unfinished_in(source.options.lang))
+    page = {"rows": rows, "pending": pending, "why": why if pending else "",
             "none": not source.event.prizes, "notes": data.prize_notes(source.options.lang)}
     common = source.common("prizes", None)
     return Document(_paper_path(source, "prizes"), "prizes", "prizes.html", common, [page], {"prizes": len(rows)})
