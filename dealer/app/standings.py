@@ -420,7 +420,20 @@ class ReportData:
 
         said = words(lang)
         return [said.text(n.key, n.params) for n in penalty_notes(self.adjustments.penalties)
-                if round_number is None or (n.params["round"], n.params["match"]) == (round_number, match)]
+                if (round_number is None or n.params["round"] == round_number)
+                and (match is None or n.params["match"] == match)]
+
+    def penalty_notes_by_match(self, lang: str) -> dict[tuple[int, str], list[str]]:
+        """Every penalty's footnote in ``lang``, by its (round, match) (a ruling's penalties: one)."""
+        from dealer.app.penalties import penalty_notes
+        from dealer.words import words
+
+        said = words(lang)
+        found: dict[tuple[int, str], list[str]] = {}
+        for n in penalty_notes(self.adjustments.penalties):
+            found.setdefault((int(str(n.params["round"])), str(n.params["match"])), []).append(
+                said.text(n.key, n.params))
+        return found
 
 
 def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, *,
