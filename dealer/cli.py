@@ -1187,7 +1187,8 @@ PROGRESS_PAGES = 12
 @click.option("--round", "round_", type=IntRange(1, 999), default=None,
               help="One round: with `all`, its pairings (对阵表), seating plan (座位图), the results bulletin "
                    "(成绩公告) posted as it starts, and every paper of the set(s) it plays (travellers, score "
-                   "sheets and table cards of its matches only); a level race's pairings and score sheets.")
+                   "sheets and table cards of its matches only); a level race's pairings, score sheets, seating plan "
+                   "and bulletin.")
 @click.option("--serve-url", default=None, metavar="URL",
               help="Score sheets: the address the players' phones reach `dealer serve` at, which the entry "
                    "QR codes hold (e.g. http://192.168.1.20:8000; default: [event] serve_url, else "
