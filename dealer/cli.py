@@ -844,7 +844,7 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
             return
         kind, amount = given[0]
         ask = PenaltyAsk(kind, amount, table, board, choice)
-        tell(record_penalty(session, round_, match, team, ask, reason, entered_by))
+        tell(record_penalty(session, round_, match, team, ask, reason, entered_by, check_roster=True))
 
 
 @results.command("warn")
@@ -872,7 +872,7 @@ def results_warn(event_file: str, round_: int, match: str | None, team: str, pla
             tell(withdraw_warning(session, round_, team, player, reason, entered_by))
             return
         tell(record_warning(session, round_, match, team, player, reason, entered_by, table=table, board=board,
-                            as_points=as_points))
+                            as_points=as_points, check_roster=True))
 
 
 # --- the round loop ------------------------------------------------------------------------
