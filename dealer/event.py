@@ -13,7 +13,7 @@ import re
 import string
 import urllib.parse
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
@@ -228,7 +228,7 @@ class Event:
     #: The organisation and officials (``[organization]``, ``[officials]``; issue 38): who holds
     #: the event and where, each round's start, the referees, the arbitration committee, the
     #: appeal window. Not part of the plan.
-    organization: Organization = Organization()
+    organization: Organization = field(default_factory=Organization)
 
     @property
     def levels(self) -> bool:

@@ -59,8 +59,8 @@ from dealer.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from dealer.store.rows import Action, AppealRow, EntryBatch, LineupRow, PenaltyRow, Release, StoredRow
 from dealer.store.schema import (
     ACTION_COLUMNS,
-    APPEAL_COLUMNS,
     ALL_LINKS,
+    APPEAL_COLUMNS,
     CHAINED,
     IMPORTED,
     LINEUP_COLUMNS,
