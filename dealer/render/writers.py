@@ -29,8 +29,8 @@ from dealer.render.strings import strings
 from dealer.standings import records_before
 
 if TYPE_CHECKING:
-    from dealer.app.standings import ReportData
     from dealer.app.session import EventSession
+    from dealer.app.standings import ReportData
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
