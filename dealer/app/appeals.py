@@ -70,8 +70,9 @@ def lodge_appeal(session: EventSession, number: int, team: str, against: str, re
         if deadline is not None and moment > dt.datetime.fromisoformat(deadline):
             raise RoundError("appeal.too_late", field="round", number=number, deadline=shown_time(event, deadline),
                              minutes=event.organization.appeal_minutes)
-        appeal_id = store.insert_appeal(number, team, what, why, deadline, entered_by=entered_by)
-    return Phrase.of("appeal.lodged", id=appeal_id, round=number, team=team, against=what, reason=why,
+        store.insert_appeal(number, team, what, why, deadline, entered_by=entered_by)
+        appeal_number = len(store.appeals())
+    return Phrase.of("appeal.lodged", id=appeal_number, round=number, team=team, against=what, reason=why,
                      deadline=shown_time(event, deadline) if deadline else "-",
                      body=Phrase("organization.body_arbitration" if event.organization.officials.arbitration
                                  else "organization.body_referees"))
@@ -98,7 +99,7 @@ def decide_appeal(session: EventSession, number: int, team: str, decision: str, 
             raise RoundError("appeal.none_open", field="team", team=quote(team), number=number)
         appeal = found[-1]
         store.insert_appeal_decision(appeal, decision, why, entered_by=decided_by)
-    return Phrase.of(f"appeal.decided_{decision}", id=appeal.id, round=number, team=team, against=appeal.against,
+    return Phrase.of(f"appeal.decided_{decision}", id=appeal.number, round=number, team=team, against=appeal.against,
                      reason=why)
 
 
@@ -130,7 +131,7 @@ def appeal_lines(event: Event, appeals: tuple[AppealRow, ...], lang: str, number
     for a in appeals:
         if number is not None and a.round != number:
             continue
-        head = str(words["line"]).format(id=a.id, round=a.round, team=a.team, name=names.get(a.team, ""),
+        head = str(words["line"]).format(id=a.number, round=a.round, team=a.team, name=names.get(a.team, ""),
                                          against=a.against, reason=a.reason, at=shown_time(event, a.at),
                                          deadline=shown_time(event, a.deadline) if a.deadline else "-")
         if a.open:
@@ -143,10 +144,11 @@ def appeal_lines(event: Event, appeals: tuple[AppealRow, ...], lang: str, number
     return lines
 
 
-def provisional_line(appeals: tuple[AppealRow, ...], lang: str) -> str | None:
-    """"Provisional: N appeal(s) pending" in ``lang``, or ``None`` while none is open."""
-    pending = [a for a in appeals if a.open]
+def provisional_line(appeals: tuple[AppealRow, ...], lang: str, upto: int | None = None) -> str | None:
+    """"Provisional: N appeal(s) pending" in ``lang`` (of rounds 1 to ``upto``, or any), or ``None``
+    while none is open."""
+    pending = [a for a in appeals if a.open and (upto is None or a.round <= upto)]
     if not pending:
         return None
     return str(section("appeals", lang)["provisional"]).format(count=len(pending),
-                                                                ids=", ".join(str(a.id) for a in pending))
+                                                                ids=", ".join(str(a.number) for a in pending))

@@ -175,11 +175,12 @@ class ReportData:
 
         return appeal_lines(self.event, self.appeals, lang, round_number)
 
-    def provisional_note(self, lang: str) -> list[str]:
-        """"Provisional: N appeal(s) pending" in ``lang`` while one is open; else nothing."""
+    def provisional_note(self, lang: str, upto: int | None = None) -> list[str]:
+        """"Provisional: N appeal(s) pending" in ``lang`` while one (of rounds 1 to ``upto``) is
+        open; else nothing."""
         from dealer.app.appeals import provisional_line
 
-        line = provisional_line(self.appeals, lang)
+        line = provisional_line(self.appeals, lang, upto)
         return [line] if line else []
 
     def standings_after(self, number: int) -> list[Standing]:

@@ -667,7 +667,7 @@ def bulletin(source: Source, round_number: int) -> Document:
                  for s in data.standings_after(round_number)]
     page = {"round": round_number, "results": results, "standings": standings,
             "chain_head": data.chain_head or "—", "notes": round_events(data, round_number, lang),
-            "provisional": data.provisional_note(lang)}
+            "provisional": data.provisional_note(lang, round_number)}
     common = source.common("bulletin", None)
     return Document(_paper_path(source, "bulletin", round_number), "bulletin", "bulletin.html", common, [page],
                     {"matches": len(results)})

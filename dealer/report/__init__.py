@@ -71,7 +71,7 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
                "value": p.amount, "table": p.table, "board": p.board, "choice": p.choice, "warning": p.warning,
                "id": p.id, "by": p.by, "reason": p.reason} for p in data.adjustments.penalties),
         ],
-        "appeals": [{"id": a.id, "round": a.round, "team": a.team, "against": a.against, "reason": a.reason,
+        "appeals": [{"number": a.number, "round": a.round, "team": a.team, "against": a.against, "reason": a.reason,
                      "lodged_at": a.at, "deadline": a.deadline, "decision": a.decision, "decided_by": a.decided_by,
                      "decision_reason": a.decision_reason, "decided_at": a.decided_at} for a in data.appeals],
         "withdrawn_opponents": data.event.profile.withdrawn_opponent,

@@ -675,7 +675,7 @@ class ResultsStore:
                            " LEFT JOIN appeals d ON d.decides = a.id WHERE a.kind = 'lodge' ORDER BY a.id")
         return [AppealRow(r["id"], r["round"], r["team"], r["against"], r["reason"], r["deadline"],
                           r["entered_by"], r["at"], r["decided"], r["decided_by"], r["decision_reason"],
-                          r["decided_at"]) for r in rows]
+                          r["decided_at"], number) for number, r in enumerate(rows, start=1)]
 
     def round_entered_at(self, round_number: int) -> str | None:
         """When the last result in force of round ``round_number`` was stored (``None``: none yet)."""

@@ -178,6 +178,8 @@ class AppealRow:
     decided_by: str | None = None
     decision_reason: str | None = None
     decided_at: str | None = None
+    #: The appeal's number in the event, 1, 2, … in the order lodged (what the papers call it).
+    number: int = 0
 
     @property
     def open(self) -> bool:
