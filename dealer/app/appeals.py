@@ -99,8 +99,10 @@ def decide_appeal(session: EventSession, number: int, team: str, decision: str, 
             raise RoundError("appeal.none_open", field="team", team=quote(team), number=number)
         appeal = found[-1]
         store.insert_appeal_decision(appeal, decision, why, entered_by=decided_by)
-    return Phrase.of(f"appeal.decided_{decision}", id=appeal.number, round=number, team=team, against=appeal.against,
-                     reason=why)
+    said = dict(id=appeal.number, round=number, team=team, against=appeal.against, reason=why)
+    if decision == "upheld":
+        return Phrase.of("appeal.decided_upheld", **said)
+    return Phrase.of("appeal.decided_dismissed", **said)
 
 
 def stored_appeals(store: ResultsStore | None) -> tuple[AppealRow, ...]:
