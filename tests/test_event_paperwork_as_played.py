@@ -172,7 +172,7 @@ def test_the_booklet_holds_every_section_of_a_chinese_booklet(played: Played) ->
                  "比赛地点 中国人民大学世纪馆二层"):
         assert line in text, line
     # the rules by their text and version in words; the method and the tables of a match
-    assert "人大双升比赛规则（依据《中国人民大学“双升”比赛规则》，第 1 版），2 副牌" in text
+    assert "竞赛规则 《中国人民大学“双升”比赛规则》，第 1 版，2 副牌" in text
     assert "共 5 轮" in text and "每场 2 桌" in text
     # the timetable: each round's start and its end, 90 minutes later; the captains' meeting
     assert "第 1 轮 2026-12-05 09:00–10:30" in text and "第 5 轮 2026-12-06 09:00–10:30" in text

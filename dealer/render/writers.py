@@ -206,9 +206,7 @@ class Source:
             "event_date": event.date,
             "profile": event.profile.id,
             # the rules as players read them: their name and version in words (issue 38)
-            "profile_name": strings(self.options.lang).paper["profile_value"].format(
-                name=event.profile.name_zh if self.options.lang == "zh" else event.profile.name_en,
-                version=event.profile.version, decks=event.decks),
+            "profile_name": profile_words(event, self.options.lang),
             "time_limits": card_time_limits(event, strings(self.options.lang).paper),
             "decks": event.decks,
             "set_number": set_number,
@@ -438,6 +436,18 @@ def _team_entry(team: Team, sep: str) -> dict[str, Any]:
             "club": team.club or "", "leader": team.leader or ""}
 
 
+def profile_words(event: Event, lang: str) -> str:
+    """The rules as players read them (issue 38): the rule text they follow by its title, its
+    version and the decks, in words; never the profile's id ("《中国升级竞赛规则》(2002)，第 1 版，2 副牌")."""
+    profile = event.profile
+    if lang == "zh":
+        title = profile.source.split(" 第")[0].strip() or profile.name_zh  # the title, not the clauses read
+        name = title if title.startswith("《") else f"《{title}》"
+    else:
+        name = profile.name_en
+    return str(strings(lang).paper["profile_value"]).format(name=name, version=profile.version, decks=event.decks)
+
+
 def _duration(seconds: int, words: Mapping[str, str]) -> str:
     """90 → "1 分 30 秒", 20 → "20 秒", 120 → "2 分钟" (the time limits in words)."""
     minutes, rest = divmod(seconds, 60)
@@ -519,11 +529,7 @@ def booklet(source: Source) -> Document:
     method = None
     if event.format.kind in ("swiss", "knockout") or not event.rounds:
         method = t.fmt(f"booklet_method_{event.format.kind.replace('-', '_')}", rounds=rounds)
-    name = profile.name_zh if lang == "zh" else profile.name_en
-    profile_value = (words["profile_source"].format(name=name, source=profile.source, version=profile.version,
-                                                    decks=event.decks)
-                     if profile.source and profile.source != name else
-                     words["profile_value"].format(name=name, version=profile.version, decks=event.decks))
+    profile_value = profile_words(event, lang)
     organisation = [(words[key], value) for key, value in (
         ("venue", org.venue), ("host", org.host), ("organizer", org.organizer),
         ("co_organizers", sep.join(org.co_organizers))) if value]
