@@ -205,3 +205,33 @@ def test_dealer_init_documents_every_key_of_the_organization_and_officials(tmp_p
     loaded = load_event_text(dated + extra, str(tmp_path / "x.toml"))
     assert loaded.organization.appeal_minutes == 30
     assert loaded.organization.officials.chief_referee and len(loaded.organization.officials.arbitration) == 3
+
+
+def test_an_open_appeal_is_on_the_report_the_site_and_the_console(tmp_path: Path) -> None:
+    """Seed 002 八.8 seen by everyone: while the committee has not decided, the report's banner,
+    the site's standings page and the director's console say the appeal and that the standings
+    are provisional; once decided, the decision."""
+    from dealer.serve.console import console_context
+
+    event, boards = _boards_000(tmp_path)
+    _ok("results", "appeal", event, "--round", 1, "--team", "SH", "--against", "第 2 副 B 桌成绩",
+        "--reason", "得分记错", "--boards-dir", boards)
+    _ok("report", event, "--format", "html", "--out", tmp_path / "rep", "--boards-dir", boards)
+    report = re.sub(r"<[^>]+>", "", (tmp_path / "rep" / "pen000-results.html").read_text(encoding="utf-8"))
+    assert "临时成绩：1 项申诉待裁决（申诉 1）" in report
+    assert "申诉 1：第 1 轮 SH 上海，申诉事项：第 2 副 B 桌成绩" in report
+    _ok("site", event, "--out", tmp_path / "site", "--no-pdf", "--boards-dir", boards)
+    page = re.sub(r"<[^>]+>", "", (tmp_path / "site" / "standings.html").read_text(encoding="utf-8"))
+    assert "申诉与仲裁" in page and "待裁决" in page and "临时成绩：1 项申诉待裁决" in page
+    english = re.sub(r"<[^>]+>", "", (tmp_path / "site" / "en" / "standings.html").read_text(encoding="utf-8"))
+    assert "Appeal 1: round 1, SH 上海, against 第 2 副 B 桌成绩" in english and "Pending." in english
+    loaded = load_event_text(event.read_text(encoding="utf-8"), str(event))
+    with EventSession.open(loaded, boards) as session:
+        context = console_context(session, b"k" * 32, 1, "zh", "裁判长甲", "token")
+    assert context["appeals"]["provisional"] == "临时成绩：1 项申诉待裁决（申诉 1），名次和奖项以裁决后为准。"
+    assert context["appeals"]["lines"][0].endswith("待裁决。")
+    _ok("results", "appeal", event, "--round", 1, "--team", "SH", "--decide", "dismissed", "--by", "仲裁戊",
+        "--reason", "记分无误", "--boards-dir", boards)
+    _ok("site", event, "--out", tmp_path / "site2", "--no-pdf", "--boards-dir", boards)
+    page = re.sub(r"<[^>]+>", "", (tmp_path / "site2" / "standings.html").read_text(encoding="utf-8"))
+    assert "裁决：驳回（仲裁戊，" in page and "临时成绩：1 项" not in page

@@ -144,7 +144,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     _ok("results", "penalty", event, "--round", 1, "--team", "T5", "--withdraw", "--reason", "申诉 1 成立",
         "--by", "周正", "--boards-dir", boards)
     said.reports["after"] = report_json_of(event, boards)
-    # Round 2: T20 雁塔队 does not come: its match is forfeited, the other matches play.
+    # T19 珠江队 withdraws after round 1 (a bye in round 2: 19 teams). Round 2: T20 雁塔队 does not
+    # come: its match is forfeited, the other matches play.
+    _ok("teams", "withdraw", event, "T19", "--after-round", 1, "--reason", "珠江队因故退出", "--boards-dir", boards)
     pairing = _ok("round", "pair", event, "--round", 2, "--boards-dir", boards)
     found = re.search(r"match\s+(\d+)\s.*T20 ", pairing)
     assert found, pairing
@@ -209,6 +211,7 @@ def test_the_bulletins_say_the_lateness_the_forfeit_and_the_appeals(played: Play
     assert re.search(rf"^{match} .*T20 雁塔队.*T20（弃权）", two, re.M), two
     assert "申诉 2：第 2 轮 T3 黄河队" in two and "待裁决" in two
     assert "临时成绩：1 项申诉待裁决（申诉 2）" in two
+    assert "T19 珠江队 自第 1 轮后退出比赛（珠江队因故退出）。" in two and "T19 珠江队 自第 1 轮后退出" not in one
     for text in (one, two):  # no English word of the tool's own (the chain head is hex digits)
         assert ENGLISH.findall(re.sub(r"\b[0-9a-f]{64}\b", "", text)) == []
 
