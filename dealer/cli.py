@@ -869,7 +869,8 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
         raise UserError("penalty.one_kind", field="points")
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
         if withdraw:
-            tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by))
+            tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by,
+                                  check_roster=True))
             return
         kind, amount = given[0]
         ask = PenaltyAsk(kind, amount, table, board, choice)

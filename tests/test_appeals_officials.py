@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sqlite3
 from pathlib import Path
 
 from conftest import assert_one_error, event_file, report_json_of, run_dealer
@@ -18,6 +19,7 @@ from dealer.app.session import EventSession
 from dealer.errors import UserError
 from dealer.files import load_event_text
 from dealer.resources import load_profile
+from dealer.store import schema
 
 OFFICIALS_000 = """
 [organization]
@@ -78,6 +80,22 @@ def test_seed_000_article_22_referees_and_arbitration_committee_as_data(tmp_path
     assert points == {"BJ": 0, "SH": 1}
     # a second decision of the same appeal is refused: it has none open
     assert_one_error(run_dealer(*decide, "--by", "仲裁戊"), "has no open appeal in round 1")
+    # a penalty is withdrawn by a referee or a committee member, nobody else
+    withdraw = ("results", "penalty", event, "--round", 1, "--team", "BJ", "--withdraw", "--reason", "复核",
+                "--boards-dir", boards)
+    assert_one_error(run_dealer(*withdraw, "--by", "某人"), "'某人' is not an official of the event")
+    _ok(*withdraw, "--by", "仲裁戊")
+    # the appeal's rows are links of the hash chain: an edit outside the tool is found by the audit
+    db = boards / "pen000" / "results.sqlite"
+    assert run_dealer("results", "audit", event, "--boards-dir", boards).exit_code == 0
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER appeals_no_update")
+    conn.execute("UPDATE appeals SET decision = 'upheld' WHERE kind = 'decide'")
+    conn.execute(schema.TRIGGERS["appeals_no_update"])
+    conn.commit()
+    conn.close()
+    code, out, err = run_dealer("results", "audit", event, "--boards-dir", boards)
+    assert code == 1 and re.search(r"appeals #2 \(link \d+\): edited", err), out + err
 
 
 def test_seed_000_an_appeal_after_the_window_is_refused_naming_its_deadline(tmp_path: Path) -> None:

@@ -110,10 +110,13 @@ def _checked(event: Event, ask: PenaltyAsk) -> dict[str, Any]:
     return data
 
 
-def check_official(event: Event, by: str | None) -> None:
-    """Refuse ``by`` unless it names one of the event's referees (``[officials]``), listing them;
-    an event without a roster takes any name."""
-    roster = event.organization.officials.roster
+def check_official(event: Event, by: str | None, *, committee: bool = False) -> None:
+    """Refuse ``by`` unless it names one of the event's referees (``[officials]``; ``committee``:
+    or a member of its arbitration committee, who may withdraw a penalty an appeal overturned),
+    listing them; an event without a roster takes any name."""
+    officials = event.organization.officials
+    roster = officials.roster + (tuple(a for a in officials.arbitration if a not in officials.roster)
+                                 if committee else ())
     if roster and (by or "").strip() not in roster:
         raise RoundError("organization.not_an_official", field="by", name=quote(by or ""),
                          roster="、".join(roster))
@@ -149,9 +152,12 @@ def _as_penalty(number: int, match: str, team: str, kind: str, data: dict[str, A
 
 
 def withdraw_penalty(session: EventSession, number: int, team: str, kind: str | None, reason: str,
-                     entered_by: str | None = None) -> Phrase:
+                     entered_by: str | None = None, *, check_roster: bool = False) -> Phrase:
     """Withdraw the penalties in force of ``team`` in round ``number`` (``kind``: only those): an
-    ``undo`` row naming each, with the reason."""
+    ``undo`` row naming each, with the reason; ``check_roster``: ``entered_by`` must be a referee
+    or a member of the arbitration committee (:func:`check_official`)."""
+    if check_roster:
+        check_official(session.declared, entered_by, committee=True)
     why = _reason(reason)
     store = session.writable_store()
     with store.transaction():
