@@ -246,12 +246,15 @@ def rule_lines(profile: Profile, key: str, lang: str) -> list[str]:
     return [f"{key} = {shown}"]
 
 
-def supplement_lines(profile: Profile, lang: str) -> list[str]:
+def supplement_lines(profile: Profile, lang: str, *, paper: bool = False) -> list[str]:
     """What an event's rules (补充规定) changed, one line or more per changed key (a rule the
-    event removed, as an empty lateness list, says so)."""
+    event removed, as an empty lateness list, says so); ``paper``: worded as the booklet words
+    the rules (:func:`explain_profile`)."""
+    t = _words(lang)
     lines = []
     for key in profile.supplement:
-        lines.extend(rule_lines(profile, key, lang) or [_words(lang)["rule_none"].format(key=key)])
+        said = _paper_lines(profile, key, t) if paper and key in _PAPER_LINES else rule_lines(profile, key, lang)
+        lines.extend(said or [t["rule_none"].format(key=key)])
     return lines
 
 

@@ -562,7 +562,7 @@ def booklet(source: Source) -> Document:
         "profile_value": profile_value,
         "organisation": organisation,
         "play": play,
-        "supplement": supplement_lines(profile, lang),
+        "supplement": supplement_lines(profile, lang, paper=True),
         "prizes": prizes,
         "time_limits": time_limit_lines(event, words),
         "arrival": arrival,
