@@ -123,7 +123,8 @@ def test_seed_001_8_7_second_offence_goes_to_the_arbitration_committee(tmp_path:
     """8(7): 如再次犯即由当值裁判提请比赛仲裁委员会宣布取消违规方比赛资格 — the profile's second warning
     disqualifies; the team appeals; while the appeal is open the standings are provisional; the
     committee upholds the disqualification (dismisses the appeal) and the standings are final."""
-    text = SEED_001 + '\n[officials]\nreferees = ["当值裁判"]\narbitration = ["仲裁一", "仲裁二", "仲裁三"]\n'
+    text = SEED_001 + '\n[officials]\nreferees = ["当值裁判"]\narbitration = ["仲裁一", "仲裁二", "仲裁三"]\n' \
+        '\n[[prizes]]\nname = "第一名"\nteams = 1\n'
     event, boards = event_file(tmp_path, text)
     rows = tmp_path / "r1.csv"
     rows.write_text(SEED_001_ROWS, encoding="utf-8")
@@ -136,10 +137,17 @@ def test_seed_001_8_7_second_offence_goes_to_the_arbitration_committee(tmp_path:
         "--boards-dir", boards)
     during = report_json_of(event, boards)
     assert not during["status"]["final"] and during["status"]["appeals_pending"] == 1
+    assert during["prizes"] == []  # no prize while the appeal is open; the prize sheet says why
+    _ok("print", "prizes", event, "--out", tmp_path / "p1", "--boards-dir", boards)
+    sheet = "".join(page_texts(tmp_path / "p1" / "prizes-zh.pdf"))
+    assert "临时成绩：1 项申诉待裁决（申诉 1）" in sheet and "后勤队" not in sheet
     _ok("results", "appeal", event, "--round", 1, "--team", "U1", "--decide", "dismissed", "--by", "仲裁二",
         "--reason", "两次警告属实", "--boards-dir", boards)
     after = report_json_of(event, boards)
     assert after["status"]["final"] and [s["team"] for s in after["standings"]] == ["U2", "U1"]
+    assert [p["teams"] for p in after["prizes"]] == [["U2"]]
+    _ok("print", "prizes", event, "--out", tmp_path / "p2", "--boards-dir", boards)
+    assert "U2 后勤队" in "".join(page_texts(tmp_path / "p2" / "prizes-zh.pdf"))
 
 
 def test_seed_002_7_6_without_a_committee_the_referees_decide(tmp_path: Path) -> None:

@@ -695,6 +695,7 @@ def prize_sheet(source: Source) -> Document:
     pending = bool(source.event.prizes) and not data.final
     page = {"rows": rows, "pending": pending, "why": "; ".join(data.unfinished()) if pending else "",
             "none": not source.event.prizes, "notes": data.prize_notes(source.options.lang)}
+    page["provisional"] = data.provisional_note(source.options.lang)  # an appeal open: no prize yet (issue 38)
     common = source.common("prizes", None)
     return Document(_paper_path(source, "prizes"), "prizes", "prizes.html", common, [page], {"prizes": len(rows)})
 
