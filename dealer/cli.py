@@ -687,6 +687,35 @@ def results_late(event_file: str, round_: int, team: str, minutes: int | None, w
         tell(record_lateness(session, round_, team, minutes, reason, entered_by))
 
 
+@results.command("appeal")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=IntRange(1, 999), required=True, help="The round the appeal is about.")
+@click.option("--team", required=True, help="The team that appeals (申诉).")
+@click.option("--against", help="What it appeals against: a ruling (a penalty, a forfeit) or a result.")
+@click.option("--decide", type=click.Choice(["upheld", "dismissed"]),
+              help="Record the committee's decision (仲裁) on the team's open appeal of the round.")
+@click.option("--reason", required=True, help="Why (the appeal's grounds, or the decision's).")
+@click.option("--by", "entered_by", help="Who records it; with --decide, the member of the arbitration committee.")
+@BOARDS_DIR_OPTION
+def results_appeal(event_file: str, round_: int, team: str, against: str | None, decide: str | None, reason: str,
+                   entered_by: str | None, boards_dir: str | None) -> None:
+    """Lodge an appeal (申诉) within the event's window after the round's bulletin, or record the
+    arbitration committee's decision on it (--decide); while one is open the standings and prizes
+    are provisional. An upheld appeal's effect: `dealer results correct` or `results penalty --withdraw`."""
+    from dealer.app.appeals import decide_appeal, lodge_appeal
+
+    if decide is None and not against:
+        raise UserError("appeal.lodge_needs_against", field="against")
+    if decide is not None and not entered_by:
+        raise UserError("appeal.decide_needs_by", field="by")
+    with _session(event_file, boards_dir, write=True, as_played=False) as session:
+        if decide is not None:
+            tell(decide_appeal(session, round_, team, decide, reason, entered_by))
+            return
+        assert against is not None
+        tell(lodge_appeal(session, round_, team, against, reason, entered_by))
+
+
 # --- teams: registration, withdrawals ------------------------------------------------------
 
 
@@ -838,11 +867,12 @@ def results_penalty(event_file: str, round_: int, match: str | None, team: str, 
         raise UserError("penalty.one_kind", field="points")
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
         if withdraw:
-            tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by))
+            tell(withdraw_penalty(session, round_, team, given[0][0] if given else None, reason, entered_by,
+                                  check_roster=True))
             return
         kind, amount = given[0]
         ask = PenaltyAsk(kind, amount, table, board, choice)
-        tell(record_penalty(session, round_, match, team, ask, reason, entered_by))
+        tell(record_penalty(session, round_, match, team, ask, reason, entered_by, check_roster=True))
 
 
 @results.command("warn")
@@ -870,7 +900,7 @@ def results_warn(event_file: str, round_: int, match: str | None, team: str, pla
             tell(withdraw_warning(session, round_, team, player, reason, entered_by))
             return
         tell(record_warning(session, round_, match, team, player, reason, entered_by, table=table, board=board,
-                            as_points=as_points))
+                            as_points=as_points, check_roster=True))
 
 
 # --- the round loop ------------------------------------------------------------------------

@@ -92,8 +92,9 @@ def click_word(key: str, lang: str) -> str:
 _METAVAR = re.compile(r"\b(?:OPTIONS|COMMAND|ARGS|INTEGER RANGE|FLOAT RANGE|INTEGER|FLOAT|TEXT|PATH|FILENAME|FILE|"
                       r"DIRECTORY|BOOLEAN)\b")
 _TOKEN = re.compile(r"\s+|[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+|.")
-#: Marks that never begin a line (they close what came before).
+#: Marks that never begin a line (they close what came before), and marks that never end one.
 _CLOSING = set("，。、；：！？）》」』】…,.;:!?)")
+_OPENING = set("（《「『【(")
 
 
 def display_width(text: str) -> int:
@@ -112,7 +113,12 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
                 line.append(" ")
             continue
         if line and display_width(indent + "".join(line) + token) > width:
-            carried = [line.pop()] if token in _CLOSING and len(line) > 1 and not line[-1].isspace() else []
+            carried = []
+            if token in _CLOSING and len(line) > 1 and not line[-1].isspace():
+                carried = [line.pop()]
+            while len(line) > 1 and (line[-1].isspace() or line[-1] in _OPENING):  # no line ends opening
+                mark = line.pop()
+                carried = carried if mark.isspace() else [mark, *carried]
             lines.append((indent + "".join(line)).rstrip())
             line, indent = carried, subsequent_indent
         line.append(token)

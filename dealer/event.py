@@ -13,11 +13,12 @@ import re
 import string
 import urllib.parse
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import UserError, quote
+from dealer.organization import Organization, OrganizationError, parse_organization
 from dealer.profiles import Profile, ProfileError, with_rules
 from dealer.words import known_zone
 
@@ -55,7 +56,7 @@ LIVE_CONFIRMATIONS = ("team-code", "double-entry")
 #: Where the table score sheets' entry QR codes point when neither ``[event] serve_url`` nor
 #: ``dealer print --serve-url`` says (``dealer serve``'s own address: this machine only).
 DEFAULT_SERVE_URL = "http://127.0.0.1:8000"
-_TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules"}
+_TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules", "organization", "officials"}
 _TEAM_KEYS = {"id", "name", "players", "player_ids", "mixed_club", "seed", "club", "leader", "contact"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
 #: The keys each format kind takes (besides ``kind``); anything else is refused.
@@ -227,6 +228,10 @@ class Event:
     #: Where the event's folder lives, relative to the event file's folder (``[event] boards_dir``;
     #: how it is found without one: :meth:`dealer.store.folder.EventFolder.for_file`). Not part of the plan.
     boards_dir: str | None = None
+    #: The organisation and officials (``[organization]``, ``[officials]``; issue 38): who holds
+    #: the event and where, each round's start, the referees, the arbitration committee, the
+    #: appeal window. Not part of the plan.
+    organization: Organization = field(default_factory=Organization)
 
     @property
     def levels(self) -> bool:
@@ -521,6 +526,12 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
     if boards_dir is not None:
         boards_dir = _str(boards_dir, "event.boards_dir")
 
+    try:
+        organization = parse_organization(data.get("organization", {}), data.get("officials", {}), date)
+    except OrganizationError as error:
+        raise EventError("organization.in_event", where=str(error.params.get("where", "organization")),
+                         error=error) from None
+
     schedule_data = _table(data.get("schedule", {}), "schedule",
                            {"declarer_rotation", "levels", "overrides"}, "[schedule]")
     schedule = _schedule(schedule_data, sets, boards)
@@ -639,6 +650,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         table_numbers=table_numbers,
         timezone=timezone,
         teams_file=teams_file,
+        organization=organization,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,14 +93,20 @@ def _examples(profile: Profile, decks: int, band: LevelBand) -> list[str]:
     return samples
 
 
-def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
+def explain_profile(profile: Profile, decks: int | None, lang: str, *, paper: bool = False,
+                    skip: Collection[str] = ()) -> str:
+    """``dealer rules explain``: the profile's rules and level tables in ``lang``. ``paper``: as a
+    booklet prints them (issue 38): no identifier of the tool's own, every term in words, no note
+    about the text it interprets (its provenance stays here, in ``rules explain``); ``skip``: rule
+    keys the paper states elsewhere (its time limits, lateness)."""
     t = _words(lang)
     name = profile.name_zh if lang == "zh" else profile.name_en
     note = profile.note_zh if lang == "zh" else profile.note_en
-    lines = [f"{t['title']} {profile.id} v{profile.version}: {name}", f"{t['source']}: {profile.source}"]
-    if profile.interpretation:
+    lines = [] if paper else [f"{t['title']} {profile.id} v{profile.version}: {name}",
+                              f"{t['source']}: {profile.source}"]
+    if profile.interpretation and not paper:
         lines.append(t["interpretation"])
-    if note:
+    if note and not paper:
         lines.append(note)
     deck_counts = [decks] if decks is not None else list(profile.supported_decks)
     for count in deck_counts:
@@ -131,16 +137,42 @@ def explain_profile(profile: Profile, decks: int | None, lang: str) -> str:
         lines.append(f"  {t['table']}:")
         for row in conversion_rows(profile, count):
             lines.append(f"    {row.range_text():>12}  {row.outcome_text(lang)}")
-        if rules.kitty_multipliers:
+        if rules.kitty_multipliers and paper:
+            kinds = t["kitty_kind"]
+            pairs = t["paper"]["separator"].join(
+                kinds[k].format(v=v) if k in kinds else f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
+            lines.append(f"  {t['paper']['kitty_mult']}: {pairs}")
+        elif rules.kitty_multipliers:
             pairs = ", ".join(f"{k} ×{v}" for k, v in rules.kitty_multipliers.items())
             lines.append(f"  {t['kitty_mult']}: {pairs}")
     lines.append("")
     for key in _RULE_LINES:
-        lines.extend(rule_lines(profile, key, lang))
+        if key in skip:
+            continue
+        lines.extend(_paper_lines(profile, key, t, lang) if paper and key in _PAPER_LINES
+                     else rule_lines(profile, key, lang))
     for key, value in profile.extras.items():
+        if paper and (key in skip or key.endswith(("_assumed", "_decided"))):
+            continue  # a note about the text the numbers interpret: rules explain's, not the players'
         if key in t and value is not False and _NOTE_ABOUT.get(key) not in profile.supplement:
             lines.extend(rule_lines(profile, key, lang))
-    return "\n".join(lines)
+    return "\n".join(lines[1:] if paper and lines and not lines[0] else lines)
+
+
+#: The rules a paper words otherwise than ``rules explain`` (which names the profile's key).
+_PAPER_LINES = ("tai_counts_as_level", "registration", "rulings")
+
+
+def _paper_lines(profile: Profile, key: str, t: dict[str, Any], lang: str) -> list[str]:
+    words = t["paper"]
+    if key == "rulings":  # without the command line's --ruling NAME
+        return _ruling_lines(profile, t, lang, paper=True)
+    if key == "tai_counts_as_level":
+        return [words["tai_option"].format(value=words["yes"] if profile.tai_counts_as_level else words["no"])]
+    if not profile.registration_required:
+        return []
+    return [words["registration"].format(fields=words["separator"].join(
+        words.get(f, f) for f in profile.registration_required))]
 
 
 #: A profile's note about one of its rules: gone when the event's rules change that rule.
@@ -172,7 +204,7 @@ def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     return [t["warnings"].format(counted=counted, steps="; ".join(steps))]
 
 
-def _ruling_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
+def _ruling_lines(profile: Profile, t: dict[str, Any], lang: str, paper: bool = False) -> list[str]:
     """The rulings the profile gives as one decision of several penalties (seed 002 七.1–2)."""
     from dealer.words import words
 
@@ -183,8 +215,10 @@ def _ruling_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     for ruling in profile.rulings.values():
         applied = [said.text(f"penalty.{kind}", {"amount": f"{amount:+d}", "where": ""})
                    for kind, amount in ruling.apply]
-        lines.append(t["ruling"].format(name=ruling.name_zh if lang == "zh" else ruling.name_en, clause=ruling.clause,
-                                        id=ruling.name, apply=", ".join(applied)))
+        name = ruling.name_zh if lang == "zh" else ruling.name_en
+        lines.append(t["paper"]["ruling"].format(name=name, clause=ruling.clause, apply=t["paper"]["separator"].join(
+            applied)) if paper else t["ruling"].format(name=name, clause=ruling.clause, id=ruling.name,
+                                                        apply=", ".join(applied)))
     return lines
 
 
@@ -238,12 +272,15 @@ def rule_lines(profile: Profile, key: str, lang: str) -> list[str]:
     return [f"{key} = {shown}"]
 
 
-def supplement_lines(profile: Profile, lang: str) -> list[str]:
+def supplement_lines(profile: Profile, lang: str, *, paper: bool = False) -> list[str]:
     """What an event's rules (补充规定) changed, one line or more per changed key (a rule the
-    event removed, as an empty lateness list, says so)."""
+    event removed, as an empty lateness list, says so); ``paper``: worded as the booklet words
+    the rules (:func:`explain_profile`)."""
+    t = _words(lang)
     lines = []
     for key in profile.supplement:
-        lines.extend(rule_lines(profile, key, lang) or [_words(lang)["rule_none"].format(key=key)])
+        said = _paper_lines(profile, key, t, lang) if paper and key in _PAPER_LINES else rule_lines(profile, key, lang)
+        lines.extend(said or [t["rule_none"].format(key=key)])
     return lines
 
 

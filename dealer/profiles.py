@@ -276,6 +276,12 @@ class Profile:
     #: with 15 left): ``None`` where the rules are silent (the event's ``round_minutes`` then).
     round_minutes: int | None = None
     warning_minutes: int | None = None
+    #: The time a player may take for one play and the declarer for the kitty, in seconds
+    #: (``timing``; seed 001 8(8): 10 s a play; seed 002 §八.7: 20 s a play, 1 min 30 s for the
+    #: kitty): ``None`` where the rules are silent. Enforced by the referee (a warning's reason);
+    #: printed in the booklet and on the table cards.
+    play_seconds: int | None = None
+    kitty_seconds: int | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     #: The profile's keys an event's ``[rules]`` changed (its 补充规定), in the order given.
     supplement: tuple[str, ...] = ()
@@ -418,7 +424,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
     if not deck_rules:
         raise ProfileError("profiles.no_deck_rules", where=f"{label}decks")
     match_points = _match_points(data.get("match_points"), label)
-    round_minutes, warning_minutes = _timing(data.get("timing", {}), label)
+    round_minutes, warning_minutes, play_seconds, kitty_seconds = _timing(data.get("timing", {}), label)
     return Profile(
         id=name,
         version=_whole(data.get("version", 1), f"{label}version", 1, 1_000_000),
@@ -443,6 +449,8 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         registration_required=_registration(data.get("registration", {}), label),
         round_minutes=round_minutes,
         warning_minutes=warning_minutes,
+        play_seconds=play_seconds,
+        kitty_seconds=kitty_seconds,
         warnings=_warnings(data.get("warnings", {}), label),
         rulings=_rulings(data.get("rulings", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
@@ -547,17 +555,20 @@ def _withdrawal(data: Any, label: str) -> str:
     return str(rule)
 
 
-def _timing(data: Any, label: str) -> tuple[int | None, int | None]:
-    """``timing = { round_minutes = 90, warning_minutes = 15 }``: a round's time and the minutes
-    left when the players are warned (fewer than the round's)."""
+def _timing(data: Any, label: str) -> tuple[int | None, int | None, int | None, int | None]:
+    """``timing = { round_minutes = 90, warning_minutes = 15, play_seconds = 20, kitty_seconds = 90 }``:
+    a round's time and the minutes left when the players are warned; the seconds a play and the
+    kitty may take. Each ``None`` where absent."""
     where = f"{label}timing"
-    raw = _keys(data, where, {"round_minutes", "warning_minutes"})
+    raw = _keys(data, where, {"round_minutes", "warning_minutes", "play_seconds", "kitty_seconds"})
     round_minutes, warning_minutes = (None if raw.get(key) is None else _whole(raw[key], f"{where}.{key}", 1, 720)
                                       for key in ("round_minutes", "warning_minutes"))
     if round_minutes is not None and warning_minutes is not None and warning_minutes >= round_minutes:
         raise ProfileError("profiles.number_out_of_range", where=f"{where}.warning_minutes", low=1,
                            high=round_minutes - 1, value=warning_minutes)
-    return round_minutes, warning_minutes
+    play_seconds, kitty_seconds = (None if raw.get(key) is None else _whole(raw[key], f"{where}.{key}", 1, 3600)
+                                   for key in ("play_seconds", "kitty_seconds"))
+    return round_minutes, warning_minutes, play_seconds, kitty_seconds
 
 
 def _registration(data: Any, label: str) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ named here, entry by entry, with the TOML lines to add."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from dealer.cli import main
-from dealer.cli_help import display_width, option_name, walk, wrap
+from dealer.cli_help import command_text, display_width, option_name, option_text, walk, wrap
 from dealer.words import catalog
 
 HAN = re.compile("[\u4e00-\u9fff]")
@@ -45,6 +46,26 @@ def test_every_command_and_option_has_its_help_in_both_languages() -> None:
                     missing.append(f'[help.options] "{path} {name}".{lang} = "…"  '
                                    f'# (or "{name}".{lang}, shared by every command)')
     assert not missing, "dealer/data/strings.toml lacks these help entries:\n" + "\n".join(missing)
+
+
+def test_the_catalogs_english_help_is_the_codes() -> None:
+    """The catalog's English is the code's docstring and ``help=`` (so a new option's help is not a
+    shared text of another command's, and an edit of either is seen): each entry that differs is
+    named with the text to put in the catalog (and its Chinese to write)."""
+    import inspect
+
+    differs = []
+    for path, command in walk(main):
+        code = inspect.cleandoc(command.help or "")
+        if code and command_text(path, "en") not in (None, code):
+            differs.append(f'[help.commands] "{path}".en = {json.dumps(code, ensure_ascii=False)}')
+        for param in command.get_params(click.Context(command)):
+            if isinstance(param, click.Option) and param.help:
+                name = option_name(param)
+                if option_text(path, name, "en") not in (None, param.help):
+                    differs.append(f'[help.options] "{path} {name}".en = {json.dumps(param.help, ensure_ascii=False)}'
+                                   "  # and its .zh")
+    assert not differs, "the catalog's English help differs from the code's:\n" + "\n".join(differs)
 
 
 def test_every_help_entry_is_of_a_command_or_option_that_exists() -> None:
@@ -142,3 +163,5 @@ def test_chinese_is_wrapped_by_its_width() -> None:
     # A closing mark never begins a line: it takes the character before it along.
     assert lines == ["一二三四五六七八九", "十，一二三四五六七八", "九十。abc defghij"]
     assert all(display_width(line) <= 20 for line in lines)
+    # An opening mark never ends a line: it goes along with what it opens.
+    assert wrap("一二三四五六七八（--decide）", 18) == ["一二三四五六七八", "（--decide）"]

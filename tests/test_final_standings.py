@@ -108,7 +108,7 @@ def test_a_report_after_round_1_of_7_has_no_prize_list_and_says_which_round(tmp_
     # One match still lacks its results: said apart from the round the standings are after.
     missing = _report(event, boards)
     assert missing["status"] == {"final": False, "after_round": 0, "rounds": 7, "missing_matches": 1,
-                                 "ended_early": False}
+                                 "ended_early": False, "appeals_pending": 0}
     early = tmp_path / "early"
     _ok("report", event, "--format", "html", "--out", early, "--boards-dir", boards)
     banner = (early / "rr8-results.html").read_text(encoding="utf-8").replace(" ", "")
@@ -116,7 +116,7 @@ def test_a_report_after_round_1_of_7_has_no_prize_list_and_says_which_round(tmp_
     _play(tmp_path, event, boards, 1, {list(matches)[3]: HOME_WINS})
     report = _report(event, boards)
     assert report["status"] == {"final": False, "after_round": 1, "rounds": 7, "missing_matches": 0,
-                                "ended_early": False}
+                                "ended_early": False, "appeals_pending": 0}
     assert report["prizes"] == []  # four teams lead on 2 points: no champion after round 1 of 7
 
     out = tmp_path / "reports"

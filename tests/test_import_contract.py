@@ -27,7 +27,7 @@ LAYERS: dict[str, list[str]] = {
         "dealer.cards", "dealer.profiles", "dealer.event", "dealer.commitment", "dealer.deal", "dealer.batch",
         "dealer.analysis", "dealer.scoring", "dealer.adjustments", "dealer.attribution", "dealer.standings",
         "dealer.levels", "dealer.race", "dealer.lineups", "dealer.numbers", "dealer.errors",
-        "dealer.explain", "dealer.tournament.*",
+        "dealer.explain", "dealer.organization", "dealer.tournament.*",
         "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],
     "format": ["dealer.formats.*"],

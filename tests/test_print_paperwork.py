@@ -52,12 +52,13 @@ def _text(events: dict[str, Path], kind: str, which: str, lang: str, *args: obje
 def test_the_booklet_has_the_regulations_rules_teams_and_schedule(events: dict[str, Path]) -> None:
     zh = _text(events, "booklet", "demo", "zh")
     assert "秩序册" in zh and "竞赛规程" in zh and "升级复式赛示例 Demo Cup" in zh and "2026-12-05" in zh
-    assert "official-2002 第 1 版" in zh and "补充规定" in zh
+    # the rules by their text's title and version in words (issue 38), never the profile's id
+    assert "《中国升级竞赛规则》(2002)，第 1 版，2 副牌" in zh and "official-2002" not in zh and "补充规定" in zh
     assert "T1 东风队" in zh and "张伟、王芳、李娜、刘洋" in zh
     assert "级分换算表" in zh and "80…115" in zh  # the rules with their level tables
     assert "第 3 轮" in zh and "T2 长城队 T3 黄河队 3" in zh  # the fixed schedule's rounds
     en = _text(events, "booklet", "levels", "en")
-    assert "Event booklet" in en and "four-deck-2v2 version" in en and "U1 机关队" in en
+    assert "Event booklet" in en and "Four-deck team Shengji rules, version 1, 4 decks" in en and "U1 机关队" in en
     assert "Round 3" in en and "Teams and players" in en
 
 

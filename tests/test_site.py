@@ -102,7 +102,8 @@ def test_every_page_has_its_json_twin_and_the_twins_agree_with_the_report(tmp_pa
     home = json.loads((site / "index.json").read_text(encoding="utf-8"))
     # Round 3 match 2 misses a slip, and the demo declared its end: final, the missing match said apart.
     assert home["provisional"] is False
-    assert home["status"] == {"final": True, "after_round": 3, "rounds": 3, "missing_matches": 1, "ended_early": True}
+    assert home["status"] == {"final": True, "after_round": 3, "rounds": 3, "missing_matches": 1, "ended_early": True,
+                              "appeals_pending": 0}
     assert [r["team"] for r in home["leaders"]] == [s["team"] for s in report["standings"]]
     rnd = json.loads((site / "round-3.json").read_text(encoding="utf-8"))
     by_match = {(m["round"], m["match"]): m for m in report["matches"]}

@@ -99,6 +99,16 @@ FROZEN_TRIGGERS: dict[str, str] = {
                               "OR (NEW.supersedes IS NULL AND EXISTS (SELECT 1 FROM lineups WHERE "
                               "round = NEW.round AND team = NEW.team AND supersedes IS NULL)) "
                               "BEGIN SELECT RAISE(ABORT, 'line-ups are append-only: nothing is replaced'); END",
+        # Migration 13 (appeals, issue 38): the same three guards; one decision an appeal.
+        "appeals_no_update": "CREATE TRIGGER appeals_no_update BEFORE UPDATE ON appeals "
+                             "BEGIN SELECT RAISE(ABORT, 'appeals are append-only: an appeal is decided once'); END",
+        "appeals_no_delete": "CREATE TRIGGER appeals_no_delete BEFORE DELETE ON appeals "
+                             "BEGIN SELECT RAISE(ABORT, 'appeals are append-only: an appeal is decided once'); END",
+        "appeals_no_replace": "CREATE TRIGGER appeals_no_replace BEFORE INSERT ON appeals WHEN "
+                              "EXISTS (SELECT 1 FROM appeals WHERE id = NEW.id) "
+                              "OR EXISTS (SELECT 1 FROM appeals WHERE seq = NEW.seq) "
+                              "OR EXISTS (SELECT 1 FROM appeals WHERE decides = NEW.decides) "
+                              "BEGIN SELECT RAISE(ABORT, 'appeals are append-only: an appeal is decided once'); END",
         "meta_no_update": "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta "
                           "BEGIN SELECT RAISE(ABORT, 'meta is fixed'); END",
         "meta_no_delete": "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta "

@@ -137,6 +137,18 @@ def _checked(event: Event, ask: PenaltyAsk) -> dict[str, Any]:
     return data
 
 
+def check_official(event: Event, by: str | None, *, committee: bool = False) -> None:
+    """Refuse ``by`` unless it names one of the event's referees (``[officials]``; ``committee``:
+    or a member of its arbitration committee, who may withdraw a penalty an appeal overturned),
+    listing them; an event without a roster takes any name."""
+    officials = event.organization.officials
+    roster = officials.roster + (tuple(a for a in officials.arbitration if a not in officials.roster)
+                                 if committee else ())
+    if roster and (by or "").strip() not in roster:
+        raise RoundError("organization.not_an_official", field="by", name=quote(by or ""),
+                         roster="、".join(roster))
+
+
 def _reason(reason: str) -> str:
     if not reason.strip():
         raise RoundError("round.reason_required", field="reason")
@@ -144,9 +156,12 @@ def _reason(reason: str) -> str:
 
 
 def record_penalty(session: EventSession, number: int, match_id: str | None, team: str, ask: PenaltyAsk,
-                   reason: str, entered_by: str | None = None) -> Phrase:
-    """Give ``team`` the penalty ``ask`` in its match of round ``number`` (appended, with the reason)."""
+                   reason: str, entered_by: str | None = None, *, check_roster: bool = False) -> Phrase:
+    """Give ``team`` the penalty ``ask`` in its match of round ``number`` (appended, with the reason);
+    ``check_roster``: ``entered_by`` must be one of the event's referees (:func:`check_official`)."""
     event = session.declared
+    if check_roster:
+        check_official(event, entered_by)
     why = _reason(reason)
     data = _checked(event, ask)
     store = session.writable_store()
@@ -200,9 +215,12 @@ def record_ruling(session: EventSession, number: int, match_id: str | None, team
 
 
 def withdraw_penalty(session: EventSession, number: int, team: str, kind: str | None, reason: str,
-                     entered_by: str | None = None) -> Phrase:
+                     entered_by: str | None = None, *, check_roster: bool = False) -> Phrase:
     """Withdraw the penalties in force of ``team`` in round ``number`` (``kind``: only those): an
-    ``undo`` row naming each, with the reason."""
+    ``undo`` row naming each, with the reason; ``check_roster``: ``entered_by`` must be a referee
+    or a member of the arbitration committee (:func:`check_official`)."""
+    if check_roster:
+        check_official(session.declared, entered_by, committee=True)
     why = _reason(reason)
     store = session.writable_store()
     with store.transaction():
@@ -218,11 +236,14 @@ def withdraw_penalty(session: EventSession, number: int, team: str, kind: str | 
 
 def record_warning(session: EventSession, number: int, match_id: str | None, team: str, player: str,
                    reason: str, entered_by: str | None = None, *, table: str | None = None,
-                   board: int | None = None, as_points: int | None = None) -> Phrase:
+                   board: int | None = None, as_points: int | None = None, check_roster: bool = False) -> Phrase:
     """Warn ``player`` of ``team`` in round ``number``; the profile's escalation step for the
     warning's count (per player or per team, over the event) is applied as penalties naming the
-    warning, and said. ``table``/``board``/``as_points``: where a step's penalty applies."""
+    warning, and said. ``table``/``board``/``as_points``: where a step's penalty applies;
+    ``check_roster``: as :func:`record_penalty`."""
     event = session.declared
+    if check_roster:
+        check_official(event, entered_by)
     why = _reason(reason)
     table = penalty_table(table)
     player = player.strip()

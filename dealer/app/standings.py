@@ -24,6 +24,7 @@ from dealer.scoring import Advance, MatchScore, ScoredEvent, withheld_boards, wi
 from dealer.standings import CrossCell, Standing, by_places, group_standings
 from dealer.standings import cross_table as standings_cross_table
 from dealer.standings import standings as rank_teams
+from dealer.store.rows import AppealRow
 from dealer.words import section
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ class ReportData:
     audited: AuditMark | None = None
     #: The line-ups in force (who played at which table, by round and team).
     lineups: Lineups = field(default_factory=Lineups)
+    #: The appeals lodged, each with its decision (issue 38): one open keeps the standings provisional.
+    appeals: tuple[AppealRow, ...] = ()
 
     @functools.cached_property
     def records(self) -> tuple[list[Record], list[Record]]:
@@ -157,8 +160,28 @@ class ReportData:
     @property
     def final(self) -> bool:
         """Whether the standings (a knockout: its places) are final: every round the format needs
-        is played and complete, or the director declared the event over (``round end``)."""
-        return self.ended or not self._unfinished
+        is played and complete, or the director declared the event over (``round end``), and no
+        appeal is open (while one is, they are provisional, and so are the prizes)."""
+        return (self.ended or not self._unfinished) and not self.open_appeals
+
+    @property
+    def open_appeals(self) -> tuple[AppealRow, ...]:
+        """The appeals not decided yet."""
+        return tuple(a for a in self.appeals if a.open)
+
+    def appeal_notes(self, lang: str, round_number: int | None = None) -> list[str]:
+        """Each appeal (of round ``round_number``, or all) and its decision, in ``lang``."""
+        from dealer.app.appeals import appeal_lines
+
+        return appeal_lines(self.event, self.appeals, lang, round_number)
+
+    def provisional_note(self, lang: str, upto: int | None = None) -> list[str]:
+        """"Provisional: N appeal(s) pending" in ``lang`` while one (of rounds 1 to ``upto``) is
+        open; else nothing."""
+        from dealer.app.appeals import provisional_line
+
+        line = provisional_line(self.appeals, lang, upto)
+        return [line] if line else []
 
     def standings_after(self, number: int) -> list[Standing]:
         """The standings as they stood after round ``number`` (the round's 成绩公告): its rounds,
@@ -250,7 +273,7 @@ class ReportData:
         declared."""
         done, total, missing = self.progress()
         return {"final": self.final, "after_round": done, "rounds": total, "missing_matches": missing,
-                "ended_early": self.ended}
+                "ended_early": self.ended, "appeals_pending": len(self.open_appeals)}
 
     def status_lines(self, words: Mapping[str, str]) -> list[str]:
         """The banner in words of a catalog section (``status_final`` / ``status_after`` /
@@ -411,7 +434,7 @@ class ReportData:
             if w.back_from is not None:
                 note += t["rejoin_note"].format(round=w.back_from, reason=w.back_reason)
             notes.append(note)
-        return notes + self.penalty_notes(lang)
+        return notes + self.penalty_notes(lang) + self.appeal_notes(lang)
 
     def penalty_notes(self, lang: str, round_number: int | None = None, match: str | None = None) -> list[str]:
         """Every penalty's footnote in ``lang`` (``round_number``/``match``: of that match only)."""
@@ -452,6 +475,7 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
     sample = False
     ended = False
     lineups = Lineups()
+    appeals: tuple[AppealRow, ...] = ()
     head = None
     mark = None
     adjustments = Adjustments()
@@ -471,10 +495,12 @@ def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, 
             head = store.chain_head()
             ended = declared_end(store) is not None
             lineups = stored_lineups(store)
+            appeals = tuple(store.appeals())
     report = _report(event, scored, folder_seed(folder), sample, head, adjustments, check_bracket=True)
     report.audited = mark
     report.ended = ended
     report.lineups = lineups
+    report.appeals = appeals
     return report
 
 
@@ -566,4 +592,5 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
     public.no_results = data.no_results
     public.ended = data.ended
     public.lineups = data.lineups
+    public.appeals = data.appeals
     return public, withheld

@@ -8,7 +8,7 @@ and never change anything under ``boards/``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from dealer.event import DEFAULT_SERVE_URL, Event, Team, parse_serve_url
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.formats.boardset import BoardSet
+from dealer.profiles import Profile
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
@@ -30,6 +31,7 @@ from dealer.standings import records_before
 
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
+    from dealer.app.standings import ReportData
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
@@ -203,8 +205,11 @@ class Source:
             "event_name": event.name,
             "event_id": event.id,
             "event_date": event.date,
-            # The rules by their name in the paper's language, not the profile's id (issue 38).
-            "profile": event.profile.name_zh if self.options.lang == "zh" else event.profile.name_en,
+            # Every paper names the rules by their title, never the profile's id (issue 38).
+            "profile": profile_title(event.profile, self.options.lang),
+            # the rules as players read them: their name and version in words (issue 38)
+            "profile_name": profile_words(event, self.options.lang),
+            "time_limits": card_time_limits(event, strings(self.options.lang).paper),
             "decks": event.decks,
             "set_number": set_number,
         }
@@ -433,28 +438,146 @@ def _team_entry(team: Team, sep: str) -> dict[str, Any]:
             "club": team.club or "", "leader": team.leader or ""}
 
 
+def profile_title(profile: Profile, lang: str) -> str:
+    """The rule text a profile follows, by its title ("《中国升级竞赛规则》(2002)"; English: its name),
+    never its id: what every paper names the rules by."""
+    if lang == "zh":
+        title = profile.source.split(" 第")[0].strip() or profile.name_zh  # the title, not the clauses read
+        return title if title.startswith("《") else f"《{title}》"
+    return profile.name_en
+
+
+def profile_words(event: Event, lang: str) -> str:
+    """The rules as players read them (issue 38): the rule text they follow by its title, its
+    version and the decks, in words; never the profile's id ("《中国升级竞赛规则》(2002)，第 1 版，2 副牌")."""
+    profile = event.profile
+    name = profile_title(profile, lang)
+    return str(strings(lang).paper["profile_value"]).format(name=name, version=profile.version, decks=event.decks)
+
+
+def _duration(seconds: int, words: Mapping[str, str]) -> str:
+    """90 → "1 分 30 秒", 20 → "20 秒", 120 → "2 分钟" (the time limits in words)."""
+    minutes, rest = divmod(seconds, 60)
+    if not minutes:
+        return words["seconds"].format(n=rest)
+    if not rest:
+        return words["whole_minutes"].format(m=minutes)
+    return words["minutes_seconds"].format(m=minutes, s=rest)
+
+
+def time_limit_lines(event: Event, words: Mapping[str, str]) -> list[str]:
+    """The event's time limits in words (the booklet's 比赛时限): the round's time and its warning,
+    a play's and the kitty's (seed 001 8(8), seed 002 §八.7); none where the rules set none."""
+    profile = event.profile
+    lines = []
+    minutes = event.round_minutes or profile.round_minutes
+    if minutes:
+        warning = profile.warning_minutes
+        lines.append(words["round_time"].format(minutes=minutes)
+                     + (words["round_warning"].format(minutes=warning) if warning and warning < minutes else ""))
+    if profile.play_seconds:
+        lines.append(words["play_time"].format(time=_duration(profile.play_seconds, words)))
+    if profile.kitty_seconds:
+        lines.append(words["kitty_time"].format(time=_duration(profile.kitty_seconds, words)))
+    if profile.play_seconds or profile.kitty_seconds:
+        lines.append(words["timing_enforced"])
+    return lines
+
+
+def card_time_limits(event: Event, words: Mapping[str, str]) -> str:
+    """A table card's line of the time limits of a play and the kitty ("" when the rules set none)."""
+    profile = event.profile
+    if not profile.play_seconds:
+        return ""
+    kitty = words["limits_card_kitty"].format(kitty=_duration(profile.kitty_seconds, words)) \
+        if profile.kitty_seconds else ""
+    return words["limits_card"].format(play=_duration(profile.play_seconds, words), kitty=kitty)
+
+
+def _timetable(event: Event, words: Mapping[str, str], rounds: int) -> list[tuple[str, str]]:
+    """The 日程: the captains' meeting, then each round's start and end (its start plus the round's
+    time, when known), as the event file's ``start_times`` give them."""
+    import datetime as dt
+
+    org = event.organization
+    minutes = event.round_minutes or event.profile.round_minutes
+    rows = [(words["timetable_meeting"], org.captains_meeting)] if org.captains_meeting else []
+    for number in range(1, max(rounds, len(org.start_times)) + 1):
+        start = org.start(number)
+        if start is None:
+            continue
+        end = start + dt.timedelta(minutes=minutes) if minutes else None
+        shown = words["timetable_time"].format(start=start.strftime("%Y-%m-%d %H:%M"),
+                                               end=end.strftime("%H:%M")) if end else start.strftime("%Y-%m-%d %H:%M")
+        rows.append((words["timetable_round"].format(n=number), shown))
+    return rows
+
+
 def booklet(source: Source) -> Document:
-    """The 秩序册: the event, its 竞赛规程 fields (name, date, profile and version, the 补充规定),
-    the rules with their level tables (the text of ``dealer rules explain EVENT.toml``), the
-    teams with their players, and the schedule (a fixed or round-robin event's rounds) or the
-    format's method in words (Swiss, knockout, a round robin not paired yet)."""
-    from dealer.explain import explain_profile, supplement_lines
+    """The 秩序册 as a Chinese event publishes it (issue 38): its 竞赛规程 (name, date, venue, 主办 /
+    承办 / 协办, the rules named by their text and version, the method with the boards a round,
+    the 补充规定, the prizes, the time limits, arrival and the captains' meeting with how lateness
+    is handled, the appeal procedure), the officials (裁判长, 副裁判长, 裁判员, 仲裁委员会), the
+    timetable, the teams with their players, the schedule (a fixed or round-robin event's rounds)
+    or the format's method in words, and the rules with their level tables in words (no identifier
+    of the tool's, no note about the text they interpret: that stays in ``dealer rules explain``)."""
+    from dealer.explain import explain_profile, rule_lines, supplement_lines
 
     t = strings(source.options.lang)
+    words = t.paper
     lang = source.options.lang
     event = source.event
     profile = event.profile
+    org = event.organization
+    officials = org.officials
+    sep = str(t.list_sep)
     common = source.common("booklet", None)
     rounds = event.format.rounds_needed(len(event.teams)) if event.format.paired else len(event.rounds)
     method = None
     if event.format.kind in ("swiss", "knockout") or not event.rounds:
         method = t.fmt(f"booklet_method_{event.format.kind.replace('-', '_')}", rounds=rounds)
+    profile_value = profile_words(event, lang)
+    organisation = [(words[key], value) for key, value in (
+        ("venue", org.venue), ("host", org.host), ("organizer", org.organizer),
+        ("co_organizers", sep.join(org.co_organizers))) if value]
+    play = (words["levels_method"].format(tables=event.tables) if event.levels
+            else words["boards_method"].format(boards=event.boards_per_set))
+    prizes = [words["prize_line"].format(name=p.name, teams=p.teams) for p in event.prizes]
+    arrival = []
+    if org.captains_meeting:
+        arrival.append(words["captains_meeting"].format(value=org.captains_meeting))
+    if org.arrival_minutes is not None:
+        arrival.append(words["arrival_minutes"].format(minutes=org.arrival_minutes))
+    lateness = rule_lines(profile, "lateness", lang) + ([org.lateness] if org.lateness else [])
+    if lateness:
+        arrival.append(words["lateness"] + sep.join(lateness))
+    body = words["appeal_body_arbitration"] if officials.arbitration else words["appeal_body_referees"]
+    appeal = [words["appeal_window"].format(minutes=org.appeal_minutes, body=body) if org.appeal_minutes is not None
+              else words["appeal_no_window"].format(body=body)]
+    if org.appeal_deposit:
+        appeal.append(words["appeal_deposit"].format(value=org.appeal_deposit))
+    appeal.append(words["appeal_provisional"])
+    people = [(words[key], value) for key, value in (
+        ("chief_referee", officials.chief_referee or ""), ("deputy_referees", sep.join(officials.deputy_referees)),
+        ("referees", sep.join(officials.referees)), ("arbitration", sep.join(officials.arbitration))) if value]
+    skip = ["timing", "lateness", "prize_ties"]
+    if event.format.kind != "knockout":
+        skip.append("knockout_tie_breaks")
+    if not event.levels:
+        skip.append("level_race")
     page = {
-        "profile_value": t.fmt("booklet_profile_value", profile=profile.id, version=profile.version,
-                               name=profile.name_zh if lang == "zh" else profile.name_en, decks=event.decks),
-        "supplement": supplement_lines(profile, lang),
-        "rules": explain_profile(profile, event.decks, lang).splitlines(),
-        "teams": [_team_entry(team, str(t.list_sep)) for team in event.teams],
+        "profile_value": profile_value,
+        "organisation": organisation,
+        "play": play,
+        "supplement": supplement_lines(profile, lang, paper=True),
+        "prizes": prizes,
+        "time_limits": time_limit_lines(event, words),
+        "arrival": arrival,
+        "appeal": appeal,
+        "officials": people,
+        "timetable": _timetable(event, words, rounds),
+        "rules": explain_profile(profile, event.decks, lang, paper=True, skip=skip).splitlines(),
+        "teams": [_team_entry(team, sep) for team in event.teams],
         "clubs": any(team.club for team in event.teams), "leaders": any(team.leader for team in event.teams),
         "method": method,
         "schedule": [] if method else [row for p in ctx.schedule_pages(event) for row in p["rows"]],
@@ -468,13 +591,15 @@ def booklet(source: Source) -> Document:
 def seating(source: Source, round_number: int) -> Document:
     """The round's 座位图: each table by its name in the hall, who sits where (a boards event: the
     N-S and E-W team of each table, home E-W at A and N-S at B; a level race: each table's home and
-    away pair), each side's pair from the round's line-ups where they are recorded."""
+    away pair), each side's pair from the round's line-ups where they are recorded; a team that
+    forfeited the round is marked absent (弃权) at its seats."""
     t = strings(source.options.lang)
     event = source.event
     rnd = event.round(round_number)
     assert rnd is not None
     lineups = source.session.lineups
     sep = str(t.list_sep)
+    absent = {f.team for f in source.session.report().adjustments.forfeits if f.round == round_number}
     tables = []
     for m in rnd.matches:
         names = event.table_names(m)
@@ -485,7 +610,7 @@ def seating(source: Source, round_number: int) -> Document:
                 seats = m.seats(table)
                 sides = [(str(t.seat_ns), seats["NS"]), (str(t.seat_ew), seats["EW"])]
             tables.append({"name": name, "match": m.id, "sides": [
-                {"seat": seat, "team": ctx._team_line(event, team),
+                {"seat": seat, "team": ctx._team_line(event, team), "absent": team in absent,
                  "home": team == m.home, "pair": sep.join(lineups.pair(round_number, team, table))}
                 for seat, team in sides]})
     page = {"round": round_number, "tables": tables, "byes": [ctx._team_line(event, b) for b in rnd.byes]}
@@ -495,26 +620,74 @@ def seating(source: Source, round_number: int) -> Document:
                     {"tables": len(tables)})
 
 
+def round_events(data: ReportData, round_number: int, lang: str) -> list[str]:
+    """What happened in round ``round_number`` besides the boards, in ``lang`` (the bulletin's
+    notes, issue 38): each forfeit (弃权, with its reason), each lateness and what it cost, each
+    team that withdrew after the round before (or rejoined), each penalty, each appeal and its
+    decision."""
+    words = strings(lang).paper
+    names = data.names
+    adjustments = data.adjustments
+    lines = []
+    for f in adjustments.forfeits:
+        if f.round != round_number:
+            continue
+        score = data.scored.score(f.round, f.match)
+        other = score.away if score.home == f.team else score.home
+        lines.append(words["forfeit_line"].format(match=f.match, team=f.team, name=names.get(f.team, ""),
+                                                  reason=f.reason, other=other, name_other=names.get(other, "")))
+    for d in adjustments.deductions:
+        if d.round != round_number:
+            continue
+        effect = words["late_deduct"].format(points=d.net_level_points) if d.net_level_points else words["late_free"]
+        if d.minutes is not None:
+            lines.append(words["late_line"].format(team=d.team, name=names.get(d.team, ""), minutes=d.minutes,
+                                                   reason=d.reason, effect=effect))
+        else:
+            lines.append(f"{d.team} {names.get(d.team, '')}: {effect} ({d.reason})")
+    for w in adjustments.withdrawals:
+        if w.after_round == round_number - 1:
+            lines.append(words["withdrawal_line"].format(team=w.team, name=names.get(w.team, ""), round=w.after_round,
+                                                         reason=w.reason))
+        if w.back_from == round_number:
+            lines.append(f"{w.team} {names.get(w.team, '')}: "
+                         + words["withdrawal_back"].format(round=w.back_from, reason=w.back_reason))
+    round_penalties = {m.id for rnd in data.event.rounds if rnd.number == round_number for m in rnd.matches}
+    for match in sorted(round_penalties):
+        lines += data.penalty_notes(lang, round_number, match)
+    return lines + data.appeal_notes(lang, round_number)
+
+
 def bulletin(source: Source, round_number: int) -> Document:
-    """The round's 成绩公告: each match's score and match points, the standings after the round
-    (the report's read model, ranked as the report ranks), the results store's chain head, and
+    """The round's 成绩公告: each match's score and match points (a forfeited match says 弃权 and
+    who), the standings after the round (the report's read model, ranked as the report ranks;
+    provisional while an appeal is open), what happened besides the boards (forfeits, lateness,
+    withdrawals, penalties, appeals: :func:`round_events`), the results store's chain head, and
     places for the chief director's signature and the posting time."""
     data = source.session.report()
+    lang = source.options.lang
+    words = strings(lang).paper
     names = data.names
     results = [{"match": s.match, "home": f"{s.home} {names.get(s.home, '')}",
                 "away": f"{s.away} {names.get(s.away, '')}",
                 "score": f"{s.home_levels} : {s.away_levels}" if s.played else "",
                 "points": f"{s.home_match_points} : {s.away_match_points}" if s.played else "",
+                "forfeit": words["absent_team"].format(team=sep_join(s.forfeited_by)) if s.forfeited_by else "",
                 "complete": s.complete}
                for s in data.scored.scores if s.round == round_number]
     standings = [{"rank": s.rank, "shared": s.shared, "team": f"{s.team} {names.get(s.team, '')}",
                   "match_points": s.match_points, "net": s.net_level_points}
                  for s in data.standings_after(round_number)]
     page = {"round": round_number, "results": results, "standings": standings,
-            "chain_head": data.chain_head or "—", "notes": data.penalty_notes(source.options.lang, round_number)}
+            "chain_head": data.chain_head or "—", "notes": round_events(data, round_number, lang),
+            "provisional": data.provisional_note(lang, round_number)}
     common = source.common("bulletin", None)
     return Document(_paper_path(source, "bulletin", round_number), "bulletin", "bulletin.html", common, [page],
                     {"matches": len(results)})
+
+
+def sep_join(teams: tuple[str, ...]) -> str:
+    return "/".join(teams)
 
 
 def prize_sheet(source: Source) -> Document:
@@ -530,6 +703,7 @@ def prize_sheet(source: Source) -> Document:
     why = ("；" if source.options.lang == "zh" else "; ").join(data.unfinished_in(source.options.lang))
     page = {"rows": rows, "pending": pending, "why": why if pending else "",
             "none": not source.event.prizes, "notes": data.prize_notes(source.options.lang)}
+    page["provisional"] = data.provisional_note(source.options.lang)  # an appeal open: no prize yet (issue 38)
     common = source.common("prizes", None)
     return Document(_paper_path(source, "prizes"), "prizes", "prizes.html", common, [page], {"prizes": len(rows)})
 

@@ -72,6 +72,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
                "id": p.id, "by": p.by, "reason": p.reason, **({"ruling": p.ruling} if p.ruling else {})}
               for p in data.adjustments.penalties),
         ],
+        "appeals": [{"number": a.number, "round": a.round, "team": a.team, "against": a.against, "reason": a.reason,
+                     "lodged_at": a.at, "deadline": a.deadline, "decision": a.decision, "decided_by": a.decided_by,
+                     "decision_reason": a.decision_reason, "decided_at": a.decided_at} for a in data.appeals],
         "withdrawn_opponents": data.event.profile.withdrawn_opponent,
         "matches": [
             {
@@ -317,7 +320,7 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
             rows = [[award.name, team, data.names.get(team, team), tie_notes.get(award.name, "")]
                     for award in data.prizes() for team in award.teams]
         else:  # none before the last round is complete
-            rows = [[t["prizes_pending"], "", "", " · ".join(data.status_lines(t))]]
+            rows = [[t["prizes_pending"], "", "", " · ".join(data.provisional_note(lang) + data.status_lines(t))]]
         found["prizes"] = ([t["prizes"], t["team"], "", t["note"]], rows)
     if data.event.profile.supplement:  # the event's own rules (补充规定) over its profile's
         profile = data.event.profile
@@ -564,7 +567,7 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
             rounds = [(n, round_page_name(data, n), c) for n, c in counts.items()]
     return dict(
         t=t, lang=lang, event=data.event, generated=data.generated, sample=data.sample,
-        status=data.status_lines(t), final=data.final, prize_notes=data.prize_notes(lang),
+        status=data.provisional_note(lang) + data.status_lines(t), final=data.final, prize_notes=data.prize_notes(lang),
         no_results=data.no_results, chain_head=data.chain_head,
         standings=standings, crosses=crosses, team_results=team_results, notes=notes, rounds=rounds,
         inline=inline,

@@ -143,6 +143,7 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
                                                    "pair", "print")},
         "said": None, "said_file": None, "refusal": None, "attention": [], "version": version,
         "data_time": local_time(now(), event.timezone),
+        "appeals": _appeals(session, lang),
     }
     if number is None:
         return context
@@ -205,6 +206,16 @@ def console_context(session: EventSession, key: bytes, number: int | None, lang:
     pending = live.round_pending(session, number)
     context["pending"] = {"unconfirmed": pending.unconfirmed, "flags": pending.flags}
     return context
+
+
+def _appeals(session: EventSession, lang: str) -> dict[str, Any]:
+    """The appeals (申诉) and their decisions, and whether one keeps the standings provisional."""
+    from dealer.app.appeals import appeal_lines, provisional_line, stored_appeals
+    from dealer.words import section
+
+    appeals = stored_appeals(session.store)
+    return {"title": section("appeals", lang)["title"], "lines": appeal_lines(session.event, appeals, lang),
+            "provisional": provisional_line(appeals, lang)}
 
 
 def _round_param(text: str | None) -> int | None:

@@ -33,6 +33,7 @@ from dealer.render.strings import Strings
 from dealer.report import report_json
 from dealer.scoring import MatchScore
 from dealer.standings import Standing, rank
+from dealer.words import section
 
 if TYPE_CHECKING:
     from dealer.app.public import Published
@@ -542,6 +543,9 @@ def standings(site: SiteData) -> dict[str, Any]:
         "has_prizes": bool(site.event.prizes),
         "prizes": site.prizes, "adjustments": site.report["adjustments"],
         "penalty_notes": {lang: site.data.penalty_notes(lang) for lang in ("zh", "en")},
+        "appeal_notes": {lang: site.data.provisional_note(lang) + site.data.appeal_notes(lang)
+                         for lang in ("zh", "en")},
+        "appeal_title": {lang: section("appeals", lang)["title"] for lang in ("zh", "en")},
     }
 
 

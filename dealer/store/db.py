@@ -56,10 +56,11 @@ from dealer.store.chain import (
 )
 from dealer.store.live import LiveStore
 from dealer.store.migrations import MIGRATIONS, SCHEMA_VERSION
-from dealer.store.rows import Action, EntryBatch, LineupRow, PenaltyRow, Release, StoredRow
+from dealer.store.rows import Action, AppealRow, EntryBatch, LineupRow, PenaltyRow, Release, StoredRow
 from dealer.store.schema import (
     ACTION_COLUMNS,
     ALL_LINKS,
+    APPEAL_COLUMNS,
     CHAINED,
     IMPORTED,
     LINEUP_COLUMNS,
@@ -649,6 +650,40 @@ class ResultsStore:
         return [PenaltyRow(r["id"], r["kind"], r["round"], r["match"], r["team"], json.loads(r["data"]),
                            r["reason"], r["undoes"], r["entered_by"], r["at"], bool(r["undone"])) for r in rows]
 
+    def insert_appeal(self, round_number: int, team: str, against: str, reason: str, deadline: str | None, *,
+                      entered_by: str | None = None) -> int:
+        """Append one appeal lodged (inside :meth:`transaction`); its id."""
+        row = self._append_chained("appeals", APPEAL_COLUMNS, {
+            "kind": "lodge", "round": round_number, "team": team, "against": against, "reason": reason,
+            "deadline": deadline, "decides": None, "decision": None, "entered_by": entered_by, "at": now()})
+        return int(row["id"])
+
+    def insert_appeal_decision(self, appeal: AppealRow, decision: str, reason: str, *,
+                               entered_by: str | None = None) -> int:
+        """Append the decision on ``appeal`` (inside :meth:`transaction`); its id."""
+        row = self._append_chained("appeals", APPEAL_COLUMNS, {
+            "kind": "decide", "round": appeal.round, "team": appeal.team, "against": None, "reason": reason,
+            "deadline": None, "decides": appeal.id, "decision": decision, "entered_by": entered_by, "at": now()})
+        return int(row["id"])
+
+    def appeals(self) -> list[AppealRow]:
+        """The appeals lodged, oldest first, each with its decision (none in a database made before them)."""
+        if not columns_of(self.conn, "appeals"):
+            return []
+        rows = self._query("SELECT a.*, d.decision AS decided, d.entered_by AS decided_by,"
+                           " d.reason AS decision_reason, d.at AS decided_at FROM appeals a"
+                           " LEFT JOIN appeals d ON d.decides = a.id WHERE a.kind = 'lodge' ORDER BY a.id")
+        return [AppealRow(r["id"], r["round"], r["team"], r["against"], r["reason"], r["deadline"],
+                          r["entered_by"], r["at"], r["decided"], r["decided_by"], r["decision_reason"],
+                          r["decided_at"], number) for number, r in enumerate(rows, start=1)]
+
+    def round_entered_at(self, round_number: int) -> str | None:
+        """When the last result in force of round ``round_number`` was stored (``None``: none yet)."""
+        times = [str(row[0]) for kind in RESULT_TABLES.values() if columns_of(self.conn, kind.table.name)
+                 for row in self._query(f"SELECT max(entered_at) FROM {kind.table.current_view} WHERE round = ?",
+                                        (round_number,)) if row[0] is not None]
+        return max(times) if times else None
+
     def insert_release(self, kind: str, set_number: int | None, reason: str, entered_by: str | None = None) -> Release:
         """Append one release (inside :meth:`transaction`)."""
         row = self._append_chained("releases", RELEASE_COLUMNS, {
@@ -806,7 +841,7 @@ class ResultsStore:
 
     def last_entry_at(self) -> str | None:
         """When the tool last stored anything (results, an action or a release)."""
-        times = [row[0] for table in ("imports", "actions", "releases", "penalties", "lineups")
+        times = [row[0] for table in ("imports", "actions", "releases", "penalties", "lineups", "appeals")
                  if columns_of(self.conn, table)
                  for row in self._query(f"SELECT max(at) FROM {table}") if row[0] is not None]
         return max(times) if times else None

@@ -423,7 +423,33 @@ def _migration_12(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS live_log_sheet ON live_log (round, match, tbl)")
 
 
+def _migration_13(conn: sqlite3.Connection) -> None:
+    """appeals (申诉 → 仲裁, issue 38): an appeal lodged (``kind`` "lodge": the round, the team,
+    what it contests, why, its deadline) and the decision on it (``kind`` "decide", naming the
+    appeal in ``decides``: upheld or dismissed, by whom, why), in the chain; one decision an appeal."""
+    conn.execute("""
+        CREATE TABLE IF NOT EXISTS appeals (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('lodge', 'decide')),
+            round INTEGER NOT NULL CHECK (round >= 1),
+            team TEXT NOT NULL,
+            against TEXT,
+            reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+            deadline TEXT,
+            decides INTEGER REFERENCES appeals (id),
+            decision TEXT CHECK (decision IS NULL OR decision IN ('upheld', 'dismissed')),
+            entered_by TEXT,
+            at TEXT NOT NULL,
+            seq INTEGER,
+            chain TEXT,
+            CHECK ((kind = 'decide') = (decides IS NOT NULL AND decision IS NOT NULL)),
+            CHECK (kind = 'decide' OR (against IS NOT NULL AND length(trim(against)) > 0))
+        )""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS appeals_seq ON appeals (seq)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS appeals_decides ON appeals (decides)")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
-    _migration_8, _migration_9, _migration_10, _migration_11, _migration_12)
+    _migration_8, _migration_9, _migration_10, _migration_11, _migration_12, _migration_13)
 SCHEMA_VERSION = len(MIGRATIONS)

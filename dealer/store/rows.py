@@ -163,6 +163,30 @@ class Action:
 
 
 @dataclass(frozen=True)
+class AppealRow:
+    """An appeal as stored (``kind`` "lodge") with the decision on it, if any (a "decide" row)."""
+
+    id: int
+    round: int
+    team: str
+    against: str
+    reason: str
+    deadline: str | None
+    entered_by: str | None
+    at: str
+    decision: str | None = None  # "upheld" or "dismissed"; None while open
+    decided_by: str | None = None
+    decision_reason: str | None = None
+    decided_at: str | None = None
+    #: The appeal's number in the event, 1, 2, … in the order lodged (what the papers call it).
+    number: int = 0
+
+    @property
+    def open(self) -> bool:
+        return self.decision is None
+
+
+@dataclass(frozen=True)
 class PenaltyRow:
     """A penalty or warning as stored (``kind`` "undo": a withdrawal naming ``undoes``);
     ``undone`` when a later withdrawal names it."""

@@ -140,14 +140,20 @@ LINEUPS = Table(
     (("id",), ("seq",), ("supersedes",)), "line-ups are append-only: record a change",
     "line-ups are append-only: nothing is deleted", "line-ups are append-only: nothing is replaced",
     first_entry=("round", "team"))
+#: Appeals (申诉 → 仲裁, ``dealer results appeal``): an appeal lodged (``kind`` "lodge") and the
+#: decision on it (``kind`` "decide", naming it in ``decides``), one row each.
+APPEALS = _append_only(
+    "appeals", ("id", "kind", "round", "team", "against", "reason", "deadline", "decides", "decision",
+                "entered_by", "at"),
+    (("id",), ("seq",), ("decides",)), "appeals are append-only: an appeal is decided once")
 #: The event's identity, when the database was made, the chain's tag, the result kind: fixed.
 META = _append_only("meta", ("key", "value"), (("key",),), "meta is fixed", chained=False)
 
 #: Every chained table, in the order the chain's readers take them (a link number two rows
 #: share is reported in this order).
-CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS)
+CHAINED_TABLES = (IMPORTS, RESULTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS, APPEALS)
 #: Every table the tool guards, in the order its guards are made and checked.
-GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS, META)
+GUARDED_TABLES = (RESULTS, IMPORTS, ACTIONS, LEVEL_RESULTS, RELEASES, PENALTIES, LINEUPS, APPEALS, META)
 
 RESULT_COLUMNS = RESULTS.columns
 IMPORT_COLUMNS = IMPORTS.columns
@@ -156,6 +162,7 @@ LEVEL_COLUMNS = LEVEL_RESULTS.columns
 RELEASE_COLUMNS = RELEASES.columns
 PENALTY_COLUMNS = PENALTIES.columns
 LINEUP_COLUMNS = LINEUPS.columns
+APPEAL_COLUMNS = APPEALS.columns
 #: Every chained table and the columns its links cover.
 CHAINED: dict[str, tuple[str, ...]] = {t.name: t.columns for t in CHAINED_TABLES}
 #: The columns each table has: those its links cover, and the link (``meta``: its two).
