@@ -77,6 +77,10 @@ class Penalty:
     by: str | None = None
     warning: int | None = None
     id: int = 0
+    #: The profile's ruling that gave it with others as one decision (``[rulings]``; seed 002
+    #: 七.1 判负 + 罚两级), and the id of that ruling's first penalty (its group).
+    ruling: str | None = None
+    ruling_of: int | None = None
 
     def on(self, round_number: int, match_id: str) -> bool:
         return (self.round, self.match) == (round_number, match_id)

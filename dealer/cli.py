@@ -13,13 +13,14 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from dealer import __version__
+from dealer.cli_help import CatalogGroup, context_lang, default_lang
 from dealer.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_DIFFERENCE,
@@ -80,24 +81,9 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u206
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def default_lang(environ: Mapping[str, str] = os.environ) -> str:
-    """The language of the command line's messages when ``--lang`` is not given: ``DEALER_LANG``
-    (``zh…`` or ``en…``), else ``LANG`` (``zh…`` is Chinese; anything else, unset, ``C`` and
-    ``POSIX`` too, is English)."""
-    for name in ("DEALER_LANG", "LANG"):
-        value = environ.get(name, "").strip().lower()
-        if value.startswith("zh"):
-            return "zh"
-        if value.startswith("en") or (name == "LANG" and value):
-            return "en"
-    return "en"
-
-
 def message_lang() -> str:
     """The language chosen with ``dealer --lang`` (or its default) for the command running."""
-    ctx = click.get_current_context(silent=True)
-    lang = ctx.find_root().params.get("message_lang") if ctx is not None else None
-    return lang if lang in ("zh", "en") else default_lang()
+    return context_lang(click.get_current_context(silent=True))
 
 
 def command_words() -> CommandWords:
@@ -164,7 +150,7 @@ def _silence_stdout() -> None:
         pass
 
 
-class DealerGroup(click.Group):
+class DealerGroup(CatalogGroup):
     """The error boundary: a :class:`~dealer.errors.UserError` becomes its message and exit
     status; an operating-system refusal that escaped the library is said as one too; anything
     else is a bug: a traceback, a request to report it, and :data:`~dealer.errors.EXIT_INTERNAL`."""
@@ -198,7 +184,7 @@ class DealerGroup(click.Group):
 
 @click.group(cls=DealerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dealer")
-@click.option("--lang", "message_lang", type=click.Choice(["zh", "en"]), default=default_lang,
+@click.option("--lang", "message_lang", type=click.Choice(["zh", "en"]), default=default_lang, is_eager=True,
               help="Language of the command line's messages, errors and hints (default: DEALER_LANG, "
                    "else LANG: zh* is Chinese, anything else English). The papers' own --lang is apart.")
 def main(message_lang: str) -> None:
@@ -607,7 +593,8 @@ def results_missing(event_file: str, round_: int | None, boards_dir: str | None)
 @results.command("template")
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=IntRange(1, 999), required=True, help="The round (paired).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True,
+              help="The file's format: csv or xlsx.")
 @click.option("--output", type=click.Path(dir_okay=False),
               help="The file to write (default: output/<event>/results-template-round-NN.csv|xlsx); never replaced.")
 @LANG_OPTION
@@ -848,6 +835,10 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
 @click.option("--net-levels", type=Int(), help="± 小分 (net level points) in the standings.")
 @click.option("--disqualify", is_flag=True, help="Disqualify the team (ranked below every other).")
 @click.option("--choice", help="The option taken where the rules give one (seed 001 劳改: +2 levels or ±160 points).")
+@click.option("--ruling", metavar="NAME",
+              help="One of the profile's combined rulings, given as one decision (dealer rules explain; seed 002 "
+                   "七.1 revoke_found_late: the board lost and two levels off); in a boards event a lost board "
+                   "needs --as-points.")
 @click.option("--withdraw", is_flag=True, help="Withdraw the team's penalties of the round (of one kind, if given).")
 @click.option("--reason", required=True, help="Why (kept in the audit trail, footnoted in reports).")
 @click.option("--by", "entered_by", required=True, help="Who gives it (the director or referee).")
@@ -855,16 +846,23 @@ def teams_rejoin(event_file: str, team: str, from_round: int, reason: str, enter
 def results_penalty(event_file: str, round_: int, match: str | None, team: str, table: str | None,
                     board: int | None, points: int | None, levels: int | None, lose_board: bool,
                     as_points: int | None, lose_match: bool, match_points: int | None, net_levels: int | None,
-                    disqualify: bool, choice: str | None, withdraw: bool, reason: str, entered_by: str,
-                    boards_dir: str) -> None:
+                    disqualify: bool, choice: str | None, ruling: str | None, withdraw: bool, reason: str,
+                    entered_by: str, boards_dir: str) -> None:
     """Give a team a penalty in a match (seed 002 §六–七, seed 001 §8), footnoted everywhere."""
-    from dealer.app.penalties import PenaltyAsk, record_penalty, withdraw_penalty
+    from dealer.app.penalties import PenaltyAsk, record_penalty, record_ruling, withdraw_penalty
 
     given = [(kind, amount) for kind, amount, there in (
         ("points", points or 0, points is not None), ("levels", levels or 0, levels is not None),
         ("board", as_points or 0, lose_board), ("match", 0, lose_match),
         ("match_points", match_points or 0, match_points is not None),
         ("net_levels", net_levels or 0, net_levels is not None), ("disqualify", 0, disqualify)) if there]
+    if ruling is not None and not withdraw:
+        if given:
+            raise UserError("penalty.one_kind", field="ruling")
+        with _session(event_file, boards_dir, write=True, as_played=False) as session:
+            tell(record_ruling(session, round_, match, team, ruling, reason, entered_by, table=table, board=board,
+                               as_points=as_points))
+        return
     if len(given) > 1 or (not given and not withdraw):
         raise UserError("penalty.one_kind", field="points")
     with _session(event_file, boards_dir, write=True, as_played=False) as session:
@@ -1194,7 +1192,8 @@ PROGRESS_PAGES = 12
 @click.option("--copies", type=Int(), default=None,
               help="Copies of each board (labels, curtain cards; default: one per match playing the set).")
 @LANG_OPTION
-@click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
+              help="Output format.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: output/<event>/).")
 @BOARDS_DIR_OPTION
@@ -1216,9 +1215,10 @@ PROGRESS_PAGES = 12
 @click.option("--jobs", type=IntRange(1, 64), default=None,
               help="Worker processes (default: CPU count; 1 = serial).")
 @click.option("--round", "round_", type=IntRange(1, 999), default=None,
-              help="One round: with `all`, its pairings (对阵表) and every paper of the set(s) it plays "
-                   "(travellers, score sheets and table cards of its matches only); a level race's "
-                   "pairings and score sheets.")
+              help="One round: with `all`, its pairings (对阵表), seating plan (座位图), the results bulletin "
+                   "(成绩公告) posted as it starts, and every paper of the set(s) it plays (travellers, score "
+                   "sheets and table cards of its matches only); a level race's pairings, score sheets, seating plan "
+                   "and bulletin.")
 @click.option("--serve-url", default=None, metavar="URL",
               help="Score sheets: the address the players' phones reach `dealer serve` at, which the entry "
                    "QR codes hold (e.g. http://192.168.1.20:8000; default: [event] serve_url, else "
@@ -1263,7 +1263,7 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
              secret="" if not item.secret else Phrase("said_print.secret_codes") if item.kind in CODE_KINDS
              else Phrase("said_print.secret"))
     size = sum(item.size for item in written)
-    show("said_print.total", files=len(written), pages=total, mib=size / 1024 / 1024)
+    show("said_print.total", files=len(written), pages=sum(item.pages for item in written), mib=size / 1024 / 1024)
     for note in plan.notes:
         tell(note)
 

@@ -57,7 +57,7 @@ LIVE_CONFIRMATIONS = ("team-code", "double-entry")
 #: ``dealer print --serve-url`` says (``dealer serve``'s own address: this machine only).
 DEFAULT_SERVE_URL = "http://127.0.0.1:8000"
 _TOP_KEYS = {"event", "schedule", "teams", "rounds", "format", "prizes", "rules", "organization", "officials"}
-_TEAM_KEYS = {"id", "name", "players", "mixed_club", "seed", "club", "leader", "contact"}
+_TEAM_KEYS = {"id", "name", "players", "player_ids", "mixed_club", "seed", "club", "leader", "contact"}
 FORMAT_KINDS = ("fixed", "round-robin", "swiss", "knockout")
 #: The keys each format kind takes (besides ``kind``); anything else is refused.
 _FORMAT_KEYS: dict[str, set[str]] = {
@@ -97,6 +97,9 @@ class Team:
     club: str | None = None  # 分会 / 单位: Swiss can avoid pairing two teams of one club
     leader: str | None = None  # 领队
     contact: str | None = None  # 联系方式: the director's, never on a public page
+    #: Each player's 证件号 or 会员号, in the players' order (or none): the director's, never on a
+    #: public page. A player is identified within the team; the ID tells the same person apart.
+    player_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -546,6 +549,10 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         players = raw.get("players", [])
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise EventError("event.players_not_a_list", where=where)
+        player_ids = raw.get("player_ids", [])
+        if not isinstance(player_ids, list) or not all(isinstance(p, str) for p in player_ids) \
+                or (player_ids and len(player_ids) != len(players)):
+            raise EventError("event.player_ids_not_a_list", where=where)
         seed = raw.get("seed")
         if seed is not None:
             seed = _int(seed, f"{where}.seed", 1, 100_000)
@@ -561,6 +568,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             _str(raw["club"], f"{where}.club") if "club" in raw else None,
             _str(raw["leader"], f"{where}.leader") if "leader" in raw else None,
             _str(raw["contact"], f"{where}.contact") if "contact" in raw else None,
+            tuple(player_ids),
         ))
     team_ids = {t.id for t in teams}
     if event_format.paired and len(teams) < 2:

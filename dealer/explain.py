@@ -149,7 +149,8 @@ def explain_profile(profile: Profile, decks: int | None, lang: str, *, paper: bo
     for key in _RULE_LINES:
         if key in skip:
             continue
-        lines.extend(_paper_lines(profile, key, t) if paper and key in _PAPER_LINES else rule_lines(profile, key, lang))
+        lines.extend(_paper_lines(profile, key, t, lang) if paper and key in _PAPER_LINES
+                     else rule_lines(profile, key, lang))
     for key, value in profile.extras.items():
         if paper and (key in skip or key.endswith(("_assumed", "_decided"))):
             continue  # a note about the text the numbers interpret: rules explain's, not the players'
@@ -159,11 +160,13 @@ def explain_profile(profile: Profile, decks: int | None, lang: str, *, paper: bo
 
 
 #: The rules a paper words otherwise than ``rules explain`` (which names the profile's key).
-_PAPER_LINES = ("tai_counts_as_level", "registration")
+_PAPER_LINES = ("tai_counts_as_level", "registration", "rulings")
 
 
-def _paper_lines(profile: Profile, key: str, t: dict[str, Any]) -> list[str]:
+def _paper_lines(profile: Profile, key: str, t: dict[str, Any], lang: str) -> list[str]:
     words = t["paper"]
+    if key == "rulings":  # without the command line's --ruling NAME
+        return _ruling_lines(profile, t, lang, paper=True)
     if key == "tai_counts_as_level":
         return [words["tai_option"].format(value=words["yes"] if profile.tai_counts_as_level else words["no"])]
     if not profile.registration_required:
@@ -201,6 +204,24 @@ def _warning_lines(profile: Profile, t: dict[str, Any], lang: str) -> list[str]:
     return [t["warnings"].format(counted=counted, steps="; ".join(steps))]
 
 
+def _ruling_lines(profile: Profile, t: dict[str, Any], lang: str, paper: bool = False) -> list[str]:
+    """The rulings the profile gives as one decision of several penalties (seed 002 七.1–2)."""
+    from dealer.words import words
+
+    if not profile.rulings:
+        return []
+    said = words(lang)
+    lines = [t["rulings"]]
+    for ruling in profile.rulings.values():
+        applied = [said.text(f"penalty.{kind}", {"amount": f"{amount:+d}", "where": ""})
+                   for kind, amount in ruling.apply]
+        name = ruling.name_zh if lang == "zh" else ruling.name_en
+        lines.append(t["paper"]["ruling"].format(name=name, clause=ruling.clause, apply=t["paper"]["separator"].join(
+            applied)) if paper else t["ruling"].format(name=name, clause=ruling.clause, id=ruling.name,
+                                                        apply=", ".join(applied)))
+    return lines
+
+
 def _forfeit_line(profile: Profile, t: dict[str, Any]) -> str:
     forfeiter = profile.forfeit.forfeiter_match_points
     return str(t["forfeit"].format(n=profile.forfeit.winner_levels_per_table,
@@ -227,7 +248,12 @@ _RULE_LINES: dict[str, Callable[[Profile, dict[str, Any], str], list[str]]] = {
     "knockout_tie_breaks": lambda p, t, _lang: [
         f"{t['knockout_ties']}: " + " → ".join(t["knockout_tie"][k] for k in p.knockout_tie_breaks)],
     "level_race": lambda p, t, _lang: [t["level_race"].format(start=p.level_race.start,
-                                                               rule=t[p.level_race.match_winner])],
+                                                               rule=t[p.level_race.match_winner])] + (
+        [t["best_of"].format(n=p.level_race.best_of, k=p.level_race.games_to_win)] if p.level_race.best_of > 1
+        else []),
+    "must_play_levels": lambda p, t, _lang: [t["must_play_levels"].format(value=", ".join(p.level_race.must_play))]
+    if p.level_race.must_play else [],
+    "rulings": lambda p, t, lang: _ruling_lines(p, t, lang),
     "warnings": _warning_lines,
     "final_place_points": lambda p, t, _lang: [
         t["final_place_points"].format(value=", ".join(map(str, p.place_points)))] if p.place_points else [],
@@ -253,7 +279,7 @@ def supplement_lines(profile: Profile, lang: str, *, paper: bool = False) -> lis
     t = _words(lang)
     lines = []
     for key in profile.supplement:
-        said = _paper_lines(profile, key, t) if paper and key in _PAPER_LINES else rule_lines(profile, key, lang)
+        said = _paper_lines(profile, key, t, lang) if paper and key in _PAPER_LINES else rule_lines(profile, key, lang)
         lines.extend(said or [t["rule_none"].format(key=key)])
     return lines
 

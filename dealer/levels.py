@@ -27,13 +27,19 @@ from dataclasses import dataclass
 from dealer.adjustments import Adjustments
 from dealer.errors import ScoringError
 from dealer.event import Event, Match
-from dealer.race import climbed
+from dealer.race import RACE_LEVELS, advance, climbed
 from dealer.scoring import Advance, BoardLine, MatchScore, MatchSheet, ScoredEvent, seed_advance
 
 
-def table_winner(home_climbed: int, away_climbed: int, last_game: str | None) -> str | None:
-    """``"home"`` or ``"away"``: the higher final level, at equal levels the last game's winner
+def table_winner(home_climbed: int, away_climbed: int, last_game: str | None,
+                 games: tuple[int | None, int | None] = (None, None)) -> str | None:
+    """``"home"`` or ``"away"``: the side that won more of the table's games where it plays
+    several a round and they were recorded (seed 000 第二十四条 三局两胜), else the higher final
+    level (at equal games too: time up, 计局制 with 计时制), at equal levels the last game's winner
     (seed 001: 同级别，庄家赢); ``None`` at equal levels without one."""
+    home_games, away_games = games
+    if home_games is not None and away_games is not None and home_games != away_games:
+        return "home" if home_games > away_games else "away"
     if home_climbed != away_climbed:
         return "home" if home_climbed > away_climbed else "away"
     return last_game
@@ -41,12 +47,16 @@ def table_winner(home_climbed: int, away_climbed: int, last_game: str | None) ->
 
 @dataclass(frozen=True)
 class LevelColumns:
-    """Current level results: (round, match, table, home level, away level, last game's winner)."""
+    """Current level results: (round, match, table, home level, away level, last game's winner),
+    and where recorded the games each side won (home, away: a best-of-three round)."""
 
-    rows: tuple[tuple[int, str, int, str, str, str | None], ...] = ()
+    rows: tuple[tuple[int, str, int, str, str, str | None] | tuple[int, str, int, str, str, str | None,
+                                                                       int | None, int | None], ...] = ()
 
     @classmethod
-    def from_rows(cls, rows: Iterable[tuple[int, str, int, str, str, str | None]]) -> LevelColumns:
+    def from_rows(cls, rows: Iterable[tuple[int, str, int, str, str, str | None]
+                                      | tuple[int, str, int, str, str, str | None, int | None, int | None]]
+                  ) -> LevelColumns:
         return cls(tuple(rows))
 
     def __len__(self) -> int:
@@ -64,6 +74,8 @@ class TableLine:
     away_climbed: int
     last_game: str | None  # "home", "away" or None
     winner: str | None  # "home", "away", or None (equal levels, no last game recorded)
+    home_games: int | None = None  # games won, where the table plays several (三局两胜)
+    away_games: int | None = None
 
     @property
     def net(self) -> int:
@@ -84,29 +96,43 @@ class ScoredLevelEvent(ScoredEvent):
         self._index = {(m.round, m.id): i for i, m in enumerate(self.matches)}
         self.grid = None  # tables, not boards
         start = self.profile.level_race.start
+        several = self.profile.level_race.best_of > 1
         self.lines: list[dict[int, TableLine]] = [{} for _ in self.matches]
-        for round_number, match_id, table, home, away, last in results.rows:
+        for row in results.rows:
+            round_number, match_id, table, home, away, last = row[:6]
+            games = (row[6], row[7]) if several and len(row) == 8 else (None, None)
             i = self._index.get((round_number, match_id))
             if i is None:
                 raise ScoringError("levels.unknown_match", round=round_number, match=match_id)
             h, a = climbed(home, start), climbed(away, start)
-            self.lines[i][table] = TableLine(table, home, away, h, a, last, table_winner(h, a, last))
+            self.lines[i][table] = TableLine(table, home, away, h, a, last, table_winner(h, a, last, games), *games)
         self._penalize_tables()
         self._score_levels()
 
     def _penalize_tables(self) -> None:
         """Each levels penalty added to its team's climbed levels at its table (the table's
-        final levels stay as entered; its winner follows the levels as penalized)."""
+        final levels stay as entered; its winner follows the levels as penalized). An award (a
+        positive amount, seed 001's 劳改 +2) climbs as play does: it stops at the profile's first
+        must-play level (seed 003: 2、J、A必打; :func:`dealer.race.advance`)."""
+        start = RACE_LEVELS.index(self.profile.level_race.start)
+        must_play = self.profile.level_race.must_play
+
+        def moved(climbed_now: int, amount: int) -> int:
+            level = RACE_LEVELS[min(max(start + climbed_now, 0), len(RACE_LEVELS) - 1)]
+            return climbed_now + amount if amount <= 0 or not must_play else \
+                RACE_LEVELS.index(advance(level, amount, must_play)) - start
+
         for p in self.adjustments.of_kind("levels"):
             i = self._index.get((p.round, p.match))
             line = self.lines[i].get(int(p.table)) if i is not None and p.table and str(p.table).isdigit() else None
             if line is None or i is None:
                 continue
             m = self.matches[i]
-            h = line.home_climbed + (p.amount if p.team == m.home else 0)
-            a = line.away_climbed + (p.amount if p.team == m.away else 0)
-            self.lines[i][line.table] = dataclasses.replace(line, home_climbed=h, away_climbed=a,
-                                                             winner=table_winner(h, a, line.last_game))
+            h = moved(line.home_climbed, p.amount) if p.team == m.home else line.home_climbed
+            a = moved(line.away_climbed, p.amount) if p.team == m.away else line.away_climbed
+            self.lines[i][line.table] = dataclasses.replace(
+                line, home_climbed=h, away_climbed=a,
+                winner=table_winner(h, a, line.last_game, (line.home_games, line.away_games)))
 
     def _units(self) -> int:
         return self.event.tables
@@ -115,7 +141,7 @@ class ScoredLevelEvent(ScoredEvent):
         return any(self.lines)
 
     def _score_levels(self) -> None:
-        by_tables = self.profile.level_race.match_winner == "tables"
+        by_tables = self.profile.level_race.match_winner in ("tables", "games")
         points = self.profile.match_points_for
         scores: list[MatchScore] = []
         for m, lines in zip(self.matches, self.lines, strict=True):

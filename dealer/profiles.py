@@ -173,6 +173,18 @@ class WarningStep:
 
 
 @dataclass(frozen=True)
+class Ruling:
+    """A ruling a rule text gives as one decision of several penalties (``[rulings.<name>]``;
+    seed 002 七.1: 判负 + 罚两级): given with ``dealer results penalty --ruling NAME``."""
+
+    name: str
+    clause: str
+    name_zh: str
+    name_en: str
+    apply: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class WarningRule:
     """How warnings escalate (``[warnings]``; seed 002 §六: the 2nd 判本盘负 + 罚一级, the 3rd 此轮判负):
     counted per ``counted`` over the event; a warning with no step of its own is logged only."""
@@ -190,7 +202,10 @@ class WarningRule:
 
 #: How a level race's match winner is decided (``[level_race] match_winner``): by net levels over
 #: its tables (seed 002; equal = a draw) or by tables won (seed 001: 5场3胜).
-MATCH_WINNER_RULES = ("net_levels", "tables")
+#: ``games``: seed 000 第二十四条 计局制 played as best of three games a round (三局两胜): each table
+#: goes to the side that won more of its games (at equal games, time up: the higher level, 计局制
+#: with 计时制), the match to the side with more tables.
+MATCH_WINNER_RULES = ("net_levels", "tables", "games")
 
 
 @dataclass(frozen=True)
@@ -201,6 +216,15 @@ class LevelRaceRule:
 
     start: str = "2"
     match_winner: str = "net_levels"
+    #: Games a table plays a round (``best_of``: 1, or 3 for 三局两胜); a side needs a majority.
+    best_of: int = 1
+    #: Levels a side must play and cannot jump over (seed 003: 2、J、A必打): a climb stops at
+    #: the first of them it reaches (``must_play_levels``; :func:`dealer.race.advance`).
+    must_play: tuple[str, ...] = ()
+
+    @property
+    def games_to_win(self) -> int:
+        return self.best_of // 2 + 1
 
 
 #: The keys a tie-break chain (``tie_breaks``) may name, in the order the standings define them
@@ -246,6 +270,8 @@ class Profile:
     #: Registration fields every team must give (``dealer teams import``), e.g. seed 002's mixed_club.
     registration_required: tuple[str, ...] = ()
     warnings: WarningRule = WarningRule()
+    #: Rulings of several penalties given as one (``[rulings]``), by name.
+    rulings: Mapping[str, Ruling] = field(default_factory=dict)
     #: A round's time and when the players are warned, in minutes (``timing``; seed 002 §七.7: 90,
     #: with 15 left): ``None`` where the rules are silent (the event's ``round_minutes`` then).
     round_minutes: int | None = None
@@ -353,7 +379,7 @@ PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
     "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties", "withdrawal", "registration",
-    "warnings", "timing",
+    "warnings", "timing", "rulings", "must_play_levels",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -418,7 +444,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         knockout_tie_breaks=_knockout_tie_breaks(data.get("knockout_tie_breaks", list(KNOCKOUT_TIE_BREAKS)), label),
         prize_ties=_prize_ties(data.get("prize_ties", "share"), label),
         place_points=_place_points(data.get("final_place_points", []), label),
-        level_race=_level_race(data.get("level_race", {}), label),
+        level_race=_level_race(data.get("level_race", {}), label, data.get("must_play_levels", [])),
         withdrawn_opponent=_withdrawal(data.get("withdrawal", {}), label),
         registration_required=_registration(data.get("registration", {}), label),
         round_minutes=round_minutes,
@@ -426,6 +452,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         play_seconds=play_seconds,
         kitty_seconds=kitty_seconds,
         warnings=_warnings(data.get("warnings", {}), label),
+        rulings=_rulings(data.get("rulings", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
         data=data,
     )
@@ -649,9 +676,9 @@ def _place_points(data: Any, label: str) -> tuple[int, ...]:
     return points
 
 
-def _level_race(data: Any, label: str) -> LevelRaceRule:
+def _level_race(data: Any, label: str, must_play: Any = ()) -> LevelRaceRule:
     where = f"{label}level_race"
-    raw = _keys(data, where, {"start", "match_winner"})
+    raw = _keys(data, where, {"start", "match_winner", "best_of"})
     start = str(raw.get("start", "2"))
     try:
         start = normalize_level(start)
@@ -660,4 +687,40 @@ def _level_race(data: Any, label: str) -> LevelRaceRule:
     winner = raw.get("match_winner", "net_levels")
     if winner not in MATCH_WINNER_RULES:
         raise ProfileError("profiles.bad_match_winner", where=where, rules=', '.join(MATCH_WINNER_RULES), winner=winner)
-    return LevelRaceRule(start, str(winner))
+    best_of = _whole(raw.get("best_of", 3 if winner == "games" else 1), f"{where}.best_of", 1, 9)
+    if best_of % 2 == 0 or (winner == "games") != (best_of > 1):
+        raise ProfileError("profiles.bad_best_of", where=f"{where}.best_of", value=best_of)
+    if not isinstance(must_play, list | tuple):
+        raise ProfileError("profiles.bad_must_play", where=f"{label}must_play_levels", levels=', '.join(LEVELS))
+    levels = []
+    for level in must_play:
+        try:
+            levels.append(normalize_level(str(level)))
+        except ValueError:
+            raise ProfileError("profiles.bad_must_play", where=f"{label}must_play_levels",
+                               levels=', '.join(LEVELS)) from None
+    return LevelRaceRule(start, str(winner), best_of, tuple(sorted(set(levels), key=LEVELS.index)))
+
+
+def _rulings(data: Any, label: str) -> dict[str, Ruling]:
+    """``[rulings.<name>]``: ``clause``, ``name_zh``, ``name_en`` and ``apply = [{ kind = "board" },
+    { kind = "levels", amount = -2 }]`` (the penalties, as a warning step's)."""
+    where = f"{label}rulings"
+    found: dict[str, Ruling] = {}
+    for name, item in _keys(data, where, None).items():
+        at = f"{where}.{name}"
+        raw = _keys(item, at, {"clause", "name_zh", "name_en", "apply"})
+        applied = raw.get("apply", [])
+        if not isinstance(applied, list) or not applied:
+            raise ProfileError("profiles.warning_steps_not_a_list", where=f"{at}.apply")
+        pairs = []
+        for j, penalty in enumerate(applied):
+            p_where = f"{at}.apply[{j}]"
+            p = _keys(penalty, p_where, {"kind", "amount"})
+            if p.get("kind") not in STEP_KINDS:
+                raise ProfileError("profiles.bad_step_kind", where=f"{p_where}.kind", value=p.get("kind"),
+                                   known=", ".join(STEP_KINDS))
+            pairs.append((str(p["kind"]), _whole(p.get("amount", 0), f"{p_where}.amount", -1000, 1000)))
+        found[str(name)] = Ruling(str(name), str(raw.get("clause", "")), str(raw.get("name_zh", name)),
+                                  str(raw.get("name_en", name)), tuple(pairs))
+    return found

@@ -38,3 +38,19 @@ def climbed(level: str, start: str) -> int:
 def level_names(start: str) -> Sequence[str]:
     """The final levels a table can report when every side starts at ``start``."""
     return RACE_LEVELS[RACE_LEVELS.index(start):]
+
+
+def advance(level: str, steps: int, must_play: Sequence[str] = ()) -> str:
+    """The level a side at ``level`` reaches by ``steps`` more levels (fewer: down, never below
+    2), up to 过A. A climb stops at the first must-play level it reaches (seed 003 第三条:
+    2、J、A必打: a side at 9 that climbs 3 plays J, not Q; 过A only from A); going down passes them."""
+    index = RACE_LEVELS.index(level)
+    if steps <= 0:
+        return RACE_LEVELS[max(0, index + steps)]
+    for _ in range(steps):
+        if index == len(RACE_LEVELS) - 1:
+            break
+        index += 1
+        if RACE_LEVELS[index] in must_play:
+            break
+    return RACE_LEVELS[index]

@@ -17,9 +17,7 @@ import functools
 import hashlib
 import marshal
 import os
-import string
 import sys
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -49,6 +47,8 @@ def _cached_toml(source: Path, data: bytes) -> dict[str, Any]:
             return parsed
     except (OSError, EOFError, ValueError, TypeError):
         pass
+    import tomllib  # only when the cache misses: `dealer --help` reads the catalog too (its help)
+
     parsed = tomllib.loads(data.decode("utf-8"))
     if not sys.dont_write_bytecode:
         try:
@@ -112,6 +112,8 @@ def check_lang(lang: str) -> str:
 
 def parameters(template: str) -> set[str]:
     """The parameter names a template uses."""
+    import string
+
     return {name.split(".")[0].split("[")[0] for _text, name, _spec, _conv in string.Formatter().parse(template)
             if name}
 

@@ -61,7 +61,7 @@ def test_table_seating(event: Event) -> None:
     ('"Q", "K", "A"]', '"Q", "K", "1"]', "schedule.levels[12]: expected a level"),
     ("# kitty = 8 ", "kitty = 5 ", "event.kitty: kitty of 5 cards not allowed"),
     ('name = "东风队"', 'nome = "东风队"',
-     "teams[0]: unknown key(s) nome (known: club, contact, id, leader, mixed_club, name, players, seed)"),
+     "teams[0]: unknown key(s) nome (known: club, contact, id, leader, mixed_club, name, player_ids, players, seed)"),
     ("boards_per_set = 16", "board_per_set = 12", "event: unknown key(s) board_per_set"),
     ('# kitty_mode = "in-hand" ', 'kitty_mod = "separate" ', "event: unknown key(s) kitty_mod"),
     ('name = "东风队"', 'name = "东风队"\nmixed_club = "no"', "teams[0].mixed_club: expected true or false, got 'no'"),

@@ -247,8 +247,6 @@ def test_appeals_keep_the_standings_provisional_until_decided(played: Played) ->
     assert "appeal 1 upheld" in played.said["decided"]
 
 
-@pytest.mark.xfail(strict=True, reason="`dealer print` counts pages per page template, not the PDF's: issue 38's "
-                   "page-count fix is on branch issue38b; remove this mark at merge")
 def test_the_page_counts_printed_match_the_pdfs(played: Played) -> None:
     for name in ("booklet", "bulletin1", "bulletin2", "seating2"):
         said, pages = played.papers[name]

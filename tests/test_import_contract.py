@@ -40,7 +40,7 @@ LAYERS: dict[str, list[str]] = {
     "storage": ["dealer.store.*"],
     "application": ["dealer.app.*"],
     "rendering": ["dealer.render.*", "dealer.report.*", "dealer.site.*"],
-    "face": ["dealer.cli", "dealer.demo", "dealer.serve.*"],
+    "face": ["dealer.cli", "dealer.cli_help", "dealer.demo", "dealer.serve.*"],
     "package": ["dealer"],  # dealer/__init__.py: the version only
 }
 

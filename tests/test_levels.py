@@ -429,11 +429,13 @@ def test_a_level_race_prints_pairings_and_level_sheets_only(tmp_path: Path) -> N
                                     "--out", tmp_path / "all", "--format", "html")
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
-        "level-sheets-round-01-zh.html", "pairings-round-01-zh.html"]
+        "level-sheets-round-01-zh.html", "pairings-round-01-zh.html", "seating-round-01-zh.html"]
     left_out = [line for line in printed.splitlines() if line.startswith("left out: ")]
     assert left_out == [f"left out: {kind}: a level race deals no boards" for kind in (
         "hand records", "wallet labels", "curtain cards", "dealing guide", "travellers", "table cards")] + [
-        "left out: team cards: printed once for the event: dealer print team-cards EVENT.toml"]
+        "left out: team cards: printed once for the event: dealer print team-cards EVENT.toml",
+        "left out: results bulletin: no results of an earlier round to post yet: dealer print bulletin EVENT.toml "
+        "--round 1 once round 1 is scored"]
     for kind in ("pairings", "score-sheets"):
         code, _printed, err = run_dealer("print", kind, event, "--round", 1, "--boards-dir", boards, "--out", out)
         assert code == 0, err

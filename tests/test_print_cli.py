@@ -236,15 +236,19 @@ def test_board_option_reprints_one_fouled_wallets_papers(dealt_demo: tuple[Event
 def test_print_all_of_a_round_is_the_rounds_whole_paperwork(
     dealt_demo: tuple[Event, Path, Path], tmp_path: Path
 ) -> None:
-    """`print all --round N` prints the round's pairings with every paper of the set it plays and
-    leaves out only the team cards (once for the event); without --round it is the whole pack with
-    the team cards and says it left out the pairings."""
+    """`print all --round N` prints the round's pairings with every paper of the set it plays, its
+    座位图 and the 成绩公告 posted as it starts (the previous round's), and leaves out only the team
+    cards (once for the event); without --round it is the whole pack with the team cards and says
+    it left out the pairings."""
     _, boards, event_file = dealt_demo
     code, stdout, stderr = run("print", "all", event_file, "--boards-dir", boards, "--round", 2, "--format", "html",
                                "--out", tmp_path / "round")
     assert code == 0, stderr
     assert sorted(p.name for p in (tmp_path / "round").iterdir()) == sorted(
-        ["pairings-round-02-zh.html", *(f"{kind}-set-02-zh.html" for kind in KINDS)])
+        ["pairings-round-02-zh.html", *(f"{kind}-set-02-zh.html" for kind in KINDS),
+         "seating-round-02-zh.html", "bulletin-round-01-zh.html"])
+    assert "座位图" in (tmp_path / "round" / "seating-round-02-zh.html").read_text(encoding="utf-8")
+    assert "成绩公告" in (tmp_path / "round" / "bulletin-round-01-zh.html").read_text(encoding="utf-8")
     assert [line for line in stdout.splitlines() if line.startswith("left out")] == [
         "left out: team cards: printed once for the event: dealer print team-cards EVENT.toml"]
     # The hall's tables: match (场) 2 sits at tables 2A and 2B, on the pairings and the table cards.

@@ -14,6 +14,7 @@ from print_support import decode_qr_codes, page_texts
 from dealer.app.dealing import deal_event
 from dealer.files import load_event_text
 from dealer.formats.qr import TravellerId, parse_payload
+from dealer.render.writers import profile_title
 from dealer.resources import demo_event_text, load_profile, profile_ids
 from dealer.store.folder import EventFolder
 
@@ -105,8 +106,9 @@ def test_printed_conversion_table_equals_rules_explain(
     expected = "|".join(squeezed(r + o) for r, o in rows)
     pages = page_texts(printed[(profile, kind, lang)])
     assert pages
+    name = profile_title(load_profile(profile), lang)  # the rules by their title, not the id (issue 38)
     for text in pages:
-        assert profile in squeezed(text)
+        assert squeezed(name) in squeezed(text) and profile not in text
         assert expected in squeezed(text), (profile, kind, lang)
 
 

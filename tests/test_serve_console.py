@@ -402,9 +402,11 @@ def test_print_the_rounds_paperwork_and_download_it(event_file: Path) -> None:
             await venue.login(director)
             answer = await venue.act(director, "print", round="1")
             page = await director.get(answer.headers["location"])
-            assert "第 1 轮的文件已生成：8 个文件" in said(page)
+            # The round's whole paperwork (issue 38): with its 座位图 (round 1 has no bulletin to post yet).
+            assert "第 1 轮的文件已生成：9 个文件" in said(page)
             names = [f["name"] for f in (await venue.console(director))["files"]]
             assert "pairings-round-01-zh.pdf" in names and "score-sheets-set-01-zh.pdf" in names
+            assert "seating-round-01-zh.pdf" in names
             pairings = await director.get("/-/console/file?name=pairings-round-01-zh.pdf")
             assert pairings.status_code == 200 and pairings.content.startswith(b"%PDF")
             hands = await director.get("/-/console/file?name=hand-records-set-01-zh.pdf")

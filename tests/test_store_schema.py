@@ -211,7 +211,9 @@ def test_one_api_for_both_result_kinds(tmp_path: Path) -> None:
                                                                                      (1, "1", 2): "K"}
         assert [r["home_level"] for r in store.superseded(LEVELS, [1])[(1, "1", 1)]] == ["A"]
         assert [r["tbl"] for r in store.match_rows(LEVELS, 1, "1")] == [1, 2]
-        assert sorted(store.scoring_rows(LEVELS)) == [(1, "1", 1, "K", "5", None), (1, "1", 2, "K", "过A", None)]
+        # … with the games each side won (a best-of-three round), none recorded here.
+        assert sorted(store.scoring_rows(LEVELS)) == [(1, "1", 1, "K", "5", None, None, None),
+                                                     (1, "1", 2, "K", "过A", None, None, None)]
         assert store.seatings(LEVELS) == [(1, "1", "a", "b")]
         history = store.history(LEVELS, 1, "1", 1)
         assert [(r["home_level"], r.current, r.table) for r in history] == [("A", False, 1), ("K", True, 1)]

@@ -77,9 +77,23 @@ def _bad(rows: list[list[Any]], row: int, value: str, header: list[str] = HEADER
     return rows, row, value, header
 
 
-def _player_on_two_teams() -> list[list[Any]]:
-    rows = sheet_rows()
-    rows[6][4] = "选手7甲、选手3乙、选手7丙、选手7丁"  # 选手3乙 is on A03 (row 4) too
+#: The sheet with an ID column (证件号): team i's players have IDs 11000i01 … 11000i04.
+ID_HEADER = [*HEADER, "证件号"]
+
+
+def with_ids(rows: list[list[Any]]) -> list[list[Any]]:
+    return [[*row, "、".join(f"11{i:04d}{n:02d}" for n in range(1, 5))] for i, row in enumerate(rows, start=1)]
+
+
+def _same_person_on_two_teams() -> list[list[Any]]:
+    rows = with_ids(sheet_rows())
+    rows[6][8] = "11000701、11000302、11000703、11000704"  # the ID of A03's 选手3乙 (row 4) on A07
+    return rows
+
+
+def _ids_miscounted() -> list[list[Any]]:
+    rows = with_ids(sheet_rows())
+    rows[2][8] = "11000301、11000302"
     return rows
 
 
@@ -102,8 +116,9 @@ def _no_flag() -> list[list[Any]]:
 
 
 @pytest.mark.parametrize(("rows", "expected"), [
-    (_player_on_two_teams(), ['row 8, column E "选手"', "'选手3乙'", "player registered on two teams",
-                              "team A03 (row 4)"]),
+    (_same_person_on_two_teams(), ['row 8, column I "证件号"', "'11000302'",
+                                   "the same player (same ID) registered on two teams", "team A03 (row 4)"]),
+    (_ids_miscounted(), ['row 4, column I "证件号"', "2 ID(s) for 4 player(s)"]),
     (_same_id(), ['row 11, column A "队号"', "'A02'", "id used twice: also row 3"]),
     (_same_name(), ['row 13, column B "队名"', "'长城队'", "name used twice: also row 3"]),
     (_no_flag(), ['row 6, column H "跨分会"', "no mixed_club: profile renmin-shuangsheng requires it"]),
@@ -112,7 +127,7 @@ def _no_flag() -> list[list[Any]]:
 ])
 def test_a_refused_sheet_names_row_column_and_value_and_writes_nothing(
         tmp_path: Path, rows: list[list[Any]], expected: list[str]) -> None:
-    header = HEADER if len(rows[0]) == len(HEADER) else HEADER[:7]
+    header = ID_HEADER if len(rows[0]) == len(ID_HEADER) else HEADER if len(rows[0]) == len(HEADER) else HEADER[:7]
     event, boards = init_event(tmp_path)
     teams = tmp_path / "ruc.teams.toml"
     refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "bad.xlsx", rows, header),
@@ -127,6 +142,39 @@ def test_a_refused_sheet_names_row_column_and_value_and_writes_nothing(
     before = teams.read_bytes()
     assert run_dealer("teams", "import", event, tmp_path / "bad.xlsx", "--boards-dir", boards).exit_code == 2
     assert teams.read_bytes() == before
+
+
+def test_namesakes_on_two_teams_are_two_players_told_apart_by_their_team(tmp_path: Path) -> None:
+    """Issue 38 (live event review §13): 张伟 on two teams is accepted, in one sheet and in a late
+    entry; the same person (the same 证件号) on another team is refused, in the sheet and against
+    the registration; line-ups and warnings name a player within the team."""
+    rows = with_ids(sheet_rows(10))
+    rows[0][4] = "张伟、选手1乙、选手1丙、选手1丁"
+    rows[1][4] = "张伟、选手2乙、选手2丙、选手2丁"
+    event, boards = init_event(tmp_path, write_xlsx(tmp_path / "a.xlsx", rows, ID_HEADER))
+    listed = json.loads(_ok("teams", "list", event, "--json", "--boards-dir", boards).stdout)["teams"]
+    assert [t["players"][0] for t in listed[:2]] == ["张伟", "张伟"]
+    assert listed[0]["player_ids"] == ["11000101", "11000102", "11000103", "11000104"]
+    # A late entry: a third 张伟 (another ID) is accepted; A02's 张伟 (his ID) on a new team is not.
+    late = [[*sheet_rows(11)[10], "张伟、丙、丁、戊"]]
+    late[0][4] = "张伟、乙、丙、丁"
+    late[0][8] = "99000001、99000002、99000003、99000004"
+    _ok("teams", "import", event, write_xlsx(tmp_path / "late.xlsx", late, ID_HEADER), "--boards-dir", boards)
+    twelfth = [[*sheet_rows(12)[11], "11000201、99000012、99000013、99000014"]]
+    twelfth[0][4] = "张伟、己、庚、辛"
+    refused = run_dealer("teams", "import", event, write_xlsx(tmp_path / "dup.xlsx", twelfth, ID_HEADER),
+                         "--boards-dir", boards)
+    assert refused.exit_code == 2, refused.output
+    assert 'row 2, column I "证件号"' in refused.stderr and "'11000201'" in refused.stderr
+    assert "the player with this ID is already registered on team A02" in refused.stderr
+    # Each 张伟 plays for his own team.
+    _ok("round", "pair", event, "--round", "1", "--boards-dir", boards)
+    _ok("lineup", event, "--round", 1, "--team", "A01", "--table", 1, "张伟,选手1乙", "--table", 2, "选手1丙,选手1丁",
+        "--boards-dir", boards)
+    _ok("lineup", event, "--round", 1, "--team", "A02", "--table", 1, "张伟,选手2乙", "--table", 2, "选手2丙,选手2丁",
+        "--boards-dir", boards)
+    shown = json.loads(_ok("lineup", event, "--round", 1, "--json", "--boards-dir", boards).stdout)
+    assert "张伟" in json.dumps(shown, ensure_ascii=False)
 
 
 def test_a_row_that_says_otherwise_than_the_registration_is_refused_by_name(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ scoring reads them as :class:`dealer.scoring.Penalty` (:func:`stored_penalties`)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,32 @@ def penalty_note(p: Penalty) -> Phrase:
     return Phrase.of("penalty.note", round=p.round, match=p.match, team=p.team, what=penalty_phrase(p),
                      reason=p.reason, by=p.by or "-",
                      warning=Phrase.of("penalty.from_warning", id=p.warning) if p.warning else "")
+
+
+def penalty_notes(penalties: Sequence[Penalty]) -> list[Phrase]:
+    """The footnotes of ``penalties``: one each, except the penalties of one ruling (a profile's
+    ``[rulings]``, seed 002 七.1 判负 + 罚两级), which are one decision and one footnote."""
+    groups: dict[int, list[Penalty]] = {}
+    order: list[Penalty | int] = []
+    for p in penalties:
+        if p.ruling is not None and p.ruling_of is not None:
+            if p.ruling_of not in groups:
+                groups[p.ruling_of] = []
+                order.append(p.ruling_of)
+            groups[p.ruling_of].append(p)
+        else:
+            order.append(p)
+    notes = []
+    for item in order:
+        if isinstance(item, Penalty):
+            notes.append(penalty_note(item))
+            continue
+        group = groups[item]
+        first = group[0]
+        what = Phrase.of("penalty.ruling_what", ruling=first.ruling or "", what=[penalty_phrase(p) for p in group])
+        notes.append(Phrase.of("penalty.note", round=first.round, match=first.match, team=first.team, what=what,
+                               reason=first.reason, by=first.by or "-", warning=""))
+    return notes
 
 
 def _checked(event: Event, ask: PenaltyAsk) -> dict[str, Any]:
@@ -149,6 +176,42 @@ def _as_penalty(number: int, match: str, team: str, kind: str, data: dict[str, A
                 by: str | None, warning: int | None, penalty_id: int) -> Penalty:
     return Penalty(number, match, team, kind, int(data.get("amount", 0)), data.get("table"), data.get("board"),
                    data.get("choice"), reason, by, warning, penalty_id)
+
+
+def record_ruling(session: EventSession, number: int, match_id: str | None, team: str, name: str,
+                  reason: str, entered_by: str | None = None, *, table: str | None = None,
+                  board: int | None = None, as_points: int | None = None) -> Phrase:
+    """Give ``team`` the profile's ruling ``name`` (``[rulings]``; seed 002 七.1: 判负 + 罚两级) in
+    its match of round ``number``: one decision with one reason, its penalties appended together
+    (each naming the ruling and its first penalty), footnoted as one. Every penalty is checked
+    before any is written; ``--withdraw`` of the team's penalties of the round takes them all."""
+    event = session.declared
+    why = _reason(reason)
+    ruling = event.profile.rulings.get(name.strip())
+    if ruling is None:
+        raise RoundError("penalty.unknown_ruling", field="ruling", ruling=quote(name), profile=event.profile.id,
+                         known=", ".join(event.profile.rulings) or "–")
+    if any(kind == "board" for kind, _a in ruling.apply) and not event.levels and as_points is None:
+        raise RoundError("penalty.ruling_needs_points", field="as_points", ruling=ruling.name)
+    asks = [PenaltyAsk(kind, amount if kind != "board" or event.levels else (as_points or 0), table,
+                       board if kind in ("points", "board") else None) for kind, amount in ruling.apply]
+    checked = [(ask, _checked(event, ask)) for ask in asks]
+    store = session.writable_store()
+    applied = []
+    with store.transaction():
+        match = team_match(event, store, number, team, match_id)
+        first: int | None = None
+        for ask, stored in checked:
+            stored["ruling"] = ruling.name
+            if first is not None:
+                stored["ruling_of"] = first
+            penalty_id = store.insert_penalty(ask.kind, number, match.id, team, stored, reason=why,
+                                              entered_by=entered_by)
+            first = penalty_id if first is None else first
+            applied.append(penalty_phrase(_as_penalty(number, match.id, team, ask.kind, stored, why, entered_by,
+                                                      None, penalty_id)))
+    return Phrase.of("penalty.ruling_recorded", ruling=ruling.name, clause=ruling.clause, id=first, round=number,
+                     match=match.id, team=team, applied=applied, reason=why)
 
 
 def withdraw_penalty(session: EventSession, number: int, team: str, kind: str | None, reason: str,

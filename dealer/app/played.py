@@ -103,7 +103,8 @@ def stored_penalties(store: ResultsStore | None) -> tuple[Penalty, ...]:
 def _penalty(row: PenaltyRow) -> Penalty:
     data = row.data
     return Penalty(row.round, row.match, row.team, row.kind, int(data.get("amount", 0)), data.get("table"),
-                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id)
+                   data.get("board"), data.get("choice"), row.reason, row.entered_by, data.get("warning"), row.id,
+                   data.get("ruling"), data.get("ruling_of", row.id) if data.get("ruling") else None)
 
 
 def team_match(event: Event, store: ResultsStore | None, number: int, team: str,
@@ -191,32 +192,33 @@ def declared_end(store: ResultsStore | None) -> Action | None:
     return next((a for a in store.actions(("end",)) if not a.undone), None)
 
 
-def _ranges(numbers: Sequence[int]) -> str:
+def _ranges(numbers: Sequence[int]) -> Phrase:
     """``round 3`` / ``rounds 3 to 5`` of consecutive round numbers (rounds are paired in order)."""
     if len(numbers) == 1:
-        return f"round {numbers[0]}"
+        return Phrase.of("unfinished.round", round=numbers[0])
     if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
-        return f"rounds {numbers[0]} to {numbers[-1]}"
-    return f"rounds {', '.join(map(str, numbers))}"
+        return Phrase.of("unfinished.rounds_from_to", first=numbers[0], last=numbers[-1])
+    return Phrase.of("unfinished.rounds", rounds=", ".join(map(str, numbers)))
 
 
 #: Incomplete matches named in a message; the rest are counted.
 SHOWN_MATCHES = 5
 
 
-def unfinished(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] | None = None) -> list[str]:
-    """What keeps the event from being over, in words: every match not complete (a forfeited
-    one is), then the rounds its format needs that are not paired (a knockout: until its
-    champion is known, from ``places``). Empty: every round is played. ``scored``: the event as
-    scheduled (its paired rounds), scored."""
+def unfinished_phrases(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] | None = None
+                       ) -> list[Phrase]:
+    """What keeps the event from being over, as phrases of the catalog (a Chinese paper says it
+    in Chinese): every match not complete (a forfeited one is), then the rounds its format needs
+    that are not paired (a knockout: until its champion is known, from ``places``). Empty: every
+    round is played. ``scored``: the event as scheduled (its paired rounds), scored."""
     event = scored.event
     left = []
     for match, gaps in scored.missing():
         if gaps and not scored.score(match.round, match.id).forfeited_by:
-            left.append(f"round {match.round} match {match.id} ({match.home} v {match.away}): {len(gaps)} "
-                        "result(s) missing")
+            left.append(Phrase.of("unfinished.match_missing", round=match.round, match=match.id, home=match.home,
+                                  away=match.away, gaps=len(gaps)))
     if len(left) > SHOWN_MATCHES:
-        left[SHOWN_MATCHES:] = [f"{len(left) - SHOWN_MATCHES} more incomplete match(es)"]
+        left[SHOWN_MATCHES:] = [Phrase.of("unfinished.more_matches", count=len(left) - SHOWN_MATCHES)]
     fmt = event.format
     if not fmt.paired:
         return left
@@ -225,11 +227,20 @@ def unfinished(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] 
     if fmt.kind == "knockout":
         if places and places[0][0] == 1 and len(places[0][1]) == 1:
             return left
-        return [*left, "no champion yet" + (f" ({_ranges([paired + 1])} not paired)" if not left and paired < needed
-                                           else "")]
+        if not left and paired < needed:
+            return [*left, Phrase.of("unfinished.no_champion_yet_paired", rounds=_ranges([paired + 1]))]
+        return [*left, Phrase("unfinished.no_champion_yet")]
     if paired < needed:
-        left.append(f"{_ranges(list(range(paired + 1, needed + 1)))} not paired")
+        left.append(Phrase.of("unfinished.not_paired", rounds=_ranges(list(range(paired + 1, needed + 1)))))
     return left
+
+
+def unfinished(scored: ScoredEvent, places: Sequence[tuple[int, Sequence[str]]] | None = None) -> list[str]:
+    """:func:`unfinished_phrases` in English (the command line's checks and the records say it so)."""
+    from dealer.words import words
+
+    said = words("en")
+    return [said.text(p.key, p.params) for p in unfinished_phrases(scored, places)]
 
 
 def unused_sets(store: ResultsStore) -> dict[int, str]:

@@ -354,13 +354,27 @@ class ReportData:
         (:func:`dealer.app.played.unfinished`, which the key's release reads too)."""
         return list(self._unfinished)
 
+    def unfinished_in(self, lang: str) -> list[str]:
+        """:meth:`unfinished` in ``lang`` (a paper in Chinese says it in Chinese)."""
+        from dealer.words import words
+
+        said = words(lang)
+        return [said.text(p.key, p.params) for p in self._unfinished_phrases]
+
     @functools.cached_property
     def _unfinished(self) -> tuple[str, ...]:
+        from dealer.words import words
+
+        said = words("en")
+        return tuple(said.text(p.key, p.params) for p in self._unfinished_phrases)
+
+    @functools.cached_property
+    def _unfinished_phrases(self) -> tuple[Phrase, ...]:
         # Read once: it looks at every board of every match (a league's 640,000), and the report's
         # status, prizes and banner each ask whether the standings are final.
-        from dealer.app.played import unfinished
+        from dealer.app.played import unfinished_phrases
 
-        return tuple(unfinished(self.scored, self.places))
+        return tuple(unfinished_phrases(self.scored, self.places))
 
     @functools.cached_property
     def advanced(self) -> dict[tuple[int, str], Advance]:
@@ -424,12 +438,25 @@ class ReportData:
 
     def penalty_notes(self, lang: str, round_number: int | None = None, match: str | None = None) -> list[str]:
         """Every penalty's footnote in ``lang`` (``round_number``/``match``: of that match only)."""
-        from dealer.app.penalties import penalty_note
+        from dealer.app.penalties import penalty_notes
         from dealer.words import words
 
         said = words(lang)
-        return [said.text(n.key, n.params) for n in map(penalty_note, self.adjustments.penalties)
-                if round_number is None or (n.params["round"], n.params["match"]) == (round_number, match)]
+        return [said.text(n.key, n.params) for n in penalty_notes(self.adjustments.penalties)
+                if (round_number is None or n.params["round"] == round_number)
+                and (match is None or n.params["match"] == match)]
+
+    def penalty_notes_by_match(self, lang: str) -> dict[tuple[int, str], list[str]]:
+        """Every penalty's footnote in ``lang``, by its (round, match) (a ruling's penalties: one)."""
+        from dealer.app.penalties import penalty_notes
+        from dealer.words import words
+
+        said = words(lang)
+        found: dict[tuple[int, str], list[str]] = {}
+        for n in penalty_notes(self.adjustments.penalties):
+            found.setdefault((int(str(n.params["round"])), str(n.params["match"])), []).append(
+                said.text(n.key, n.params))
+        return found
 
 
 def build_report(event: Event, store: ResultsStore | None, folder: EventFolder, *,

@@ -50,7 +50,7 @@ WITHDRAW_FORMATS = ("swiss", "round-robin")
 #: Team ids an import names (the rest are counted).
 SHOWN_IDS = 20
 #: The registration fields shown and compared, in order.
-FIELDS = ("name", "club", "leader", "players", "seed", "contact", "mixed_club")
+FIELDS = ("name", "club", "leader", "players", "player_ids", "seed", "contact", "mixed_club")
 
 
 class TeamsError(UserError, ValueError):
@@ -93,7 +93,7 @@ def _required(data: dict[str, Any], event_path: Path) -> tuple[tuple[str, ...], 
 
 def _value(table: dict[str, Any], field: str) -> Any:
     value = table.get(field)
-    if field == "players":
+    if field in ("players", "player_ids"):
         return tuple(value or ())
     if field == "mixed_club":
         return bool(value)
@@ -109,11 +109,12 @@ def _shown(value: Any) -> str:
 def _merge(source: str, existing: Sequence[dict[str, Any]], teams: Sequence[RegisteredTeam]
            ) -> tuple[list[dict[str, Any]], list[str], int]:
     """The registration with the sheet's teams added: (all teams, ids added, rows unchanged).
-    A row whose id is registered must say what the registration says; a name or a player of
-    another registered team is refused."""
+    A row whose id is registered must say what the registration says; a team name or a player
+    ID (证件号/会员号) of another registered team is refused (a player's name is not: players are
+    told apart by their team)."""
     by_id = {str(t.get("id")): t for t in existing}
     names = {str(t.get("name", t.get("id"))): str(t.get("id")) for t in existing}
-    players = {str(p): str(t.get("id")) for t in existing for p in t.get("players", ())}
+    player_ids = {str(p): str(t.get("id")) for t in existing for p in t.get("player_ids", ())}
     problems: list[Problem] = []
     added: list[str] = []
     unchanged = 0
@@ -135,10 +136,10 @@ def _merge(source: str, existing: Sequence[dict[str, Any]], teams: Sequence[Regi
         if team.name in names:
             problems.append(Problem(source, team.row, "name", _column(team, "name"), team.name,
                                     "teams.name_registered", params={"other": names[team.name]}))
-        for player in team.players:
-            if player in players:
-                problems.append(Problem(source, team.row, "players", _column(team, "players"), player,
-                                        "teams.player_registered", params={"other": players[player]}))
+        for player_id in team.player_ids:
+            if player_id in player_ids:
+                problems.append(Problem(source, team.row, "player_ids", _column(team, "player_ids"), player_id,
+                                        "teams.player_registered", params={"other": player_ids[player_id]}))
         added.append(team.id)
         merged.append(table)
     if problems:
@@ -189,7 +190,7 @@ def teams_toml(teams: Sequence[dict[str, Any]], source: str) -> str:
              "# (or with --replace before round 1 is paired) rather than edit this by hand.", ""]
     for team in teams:
         lines.append("[[teams]]")
-        for key in ("id", "name", "club", "leader", "players", "seed", "mixed_club", "contact"):
+        for key in ("id", "name", "club", "leader", "players", "player_ids", "seed", "mixed_club", "contact"):
             if key in team:
                 lines.append(f"{key} = {_toml_value(team[key])}")
         lines.append("")
@@ -259,6 +260,7 @@ class TeamLine:
     def as_dict(self) -> dict[str, Any]:
         t = self.team
         return {"id": t.id, "name": t.name, "club": t.club, "leader": t.leader, "players": list(t.players),
+                "player_ids": list(t.player_ids),
                 "seed": t.seed, "mixed_club": t.mixed_club, "contact": t.contact,
                 "withdrawals": [{"after_round": w.after_round, "reason": w.reason, "back_from": w.back_from,
                                  "back_reason": w.back_reason} for w in self.withdrawals],

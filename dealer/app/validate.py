@@ -493,7 +493,8 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
         if last_game is None:
             problem("last_game", "level_result.bad_last_game")
     elif (len(levels) == 2 and levels["home_level"] == levels["away_level"]
-          and event.profile.level_race.match_winner == "tables"):
+          and event.profile.level_race.match_winner in ("tables", "games")
+          and cell("home_games").value == cell("away_games").value):
         problem("last_game", "level_result.last_game_missing")
     games: dict[str, int] = {}
     for key in ("home_games", "away_games"):
@@ -502,6 +503,13 @@ def validate_level_row(event: Event, source: str | None, row: RawRow) -> tuple[L
             problem(key, "level_result.games_out_of_range", limit=GAMES_LIMIT)
         elif won is not None:
             games[key] = won
+    race = event.profile.level_race
+    if race.best_of > 1 and games:
+        for key, won in games.items():
+            if won > race.games_to_win:
+                problem(key, "level_result.games_beyond_best_of", best_of=race.best_of, most=race.games_to_win)
+        if games.get("home_games") == games.get("away_games") == race.games_to_win:
+            problem("away_games", "level_result.games_beyond_best_of", best_of=race.best_of, most=race.games_to_win)
 
     if problems or round_number is None or match is None or table is None or len(levels) != 2:
         return None, problems

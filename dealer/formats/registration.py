@@ -4,8 +4,10 @@ Pure, like :mod:`dealer.formats.travellers`, whose file reading it shares (UTF-8
 XLSX, Chinese or English headers, limits): every problem names the file, the row as a
 spreadsheet shows it, the column and the value. One row is one team: 队号 (id) and 队名 (name)
 are required; 单位/分会 (club), 领队 (leader), 选手 (players: one cell, names separated by 、 , ;
-/ or a line break, or columns 选手1, 选手2 …), 种子 (seed), 联系方式 (contact) and 跨分会
-(mixed_club: 是/否, yes/no) are optional unless the rule profile requires them. Checking the
+/ or a line break, or columns 选手1, 选手2 …), 证件号/会员号 (player_ids: one per player, in the
+players' order, separated as they are), 种子 (seed), 联系方式 (contact) and 跨分会 (mixed_club: 是/否,
+yes/no) are optional unless the rule profile requires them. A player is identified within the
+team: the same name on two teams is two people (张伟 and 张伟), unless they give the same ID. Checking the
 teams against the ones already registered, and writing them, is :mod:`dealer.app.teams`'.
 """
 
@@ -31,6 +33,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "leader": ("leader", "领队"),
     "players": ("players", "选手", "队员", "参赛选手"),
     **{f"player_{n}": (f"player_{n}", f"选手{n}", f"player{n}", f"队员{n}") for n in range(1, NUMBERED_PLAYERS + 1)},
+    "player_ids": ("player_ids", "证件号", "会员号", "证件号码", "身份证号", "选手证件号", "选手会员号"),
     "seed": ("seed", "种子", "种子号"),
     "contact": ("contact", "联系方式", "电话", "联系电话"),
     "mixed_club": ("mixed_club", "跨分会", "跨分会组队"),
@@ -55,6 +58,8 @@ class RegisteredTeam:
     seed: int | None = None
     contact: str | None = None
     mixed_club: bool | None = None  # None: the sheet does not say
+    #: Each player's 证件号 or 会员号, in the players' order (none: the sheet gives none).
+    player_ids: tuple[str, ...] = ()
     #: Field → the column it was read from (letter and header), for messages.
     columns: tuple[tuple[str, str], ...] = ()
 
@@ -69,6 +74,8 @@ class RegisteredTeam:
                 table[key] = getattr(self, key)
         if self.players:
             table["players"] = list(self.players)
+        if self.player_ids:
+            table["player_ids"] = list(self.player_ids)
         if self.mixed_club is not None:
             table["mixed_club"] = self.mixed_club
         return table
@@ -132,6 +139,13 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
                 problems.append(Problem(*at("players" if "players" in cells else "player_1"), value=player,
                                         key="teams.player_twice_in_team", params={"player": player}))
             seen.add(player)
+        ids = [p.strip() for p in PLAYER_SEPARATORS.split(values.get("player_ids", "")) if p.strip()]
+        if ids and len(ids) != len(players):
+            problems.append(Problem(*at("player_ids"), value=cells["player_ids"].value, key="teams.player_ids_count",
+                                    params={"ids": len(ids), "players": len(players)}))
+        for place, player_id in enumerate(ids):
+            if player_id in ids[:place]:
+                problems.append(Problem(*at("player_ids"), value=player_id, key="teams.player_id_twice_in_team"))
         seed = None
         if values.get("seed"):
             number = whole_number_or_none(values["seed"])  # not int(): it reads "²" or "٢" as 2
@@ -151,7 +165,7 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
         teams.append(RegisteredTeam(
             row, values.get("id", ""), values.get("name", ""), tuple(players),
             values.get("club") or None, values.get("leader") or None, seed, values.get("contact") or None, mixed,
-            columns))
+            player_ids=tuple(ids), columns=columns))
     if not teams and not problems:
         problems.append(Problem(source, None, None, None, None, "teams.no_team_rows"))
     problems.extend(_duplicates(source, teams))
@@ -161,20 +175,22 @@ def read_registration(data: bytes, source: str, required: Sequence[str] = (), pr
 
 
 def _duplicates(source: str, teams: Sequence[RegisteredTeam]) -> list[Problem]:
-    """A team id, team name, seed or player that two rows of the sheet give."""
+    """A team id, team name, seed or player ID (证件号/会员号) that two rows of the sheet give. A
+    player's name may: players are told apart by their team (two 张伟 on two teams are two people)."""
     found: list[Problem] = []
     first: dict[tuple[str, str], tuple[int, str]] = {}
     for team in teams:
         keys = [("id", team.id), ("name", team.name)] + ([("seed", str(team.seed))] if team.seed else [])
-        keys += [("players", p) for p in team.players]
+        keys += [("player_ids", p) for p in team.player_ids]
         for field, value in keys:
             if not value:
                 continue
             if (field, value) in first:
-                column = team.column(field) or (team.column("player_1") if field == "players" else None)
+                column = team.column(field)
                 row, other = first[(field, value)]
                 found.append(Problem(source, team.row, field, column, value,
-                                     "teams.player_on_two_teams" if field == "players" else "teams.duplicate_in_file",
+                                     "teams.player_on_two_teams" if field == "player_ids"
+                                     else "teams.duplicate_in_file",
                                      params={"name": field, "other_row": row, "other": other}))
             else:
                 first[(field, value)] = (team.row, team.id)

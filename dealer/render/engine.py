@@ -259,6 +259,16 @@ def _stream(writer: Any, text: str) -> Any:
     return writer._add_object(stream)
 
 
+def pdf_page_count(data: bytes) -> int:
+    """The pages a PDF holds, as a reader counts them (a document's planned page can flow onto a
+    second sheet: the summary says what was printed)."""
+    if not data:
+        return 0
+    from pypdf import PdfReader
+
+    return len(PdfReader(io.BytesIO(data)).pages)
+
+
 def _merge(parts: Sequence[bytes]) -> bytes:
     if len(parts) == 1:
         return parts[0]
@@ -319,7 +329,7 @@ def render_documents(
                     layers.append((render_pdf(doc.template, doc.common, pages, layer, pdf=True), index))
                 data = compose(layers)
             _write(doc, data)
-            written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
+            written.append(Written(doc.path, doc.kind, pdf_page_count(data), len(data), doc.units, doc.secret))
             if progress:
                 progress(len(doc.pages))
         return written
@@ -378,5 +388,5 @@ def render_documents(
         else:
             data = compose([(merged(number, layer), indexes[(number, layer)]) for layer in doc.layers])
         _write(doc, data)
-        written.append(Written(doc.path, doc.kind, len(doc.pages), len(data), doc.units, doc.secret))
+        written.append(Written(doc.path, doc.kind, pdf_page_count(data), len(data), doc.units, doc.secret))
     return written

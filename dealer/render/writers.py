@@ -19,6 +19,7 @@ from dealer.event import DEFAULT_SERVE_URL, Event, Team, parse_serve_url
 from dealer.explain import conversion_rows
 from dealer.files import check_writable_folder
 from dealer.formats.boardset import BoardSet
+from dealer.profiles import Profile
 from dealer.render import context as ctx
 from dealer.render.engine import Document
 from dealer.render.labels import LabelLayout, check_offsets, load_label_layout
@@ -204,7 +205,8 @@ class Source:
             "event_name": event.name,
             "event_id": event.id,
             "event_date": event.date,
-            "profile": event.profile.id,
+            # Every paper names the rules by their title, never the profile's id (issue 38).
+            "profile": profile_title(event.profile, self.options.lang),
             # the rules as players read them: their name and version in words (issue 38)
             "profile_name": profile_words(event, self.options.lang),
             "time_limits": card_time_limits(event, strings(self.options.lang).paper),
@@ -436,15 +438,20 @@ def _team_entry(team: Team, sep: str) -> dict[str, Any]:
             "club": team.club or "", "leader": team.leader or ""}
 
 
+def profile_title(profile: Profile, lang: str) -> str:
+    """The rule text a profile follows, by its title ("《中国升级竞赛规则》(2002)"; English: its name),
+    never its id: what every paper names the rules by."""
+    if lang == "zh":
+        title = profile.source.split(" 第")[0].strip() or profile.name_zh  # the title, not the clauses read
+        return title if title.startswith("《") else f"《{title}》"
+    return profile.name_en
+
+
 def profile_words(event: Event, lang: str) -> str:
     """The rules as players read them (issue 38): the rule text they follow by its title, its
     version and the decks, in words; never the profile's id ("《中国升级竞赛规则》(2002)，第 1 版，2 副牌")."""
     profile = event.profile
-    if lang == "zh":
-        title = profile.source.split(" 第")[0].strip() or profile.name_zh  # the title, not the clauses read
-        name = title if title.startswith("《") else f"《{title}》"
-    else:
-        name = profile.name_en
+    name = profile_title(profile, lang)
     return str(strings(lang).paper["profile_value"]).format(name=name, version=profile.version, decks=event.decks)
 
 
@@ -693,7 +700,8 @@ def prize_sheet(source: Source) -> Document:
     rows = [{"prize": award.name, "team": f"{team} {teams[team].name}", "players": sep.join(teams[team].players)}
             for award in data.prizes() for team in award.teams]
     pending = bool(source.event.prizes) and not data.final
-    page = {"rows": rows, "pending": pending, "why": "; ".join(data.unfinished()) if pending else "",
+    why = ("；" if source.options.lang == "zh" else "; ").join(data.unfinished_in(source.options.lang))
+    page = {"rows": rows, "pending": pending, "why": why if pending else "",
             "none": not source.event.prizes, "notes": data.prize_notes(source.options.lang)}
     page["provisional"] = data.provisional_note(source.options.lang)  # an appeal open: no prize yet (issue 38)
     common = source.common("prizes", None)
@@ -748,6 +756,25 @@ PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
 }
 #: Paperwork ``dealer print all`` prints with the pack of a boards event (without ``--round``): once an event.
 ONCE_PER_EVENT = ("team-cards",)
+
+
+def round_paperwork(session: EventSession, options: PrintOptions, round_number: int) -> tuple[
+        list[Document], list[LeftOut]]:
+    """The wall papers of ``dealer print all --round N`` (and the console's 全部文件): the round's
+    座位图, and the 成绩公告 posted as it starts (the previous round's); the round's own bulletin
+    too once every match of it is scored. Read from the whole event as played (the previous
+    round's results), whatever part of it the pack prints."""
+    source = Source(session, session.event, options)
+    documents = [seating(source, round_number)]
+    left_out: list[LeftOut] = []
+    if round_number > 1 and session.event.round(round_number - 1) is not None:
+        documents.append(bulletin(source, round_number - 1))
+    scores = [s for s in session.report().scored.scores if s.round == round_number]
+    if scores and all(s.complete for s in scores):
+        documents.append(bulletin(source, round_number))
+    elif round_number == 1:
+        left_out.append(LeftOut("bulletin", Phrase("render.why_no_bulletin_yet")))
+    return documents, left_out
 
 
 WRITERS: dict[str, Writer] = {
@@ -873,9 +900,10 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         check_writable_folder(source.output_dir(), field="out")
         writers = {"pairings": pairings, "score-sheets": level_sheets}
         once = [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT if kind == "all"]
-        return PrintPlan([writers[k](source, options.round) for k in kinds],
+        papers, papers_left_out = round_paperwork(session, options, options.round) if kind == "all" else ([], [])
+        return PrintPlan([writers[k](source, options.round) for k in kinds] + papers,
                          [LeftOut(k, Phrase("render.why_level_race"))
-                          for k in KINDS if kind == "all" and k not in kinds] + once, source.notes)
+                          for k in KINDS if kind == "all" and k not in kinds] + once + papers_left_out, source.notes)
     if kind == "alignment":  # a test sheet: needs no deal and no key
         document = alignment(source)
         check_writable_folder(source.output_dir(), field="out")
@@ -925,4 +953,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         documents += [PAPERWORK[k][1](source) for k in ONCE_PER_EVENT]  # the whole pack: once an event
     elif kind == "all":
         left_out += [LeftOut(k, Phrase("render.why_once_per_event")) for k in ONCE_PER_EVENT]
+        if options.round is not None and options.boards is None:
+            papers, papers_left_out = round_paperwork(session, options, options.round)
+            documents += papers
+            left_out += papers_left_out
     return PrintPlan(documents, left_out, source.notes)

@@ -69,7 +69,8 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
                "reason": w.reason, "back_reason": w.back_reason} for w in data.adjustments.withdrawals),
             *({"round": p.round, "match": p.match, "team": p.team, "kind": "penalty", "penalty": p.kind,
                "value": p.amount, "table": p.table, "board": p.board, "choice": p.choice, "warning": p.warning,
-               "id": p.id, "by": p.by, "reason": p.reason} for p in data.adjustments.penalties),
+               "id": p.id, "by": p.by, "reason": p.reason, **({"ruling": p.ruling} if p.ruling else {})}
+              for p in data.adjustments.penalties),
         ],
         "appeals": [{"number": a.number, "round": a.round, "team": a.team, "against": a.against, "reason": a.reason,
                      "lodged_at": a.at, "deadline": a.deadline, "decision": a.decision, "decided_by": a.decided_by,
@@ -505,9 +506,7 @@ class _SheetRenderer:
         self.trumps = trump_words(page["no_trump_short"])
         self.common = {"t": labels(lang), "names": data.names, "separator": "、" if lang == "zh" else ", ",
                        "seats": page["seat_short"], "cells": {}}
-        self.notes: dict[tuple[int, str], list[str]] = {}  # each match's penalty footnotes
-        for p, note in zip(data.adjustments.penalties, data.penalty_notes(lang), strict=True):
-            self.notes.setdefault((p.round, p.match), []).append(note)
+        self.notes: dict[tuple[int, str], list[str]] = data.penalty_notes_by_match(lang)  # each match's footnotes
 
     def render(self, sheet: MatchSheet) -> str:
         from dealer.render.rows import board_rows

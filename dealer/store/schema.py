@@ -288,7 +288,7 @@ BOARDS: ResultTable[Entry, Seating, tuple[int, str, str, int]] = ResultTable(
 #: A level race's table results: home and away teams per match; the final levels, games won.
 LEVELS: ResultTable[LevelEntry, LevelSeating, tuple[int, str, int]] = ResultTable(
     "levels", LEVEL_RESULTS, ("round", "match", "tbl"),
-    scoring=("round", "match", "tbl", "home_level", "away_level", "last_game"),
+    scoring=("round", "match", "tbl", "home_level", "away_level", "last_game", "home_games", "away_games"),
     seating=("round", "match", "home_team", "away_team"), seating_row=LevelSeating, entry=LevelEntry)
 #: The result kinds by the event's ``result``.
 RESULT_TABLES: dict[str, ResultTable[Any, Any, Any]] = {kind.name: kind for kind in (BOARDS, LEVELS)}
