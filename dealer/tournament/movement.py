@@ -258,10 +258,11 @@ def summary(setting: CopiesSetting, movement: Movement) -> Choice:
                   movement.board_moves(), len(movement.relays), movement.relay_waits())
 
 
-def choices(tables: Sequence[tuple[str, str]], boards: Sequence[int]) -> list[Choice]:
-    """The ways to serve a round: the default (one copy a match), ``"auto"`` and every number of
-    copies from the minimum to one a match that gives a distinct movement."""
-    found = [summary(None, exchange_movement(tables, boards))]
+def choices(tables: Sequence[tuple[str, str]], boards: Sequence[int], runs: int = 2) -> list[Choice]:
+    """The ways to serve a round: the default (one copy a match, its set cut into ``runs``),
+    ``"auto"`` and every number of copies from the minimum to one a match that gives a distinct
+    movement."""
+    found = [summary(None, exchange_movement(tables, boards, runs))]
     auto = shared_movement(tables, boards, "auto")
     found.append(summary("auto", auto))
     seen: set[int] = set()
