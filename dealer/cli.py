@@ -1214,7 +1214,8 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 
 #: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
 #: heavy; a test pins the two equal).
-PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards",
+               "movement")
 #: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
 PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer", "team-cards")
 #: Above this many pages a progress bar is shown.

@@ -31,11 +31,15 @@ from dealer.standings import records_before
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
 
-KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards",
+         "movement")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
-MATCH_KINDS = ("travellers", "score-sheets", "table-cards")
+MATCH_KINDS = ("travellers", "score-sheets", "table-cards", "movement")
 #: Kinds that hold every board of a match: not printed for one board's papers (--board).
-WHOLE_SET_KINDS = ("score-sheets", "table-cards")
+WHOLE_SET_KINDS = ("score-sheets", "table-cards", "movement")
+#: Kinds ``dealer print all`` prints only when the round's tables share copies (``[event] copies``):
+#: one copy a match needs no movement sheet (its table cards say the exchange).
+SHARED_ONLY_KINDS = ("movement",)
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
@@ -367,6 +371,16 @@ def table_cards(source: Source, set_number: int) -> Document:
                     {"table cards": sum(len(page["slips"]) for page in pages)})
 
 
+def movement_sheet(source: Source, set_number: int) -> Document:
+    """The movement sheet of each round on the set: its tables and relay stacks by stanzas."""
+    t = strings(source.options.lang)
+    _whole_match_only(source, Phrase("movement.sheet_kind"), Phrase("movement.a_movement"), set_number)
+    common = source.common("movement", set_number)
+    pages = ctx.movement_pages(source.event, set_number, t)
+    return Document(source.path("movement", set_number), "movement", "movement.html", common, pages,
+                    {"tables": sum(1 for page in pages for row in page["rows"] if not row.get("relay"))})
+
+
 def pairings(source: Source, round_number: int) -> Document:
     """The round's 对阵表 (one document per round, not per set)."""
     common = source.common("pairings", None)
@@ -590,6 +604,7 @@ WRITERS: dict[str, Writer] = {
     "travellers": travellers,
     "score-sheets": score_sheets,
     "table-cards": table_cards,
+    "movement": movement_sheet,
 }
 
 
@@ -608,6 +623,7 @@ KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("ren
               "labels": Phrase("render.labels"), "curtain-cards": Phrase("render.curtain_cards"),
               "dealing-guide": Phrase("render.dealing_guide"), "travellers": Phrase("render.travellers"),
               "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards"),
+              "movement": Phrase("movement.sheet_kind"),
               "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
               "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes"),
               "timer": Phrase("render.timer"), "team-cards": Phrase("render.team_cards")}
@@ -739,6 +755,8 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         else:
             documents.append(pairings(source, options.round))
     for k in kinds:
+        if kind == "all" and k in SHARED_ONLY_KINDS and event.copies is None:
+            continue  # one copy a match: the pack as it always was
         if kind == "all" and k in WHOLE_SET_KINDS and options.boards is not None:
             left_out.append(LeftOut(k, Phrase("render.why_one_board")))
             continue  # one board's papers: a score sheet or table card holds every board

@@ -82,10 +82,12 @@ class TablePlan:
 
 @dataclass(frozen=True)
 class Relay:
-    """A relay stack: the slot (group, copy) it holds in each stanza (``None``: empty)."""
+    """A relay stack: the slot (group, copy) it holds in each stanza (``None``: empty) and where
+    that slot goes after the stanza (``None``: back to the director)."""
 
     number: int
     holds: tuple[tuple[int, int] | None, ...]
+    targets: tuple[Place | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,8 @@ def shared_movement(tables: Sequence[tuple[str, str]], boards: Sequence[int],
         for stanza in range(count):
             group, copy = slot(position, stanza)
             holds.append((group + 1, copy + 1))
-        relays.append(Relay(position - total + 1, tuple(holds)))
+        relays.append(Relay(position - total + 1, tuple(holds),
+                            tuple(place(position + 1) if stanza + 1 < count else None for stanza in range(count))))
     return Movement(True, copies, tuple(groups), count, tuple(plans), tuple(relays))
 
 
