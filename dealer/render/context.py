@@ -573,7 +573,8 @@ def movement_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, 
         movement = event.movement(rnd.number, set_number)
         names = _place_words(event, rnd, set_number, t)
 
-        def target(place: Place | None) -> str:
+        def target(place: Place | None, movement: Movement = movement,
+                   names: Mapping[tuple[str, str], str] = names) -> str:
             if place is None:
                 return str(words["director"])
             if place.kind == "relay":
