@@ -500,7 +500,7 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int,
                 "round": match.round, "match": match.id, "table": table, "copy_no": copies[(match.round, match.id)],
                 "table_name": names[table], "other_name": names[other],
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
-                "pairs": _pairs(match, table, t, lineups),
+                "pairs": _pairs(match, table, t, lineups), "note": None,
             })
     return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
 

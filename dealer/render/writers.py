@@ -557,10 +557,20 @@ def timer(source: Source, round_number: int) -> Document:
         raise UserError("render.timer_needs_minutes", event_id=event.id)
     warning = event.profile.warning_minutes
     page = {"round": round_number, "minutes": minutes,
-            "warning": warning if warning is not None and warning < minutes else None}
+            "warning": warning if warning is not None and warning < minutes else None,
+            "stanzas": _shared_stanzas(event, round_number)}
     common = source.common("timer", None)
     path = source.output_dir() / f"timer-round-{round_number:02d}-{source.options.lang}.html"
     return Document(path, "timer", "timer.html", common, [page], {"minutes": minutes}, screen=True)
+
+
+def _shared_stanzas(event: Event, round_number: int) -> int | None:
+    """The stanzas of the round's movement when its tables share copies (the timer shows each
+    change); ``None``: one copy a match (its timer as it always was)."""
+    rnd = event.round(round_number)
+    if event.copies is None or event.levels or rnd is None or not rnd.matches:
+        return None
+    return max(event.movement(round_number, s).stanzas for s in {m.set for m in rnd.matches})
 
 
 def team_cards(source: Source) -> Document:
