@@ -71,7 +71,8 @@ def check_json(movement: dict[str, Any], boards: list[int], table_names: list[st
             for b in p["boards"]:
                 key = (b, p["copy"], p["stanza"])
                 if key in at:
-                    problems.append(f"board {b} copy {p['copy']} at {at[key]} and {table['name']} in stanza {p['stanza']}")
+                    problems.append(f"board {b} copy {p['copy']} at {at[key]} and {table['name']} "
+                                    f"in stanza {p['stanza']}")
                 at[key] = table["name"]
     for relay in movement["relays"]:
         for held in relay["holds"]:
@@ -101,7 +102,7 @@ def test_every_shared_movement_keeps_the_rules(tables: int, boards: int) -> None
     numbers = list(range(1, boards + 1))
     minimum = -(-tables // boards)
     for copies in ["auto", *range(minimum, tables + 2)]:
-        movement = shared_movement(tables_of(tables), numbers, copies)  # type: ignore[arg-type]
+        movement = shared_movement(tables_of(tables), numbers, copies)
         assert check_movement(movement, numbers) == [], (tables, boards, copies)
         groups = len(movement.groups)
         assert movement.stanzas == groups  # every table plays every group, one a stanza, no wait
@@ -161,7 +162,7 @@ def test_the_default_is_todays_exchange(boards: int, runs: int) -> None:
         assert [list(p.boards) for p in plan.plays] == expected[table]
         assert {p.copy for p in plan.plays} == {int(match)}  # one copy a match
         other = 2 * (int(match) - 1) + (1 if table == "A" else 0)
-        assert [p.target for p in plan.plays][0] == Place("table", other)  # the first run goes to the other table
+        assert plan.plays[0].target == Place("table", other)  # the first run goes to the other table
 
 
 def test_the_checker_finds_each_broken_rule() -> None:
