@@ -1214,8 +1214,9 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 
 #: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
 #: heavy; a test pins the two equal).
-PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards",
-               "movement")
+PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+#: The movement sheet (``dealer.render.writers.SHARED_KINDS``: in `all` only when a round's tables share copies).
+SHARED_PRINT_KINDS = ("movement",)
 #: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
 PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer", "team-cards")
 #: Above this many pages a progress bar is shown.
@@ -1223,7 +1224,8 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "alignment", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, *SHARED_PRINT_KINDS, "pairings", "schedule",
+                                           *PAPERWORK_KINDS, "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")

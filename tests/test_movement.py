@@ -310,3 +310,12 @@ def test_copies_changed_after_dealing_is_refused(tmp_path: Path) -> None:
     result = run("print", "labels", event_file, "--boards-dir", tmp_path / "b", "--out", tmp_path / "out")
     assert_one_error(result, "copies")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_command_knows_the_movement_sheet() -> None:
+    """cli.py lists the kinds itself (``--help`` imports nothing heavy): the movement sheet too."""
+    from dealer.cli import SHARED_PRINT_KINDS
+    from dealer.render.writers import SHARED_KINDS, WRITERS
+
+    assert SHARED_PRINT_KINDS == SHARED_KINDS
+    assert set(SHARED_KINDS) <= set(WRITERS)

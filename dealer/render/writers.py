@@ -31,15 +31,15 @@ from dealer.standings import records_before
 if TYPE_CHECKING:
     from dealer.app.session import EventSession
 
-KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards",
-         "movement")
+KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
 MATCH_KINDS = ("travellers", "score-sheets", "table-cards", "movement")
 #: Kinds that hold every board of a match: not printed for one board's papers (--board).
 WHOLE_SET_KINDS = ("score-sheets", "table-cards", "movement")
 #: Kinds ``dealer print all`` prints only when the round's tables share copies (``[event] copies``):
-#: one copy a match needs no movement sheet (its table cards say the exchange).
-SHARED_ONLY_KINDS = ("movement",)
+#: one copy a match needs no movement sheet (its table cards say the exchange). Printed on its own
+#: (``dealer print movement``) for any event.
+SHARED_KINDS = ("movement",)
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
@@ -618,13 +618,14 @@ WRITERS: dict[str, Writer] = {
 }
 
 
-def expand_kinds(kind: str) -> list[str]:
+def expand_kinds(kind: str, shared: bool = False) -> list[str]:
+    """The kinds ``dealer print KIND`` prints (``shared``: the event's tables share copies)."""
     if kind == "all":
-        return list(KINDS)
+        return [*KINDS, *SHARED_KINDS] if shared else list(KINDS)
     if kind == "pairings":
         return [kind]
     if kind not in WRITERS:
-        raise UserError("render.unknown_kind", field="kind", kind=kind, kinds=', '.join(KINDS))
+        raise UserError("render.unknown_kind", field="kind", kind=kind, kinds=', '.join((*KINDS, *SHARED_KINDS)))
     return [kind]
 
 
@@ -743,7 +744,7 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
     # the event's plan, must be the committed ones, whatever the kind.
     if session.deal is None:
         raise FileProblem("render.not_dealt", hint="deal", folder_path=source.folder.path, event_id=event.id)
-    kinds = expand_kinds(kind)
+    kinds = expand_kinds(kind, shared=event.copies is not None)
     if kinds == ["pairings"]:
         assert options.round is not None
         check_writable_folder(source.output_dir(), field="out")
@@ -765,8 +766,6 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
         else:
             documents.append(pairings(source, options.round))
     for k in kinds:
-        if kind == "all" and k in SHARED_ONLY_KINDS and event.copies is None:
-            continue  # one copy a match: the pack as it always was
         if kind == "all" and k in WHOLE_SET_KINDS and options.boards is not None:
             left_out.append(LeftOut(k, Phrase("render.why_one_board")))
             continue  # one board's papers: a score sheet or table card holds every board
