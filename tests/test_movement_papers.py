@@ -92,7 +92,7 @@ def render_default_pack(root: Path) -> dict[str, str]:
         (folder / name).chmod(0o600)
     boards = ("--boards-dir", root / "boards")
     out = root / "out"
-    steps = [("deal", event_file, *boards)]
+    steps: list[tuple[object, ...]] = [("deal", event_file, *boards)]
     for number in (1, 2):
         for lang in ("zh", "en"):
             steps.append(("print", "all", event_file, *boards, "--round", number, "--format", "html",
