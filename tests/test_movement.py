@@ -319,3 +319,61 @@ def test_the_command_knows_the_movement_sheet() -> None:
 
     assert SHARED_PRINT_KINDS == SHARED_KINDS
     assert set(SHARED_KINDS) <= set(WRITERS)
+
+
+def test_a_relay_sending_elsewhere_is_found() -> None:
+    good = shared_movement(tables_of(20), BOARDS, 3)
+    relay = good.relays[0]
+    wrong = type(relay)(relay.number, relay.holds, (Place("table", 4), *relay.targets[1:]))
+    bad = Movement(good.shared, good.copies, good.groups, good.stanzas, good.tables, (wrong,))
+    assert check_movement(good, BOARDS) == []
+    assert any(p.startswith("relay 1 stanza 1: sends to") for p in check_movement(bad, BOARDS))
+
+
+FIXED = """\
+[event]
+id = "fixed"
+name = "Fixed"
+profile = "official-2002"
+boards_per_set = 8
+sets = 2
+copies = {copies}
+[[teams]]
+id = "A"
+name = "A"
+[[teams]]
+id = "B"
+name = "B"
+[[teams]]
+id = "C"
+name = "C"
+[[teams]]
+id = "D"
+name = "D"
+[[teams]]
+id = "E"
+name = "E"
+[[teams]]
+id = "F"
+name = "F"
+[[rounds]]
+number = 1
+matches = [{{ id = "1", home = "A", away = "B", set = 1 }}, {{ id = "2", home = "C", away = "D", set = 1 }},
+           {{ id = "3", home = "E", away = "F", set = 2 }}]
+"""
+
+
+def test_a_fixed_round_on_two_sets_has_a_movement_each(tmp_path: Path) -> None:
+    event_file = tmp_path / "fixed.toml"
+    event_file.write_text(FIXED.format(copies=1), encoding="utf-8")
+    assert run("deal", event_file, "--boards-dir", tmp_path / "b").exit_code == 0
+    result = run("round", "show", event_file, "--round", 1, "--json", "--boards-dir", tmp_path / "b")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "movement" not in data
+    by_set = {m["set"]: m for m in data["movements"]}
+    assert check_json(by_set[1], list(range(1, 9)), ["1A", "1B", "2A", "2B"]) == []
+    assert check_json(by_set[2], list(range(1, 9)), ["3A", "3B"]) == []
+    assert (by_set[1]["copies"], by_set[1]["stanzas"], by_set[2]["stanzas"]) == (1, 4, 2)
+    event_file.write_text(FIXED.format(copies=0), encoding="utf-8")
+    assert_one_error(run("round", "show", event_file, "--round", 1), "event.copies")

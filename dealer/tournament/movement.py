@@ -321,6 +321,11 @@ def check_movement(movement: Movement, boards: Sequence[int]) -> list[str]:
                     problems.append(f"board {board} copy {held[1]} at two places in stanza {stanza}")
                 where_boards.add((board, held[1], stanza))
             where[(held[0], held[1], stanza)] = Place("relay", relay.number)
+    for relay in movement.relays:
+        for stanza, (held, target) in enumerate(zip(relay.holds, relay.targets, strict=False), start=1):
+            if held is not None and target != where.get((held[0], held[1], stanza + 1)):
+                problems.append(f"relay {relay.number} stanza {stanza}: sends to {target}, "
+                                f"the wallets are next at {where.get((held[0], held[1], stanza + 1))}")
     for index, table in enumerate(movement.tables):
         here = Place("table", index)
         for play in table.plays:
