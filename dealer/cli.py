@@ -997,7 +997,8 @@ def _echo_movement(shown: Any) -> None:
 @round_group.command("copies")
 @EVENT_ARGUMENT
 @click.option("--round", "round_", type=IntRange(1, 999), default=None,
-              help="The round (default: a round of one match every two teams; a fixed event: its largest).")
+              help="The round, as listed or paired (default: the event file alone, before dealing: a round of "
+                   "one match every two teams; a fixed event: its largest round).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @BOARDS_DIR_OPTION
 def round_copies(event_file: str, round_: int | None, as_json: bool, boards_dir: str | None) -> None:
@@ -1006,7 +1007,8 @@ def round_copies(event_file: str, round_: int | None, as_json: bool, boards_dir:
     wallets to fill, stanzas, boards a stanza, board moves and relay stacks of each."""
     from dealer.app.rounds import copy_choices
 
-    with _session(event_file, boards_dir, check_deal=False, as_played=False) as session:
+    # Without --round the event file alone (before dealing); a round as listed or paired and stored.
+    with _session(event_file, boards_dir, check_deal=False, results=round_ is not None, as_played=False) as session:
         found = copy_choices(session, round_)
     if as_json:
         echo_json(found.as_dict())

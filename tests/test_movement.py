@@ -377,3 +377,15 @@ def test_a_fixed_round_on_two_sets_has_a_movement_each(tmp_path: Path) -> None:
     assert (by_set[1]["copies"], by_set[1]["stanzas"], by_set[2]["stanzas"]) == (1, 4, 2)
     event_file.write_text(FIXED.format(copies=0), encoding="utf-8")
     assert_one_error(run("round", "show", event_file, "--round", 1), "event.copies")
+
+
+def test_round_copies_works_before_dealing(tmp_path: Path) -> None:
+    event_file = tmp_path / "e.toml"
+    event_file.write_text(swiss_text(12, '"auto"'), encoding="utf-8")
+    (tmp_path / "boards").mkdir()  # a boards folder beside the file, the event not dealt in it
+    result = run("round", "copies", event_file, "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert (found["round"], found["tables"], found["setting"]) == (None, 12, "auto")
+    assert next(c for c in found["choices"] if c["copies_setting"] == "auto")["wallets"] == 32
+    assert list((tmp_path / "boards").iterdir()) == []  # nothing made
