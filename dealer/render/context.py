@@ -570,7 +570,7 @@ def movement_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, 
     for rnd in event.rounds:
         if not any(m.set == set_number for m in rnd.matches):
             continue
-        movement = event.movement(rnd.number, set_number)
+        movement = event.movement(rnd.number, set_number, int(page_layout("table-cards")["stanzas"]))
         names = _place_words(event, rnd, set_number, t)
 
         def target(place: Place | None, movement: Movement = movement,
