@@ -13,7 +13,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -990,6 +990,73 @@ def round_show(event_file: str, round_: int, as_json: bool, boards_dir: str | No
         echo_json(view.as_dict())
         return
     _echo_round(view, event)
+    for movement in view.movements:
+        if movement.movement.shared:  # one copy a match: its exchange is today's, said on the table cards
+            _echo_movement(movement)
+
+
+def _echo_movement(shown: Any) -> None:
+    """A shared movement, a line per table and per relay stack (``dealer round show``)."""
+    words = command_words()
+    m = shown.movement
+
+    def place(where: Any) -> str:
+        return shown.place_name(where, words.text("movement.relay", {"n": "{n}"})) or words.text("movement.director")
+
+    def run(boards: Sequence[int]) -> str:
+        return f"{boards[0]}–{boards[-1]}" if len(boards) > 1 else str(boards[0])
+
+    relays = words.text("movement.relays", {"n": len(m.relays)}) if m.relays else ""
+    show("movement.head", set=shown.set, copies=m.copies, wallets=m.wallets, stanzas=m.stanzas,
+         moves=m.board_moves(), relays=relays)
+    sep = words.text("movement.play_sep")
+    for table in m.tables:
+        plays = sep.join(words.text("movement.play", {
+            "stanza": p.stanza, "boards": run(p.boards), "copy": p.copy,
+            "source": place(p.source), "target": place(p.target)}) for p in table.plays)
+        show("movement.table", name=shown.name(table), plays=plays)
+    for relay in m.relays:
+        holds = sep.join(words.text("movement.relay_hold", {
+            "stanza": stanza, "boards": run(m.groups[held[0] - 1]), "copy": held[1]})
+            for stanza, held in enumerate(relay.holds, start=1) if held is not None)
+        show("movement.relay_line", name=words.text("movement.relay", {"n": relay.number}), holds=holds)
+
+
+@round_group.command("copies")
+@EVENT_ARGUMENT
+@click.option("--round", "round_", type=IntRange(1, 999), default=None,
+              help="The round, as listed or paired (default: the event file alone, before dealing: a round of "
+                   "one match every two teams; a fixed event: its largest round).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@BOARDS_DIR_OPTION
+def round_copies(event_file: str, round_: int | None, as_json: bool, boards_dir: str | None) -> None:
+    """Show the ways to serve a round before dealing: one copy of the set a match (the default),
+    [event] copies = "auto", and each number of copies that gives its own movement, with the
+    wallets to fill, stanzas, boards a stanza, board moves and relay stacks of each."""
+    from dealer.app.rounds import copy_choices
+
+    # Without --round the event file alone (before dealing); a round as listed or paired and stored.
+    with _session(event_file, boards_dir, check_deal=False, results=round_ is not None, as_played=False) as session:
+        found = copy_choices(session, round_)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    words = command_words()
+    setting = words.text("movement.no_setting") if found.setting is None else json.dumps(found.setting)
+    if found.round is None:
+        show("movement.choices_unpaired", tables=found.tables, boards=found.boards, setting=setting)
+    else:
+        show("movement.choices_head", round=found.round, tables=found.tables, boards=found.boards,
+             setting=setting)
+    for choice in found.choices:
+        label = (words.text("movement.choice_default") if choice.setting is None else
+                 words.text("movement.choice_auto") if choice.setting == "auto" else
+                 words.text("movement.choice_number", {"n": choice.setting}))
+        low, high = choice.boards_per_stanza
+        mark = words.text("movement.chosen") if choice.setting == found.setting else ""
+        show("movement.choice", label=label, copies=choice.copies, wallets=choice.wallets,
+             stanzas=choice.stanzas, per=str(low) if low == high else f"{low}–{high}", moves=choice.board_moves,
+             relays=choice.relay_stacks, mark=mark)
 
 
 @round_group.command("undo")
@@ -1178,6 +1245,8 @@ def championship(championship_file: str, as_json: bool, boards_dir: str | None) 
 #: The print kinds (``dealer.render.KINDS``, repeated here so that ``--help`` imports nothing
 #: heavy; a test pins the two equal).
 PRINT_KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
+#: The movement sheet (``dealer.render.writers.SHARED_KINDS``: in `all` only when a round's tables share copies).
+SHARED_PRINT_KINDS = ("movement",)
 #: The round's paperwork (``dealer.render.writers.PAPERWORK``; a test pins the two equal).
 PAPERWORK_KINDS = ("booklet", "seating", "bulletin", "prizes", "timer", "team-cards")
 #: Above this many pages a progress bar is shown.
@@ -1185,7 +1254,8 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "alignment", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, *SHARED_PRINT_KINDS, "pairings", "schedule",
+                                           *PAPERWORK_KINDS, "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")

@@ -20,6 +20,7 @@ from dealer.cards import LEVELS, SEATS, normalize_level
 from dealer.errors import UserError, quote
 from dealer.organization import Organization, OrganizationError, parse_organization
 from dealer.profiles import Profile, ProfileError, with_rules
+from dealer.tournament.movement import MAX_COPIES, CopiesSetting, Movement, MovementError, round_movement
 from dealer.words import known_zone
 
 KITTY_MODES = ("in-hand", "separate")
@@ -33,11 +34,11 @@ TEAMS_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.toml")
 _EVENT_KEYS = {"id", "name", "date", "profile", "decks", "kitty", "kitty_mode", "boards_per_set",
                "sets", "public_value_source", "result", "tables", "table_numbers",
                "timezone", "teams_file", "boards_dir", "round_minutes", "serve_url",
-               "live_confirmation"}
+               "live_confirmation", "copies"}
 #: How a match's result is recorded: fixed boards (计副制) or a race up the levels (计时制 / 计局制).
 RESULT_KINDS = ("boards", "levels")
 #: Keys of a boards event only: a level race deals nothing.
-_BOARD_ONLY_KEYS = ("boards_per_set", "sets", "public_value_source")
+_BOARD_ONLY_KEYS = ("boards_per_set", "sets", "public_value_source", "copies")
 #: Most tables a level-race match may have (seed 001: 5 pairs a side).
 MAX_TABLES = 16
 #: How the hall's tables are named (``event.table_numbers``): a preset, or a pattern of its own
@@ -232,6 +233,11 @@ class Event:
     #: the event and where, each round's start, the referees, the arbitration committee, the
     #: appeal window. Not part of the plan.
     organization: Organization = field(default_factory=Organization)
+    #: The copies of a set a round's tables share (``[event] copies``, docs/tournaments.md): ``None``
+    #: one copy a match, its two tables exchanging halves (the default); a number (the most copies
+    #: to fill) or ``"auto"`` (the fewest whose groups hold two boards or more): copies shared by
+    #: all the round's tables of the set, the boards moving table to table each stanza.
+    copies: CopiesSetting = None
 
     @property
     def levels(self) -> bool:
@@ -294,13 +300,49 @@ class Event:
 
     def copies_needed(self, set_number: int) -> int:
         """Physical copies of a set the rounds need: one per match that plays it (at least 1);
-        a paired format's round not yet paired needs at most one per two teams."""
+        a paired format's round not yet paired needs at most one per two teams. With shared
+        copies (``[event] copies``): the copies of the round's movement on the set."""
         if self.format.paired and self.round(set_number) is None:
-            return max(1, len(self.teams) // 2)
-        return max(1, max(
-            (sum(1 for m in rnd.matches if m.set == set_number) for rnd in self.rounds),
-            default=0,
-        ))
+            if self.copies is None:
+                return max(1, len(self.teams) // 2)
+            tables = [(str(m), t) for m in range(1, max(1, len(self.teams) // 2) + 1) for t in ("A", "B")]
+            return self.movement_of(tables, set_number).copies
+        if self.copies is None:
+            return max(1, max(
+                (sum(1 for m in rnd.matches if m.set == set_number) for rnd in self.rounds),
+                default=0,
+            ))
+        return max((self.movement(rnd.number, set_number).copies for rnd in self.rounds
+                    if any(m.set == set_number for m in rnd.matches)), default=1)
+
+    def set_tables(self, round_number: int, set_number: int) -> list[tuple[str, str]]:
+        """The tables of a round that play a set, as (match id, table), in match order, A before B."""
+        rnd = self.round(round_number)
+        return [(m.id, t) for m in (rnd.matches if rnd else ()) if m.set == set_number for t in self.table_ids()]
+
+    def movement(self, round_number: int, set_number: int, runs: int = 2) -> Movement:
+        """The movement of the round's tables on the set (:mod:`dealer.tournament.movement`):
+        one copy a match (``runs``: the runs its set is cut into) or the event's shared copies;
+        an :class:`EventError` naming the fewest copies when ``copies`` cannot serve the round."""
+        return self.movement_of(self.set_tables(round_number, set_number), set_number, runs)
+
+    def movement_of(self, tables: list[tuple[str, str]], set_number: int, runs: int = 2) -> Movement:
+        """The movement of ``tables`` (as :meth:`set_tables` gives them) on the set."""
+        boards = [b.number for b in self.set_boards(set_number)]
+        try:
+            return round_movement(tables, boards, self.copies, runs)
+        except MovementError as error:
+            raise EventError("movement.too_few_copies", copies=error.copies, tables=error.tables,
+                             boards=error.boards, minimum=error.minimum) from None
+
+    def playing_order(self, round_number: int, set_number: int, match_id: str, table: str) -> list[int]:
+        """The boards of the set in the order the table plays them: with shared copies, its
+        movement's; by default (one copy a match) the set's order, as the papers list them."""
+        numbers = [b.number for b in self.set_boards(set_number)]
+        if self.copies is None or self.levels:
+            return numbers
+        plan = self.movement(round_number, set_number).table((match_id, table))
+        return plan.order() if plan is not None else numbers
 
     def plan(self, algorithm: str) -> dict[str, Any]:
         """The canonical plan that the commitment covers (see docs/dealing.md)."""
@@ -320,7 +362,7 @@ class Event:
                 for _, b in sorted(self.schedule.items())
             ],
             "public_value_source": self.public_value_source,
-        }
+        } | ({} if self.copies is None else {"copies": self.copies})  # a default plan is unchanged
 
 
 def _table(value: Any, where: str, allowed: set[str], example: str) -> Mapping[str, Any]:
@@ -508,6 +550,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         tables = 2
     table_numbers = _table_numbers(head.get("table_numbers", "per-match"))
     boards = _int(head.get("boards_per_set", 16), "event.boards_per_set", 1, 64)
+    copies = _copies(head.get("copies"))
     event_format = _format(data.get("format", {}))
     team_count = len(data["teams"]) if isinstance(data.get("teams"), list) else 0
     needed = event_format.rounds_needed(team_count)
@@ -624,7 +667,7 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
             matches.append(Match(number, match_id, home, away, set_number, table=j + 1))
         rounds.append(Round(number, tuple(matches)))
 
-    return Event(
+    event = Event(
         id=event_id,
         name=name,
         date=date,
@@ -651,7 +694,15 @@ def parse_event(data: Mapping[str, Any], find_profile: Callable[[str], Profile])
         timezone=timezone,
         teams_file=teams_file,
         organization=organization,
+        copies=copies,
     )
+    if copies is not None:  # refused now, not when the round is printed: every round listed, a paired one's largest
+        for rnd in event.rounds:
+            for set_number in sorted({m.set for m in rnd.matches}):
+                event.movement(rnd.number, set_number)
+        if event_format.paired:
+            event.copies_needed(1)  # no round paired yet: one match every two teams
+    return event
 
 
 def parse_serve_url(value: object) -> str | None:
@@ -686,6 +737,15 @@ def _table_numbers(value: Any) -> str:
             "seq" in fields or {"match", "table"} <= fields):
         raise EventError("event.bad_table_numbers", value=quote(value), presets=", ".join(TABLE_NUMBERINGS))
     return value
+
+
+def _copies(value: Any) -> CopiesSetting:
+    """``event.copies``: absent (one copy a match), a number of copies or ``"auto"``."""
+    if value is None or value == "auto":
+        return value  # type: ignore[no-any-return]
+    if isinstance(value, str):
+        raise EventError("movement.bad_copies", value=quote(value), most=MAX_COPIES)
+    return _int(value, "event.copies", 1, MAX_COPIES)
 
 
 def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:

@@ -101,3 +101,10 @@ def load_bracket_order(name: str) -> BracketOrder:
     from dealer.tournament.knockout import bracket_order_from_mapping  # only a knockout reads one
 
     return bracket_order_from_mapping(_read_toml("brackets", f"{name}.toml"))
+
+
+@functools.cache
+def exchange_runs() -> int:
+    """The runs a match's own copy is cut into when each match has one (``[table-cards] stanzas``
+    of pages.toml: an even number, 2 by default)."""
+    return int(_read_toml("pages.toml")["table-cards"]["stanzas"])

@@ -429,6 +429,8 @@ def test_fixed_events_have_nothing_to_pair(tmp_path: Path, dealt: Any) -> None:
     refused = _run("round", "pair", path, "--round", 1, "--boards-dir", root)
     assert refused.exit_code == 2 and "format fixed" in refused.stderr
     shown = json.loads(_ok("round", "show", path, "--round", 2, "--json", "--boards-dir", root).stdout)
+    movement = shown.pop("movement")  # one copy a match: each match's exchange (docs/tournaments.md)
+    assert (movement["copies"], movement["stanzas"], movement["shared"]) == (2, 2, False)
     assert shown == {"round": 2, "matches": [
         {"match": "1", "home": "T1", "away": "T3", "set": 2, "table": 1},
         {"match": "2", "home": "T4", "away": "T2", "set": 2, "table": 2}], "byes": [], "warnings": []}

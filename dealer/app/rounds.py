@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dealer.app.movement import CopyChoices, SetMovement, copy_choices_of, movement_json, round_movements
 from dealer.app.played import (
     RoundError,
     _current_pairings,
@@ -59,6 +60,8 @@ class RoundView:
     phrases: tuple[Phrase | str, ...] = dataclasses.field(default=(), compare=False)
     #: A round drawn in an order of sort keys (Swiss round 1 by pinyin): (team, key) in that order.
     sort_keys: tuple[tuple[str, str], ...] = ()
+    #: The movement of each set the round plays (``dealer round show``; none when just paired).
+    movements: tuple[SetMovement, ...] = dataclasses.field(default=(), compare=False)
 
     def warning_phrases(self) -> tuple[Phrase | str, ...]:
         """The warnings for a face to word: phrases when known, else the stored text."""
@@ -75,6 +78,7 @@ class RoundView:
             "warnings": list(self.warnings),
             **({"sort_keys": [{"team": team, "key": key} for team, key in self.sort_keys]}
                if self.sort_keys else {}),
+            **movement_json(self.movements),
         }
 
 
@@ -89,7 +93,13 @@ def _view(action: Action) -> RoundView:
 
 
 def show_round(session: EventSession, number: int) -> RoundView:
-    """Round ``number`` as stored (paired formats) or as the event file lists it (fixed)."""
+    """Round ``number`` as stored (paired formats) or as the event file lists it (fixed), with
+    the movement of its boards."""
+    view = _stored_view(session, number)
+    return dataclasses.replace(view, movements=tuple(round_movements(session.declared, view.matches)))
+
+
+def _stored_view(session: EventSession, number: int) -> RoundView:
     event = session.declared
     if not event.format.paired:
         rnd = event.round(number)
@@ -100,6 +110,24 @@ def show_round(session: EventSession, number: int) -> RoundView:
     if action is None:
         raise RoundError("round.not_paired_yet", field="round", hint="round_pair", number=number)
     return _view(action)
+
+
+def copy_choices(session: EventSession, number: int | None) -> CopyChoices:
+    """The ways to serve round ``number`` (``dealer round copies``): as paired or listed; a
+    paired round not paired yet, or none given, as one match every two teams (a fixed event
+    without a round: its round of the most matches)."""
+    event = session.declared
+    matches: tuple[Match, ...] = ()
+    if number is not None:
+        try:
+            matches = _stored_view(session, number).matches
+        except RoundError:
+            if not event.format.paired:
+                raise
+    elif not event.format.paired and event.rounds:
+        matches = max(event.rounds, key=lambda r: len(r.matches)).matches
+        number = next(r.number for r in event.rounds if r.matches == matches)
+    return copy_choices_of(event, matches, number)
 
 
 def _end_text(end: Action, zone: str | None) -> Phrase:

@@ -156,7 +156,8 @@ def table_view(session: EventSession, sheet: live.Sheet, device: live.Device, *,
     event = session.event
     kind = kind_of(event)
     state = live.sheet_state(session, sheet)
-    slots = tuple(_slot_view(session, kind, sheet, slot, device, double_entry) for slot in state.slots.values())
+    slots = tuple(_slot_view(session, kind, sheet, slot, device, double_entry) for slot in _in_playing_order(
+        event, sheet, kind, list(state.slots.values())))
     lineups = stored_lineups(session.store)
     players = {}
     for team in (sheet.scorer, sheet.confirmer):
@@ -175,6 +176,17 @@ def table_view(session: EventSession, sheet: live.Sheet, device: live.Device, *,
         wrong_codes=state.wrong_codes, devices=state.devices,
         warnings=tuple(f["kind"] for f in state.flags if f["kind"] in TABLE_FLAGS),
         level_options=tuple(level_names(event.profile.level_race.start)) if event.levels else ())
+
+
+def _in_playing_order(event: Event, sheet: live.Sheet, kind: ResultKind,
+                      slots: list[live.SlotState]) -> list[live.SlotState]:
+    """A boards sheet's slots in the order its table plays the boards (the set's order unless the
+    round's tables share copies: :meth:`dealer.event.Event.playing_order`)."""
+    if event.levels or event.copies is None:
+        return slots
+    order = event.playing_order(sheet.id.round, sheet.match.set, sheet.id.match, sheet.id.table)
+    rank = {number: place for place, number in enumerate(order)}
+    return sorted(slots, key=lambda s: rank.get(kind.board_of(s.slot) or 0, len(rank)))
 
 
 def _slot_view(session: EventSession, kind: ResultKind, sheet: live.Sheet, s: live.SlotState,

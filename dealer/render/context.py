@@ -13,13 +13,14 @@ from typing import Any
 from dealer.analysis import CANDIDATES, TrumpAnalysis, analyse_hand, level_cards
 from dealer.cards import KITTY, SEATS, SUITS, Card, Suit, level_rank, points_of, sort_cards
 from dealer.deal import Board
-from dealer.event import BoardConditions, Event, Match
+from dealer.event import BoardConditions, Event, Match, Round
 from dealer.formats.qr import label_payload, traveller_payload
 from dealer.lineups import NO_LINEUPS, Lineups
 from dealer.render.labels import LabelLayout
 from dealer.render.pages import page_layout, slips_per_page
 from dealer.render.rows import COLUMN_SPACE, mono_width
 from dealer.render.strings import Strings
+from dealer.tournament.movement import Movement, Place, Play
 
 #: Compass order of the hand-record and curtain-card pages.
 COMPASS = ("N", "W", "E", "S")
@@ -421,13 +422,19 @@ def traveller_pages(event: Event, set_number: int, t: Strings,
                 "level": board.level, "teams": _teams(event, match, table),
                 "home_side": _home_side(match, table),
                 "payload": traveller_payload(event.id, match.round, match.id, board.number),
-            } for board in event.set_boards(set_number) if boards is None or board.number in boards]
+            } for board in _in_playing_order(event, match, table) if boards is None or board.number in boards]
             if len(slips) >= per_page:
                 pages.extend({"slips": group} for group in chunked(slips, per_page))
             else:
                 loose.extend(slips)
     pages.extend({"slips": group} for group in chunked(loose, per_page))
     return pages
+
+
+def _in_playing_order(event: Event, match: Match, table: str) -> list[BoardConditions]:
+    """The match's boards in the order ``table`` plays them (the set's order unless the round's
+    tables share copies: :meth:`dealer.event.Event.playing_order`)."""
+    return [event.board(match.set, n) for n in event.playing_order(match.round, match.set, match.id, table)]
 
 
 def movement(boards: Sequence[int], stanzas: int) -> dict[str, list[list[int]]]:
@@ -469,7 +476,11 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int,
                      lineups: Lineups = NO_LINEUPS) -> list[dict[str, Any]]:
     """A card per table of each match: teams (and the pair of each at this table, when its
     line-up is recorded), the wallets' copy and the runs of boards in order, with the exchange of
-    wallets between the runs (two cards a page: A above, B below)."""
+    wallets between the runs (two cards a page: A above, B below). With copies shared by the
+    round's tables (``[event] copies``): each stanza's group, its copy, where the wallets come
+    from and where they go (:func:`shared_card_steps`)."""
+    if event.copies is not None:
+        return _shared_table_cards(event, set_number, t, lineups)
     copies = match_copies(event, set_number)
     numbers = [b.number for b in event.set_boards(set_number)]
     played = movement(numbers, stanzas)
@@ -489,9 +500,109 @@ def table_card_pages(event: Event, set_number: int, t: Strings, stanzas: int,
                 "round": match.round, "match": match.id, "table": table, "copy_no": copies[(match.round, match.id)],
                 "table_name": names[table], "other_name": names[other],
                 "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
-                "pairs": _pairs(match, table, t, lineups),
+                "pairs": _pairs(match, table, t, lineups), "note": None,
             })
     return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
+
+
+
+def _place_words(event: Event, rnd: Round, set_number: int, t: Strings) -> dict[tuple[str, str], str]:
+    """(match id, table) → the table's name in the hall, for the round's tables on the set."""
+    names = {}
+    for m in rnd.matches:
+        if m.set == set_number:
+            for table, name in event.table_names(m).items():
+                names[(m.id, table)] = name
+    return names
+
+
+def _moves(movement: Movement, names: Mapping[tuple[str, str], str], play: Play, t: Strings) -> tuple[str, str]:
+    """Where a stanza's wallets come from and go to, worded for a table card."""
+    words = t["movement"]
+
+    def named(place: Place | None, kind: str) -> str:
+        if place is None:
+            return str(words[f"{kind}_director"])
+        if place.kind == "relay":
+            return str(words[f"{kind}_relay"]).format(n=place.index)
+        return str(words[f"{kind}_table"]).format(name=names[movement.tables[place.index].key])
+
+    return named(play.source, "take"), named(play.target, "give")
+
+
+def _shared_table_cards(event: Event, set_number: int, t: Strings, lineups: Lineups) -> list[dict[str, Any]]:
+    cards = []
+    for rnd in event.rounds:
+        if not any(m.set == set_number for m in rnd.matches):
+            continue
+        movement = event.movement(rnd.number, set_number)
+        names = _place_words(event, rnd, set_number, t)
+        for plan in movement.tables:
+            match = rnd.match(plan.key[0])
+            assert match is not None
+            table = plan.key[1]
+            steps = []
+            for play in plan.plays:
+                take, give = _moves(movement, names, play, t)
+                steps.append({"kind": "stanza", "n": play.stanza, "boards": list(play.boards),
+                              "range": _board_run(play.boards),
+                              "copy_word": str(t["movement"]["copy"]).format(n=play.copy), "take": take, "give": give})
+            used = sorted({play.copy for play in plan.plays})
+            cards.append({
+                "round": match.round, "match": match.id, "table": table, "copy_no": ", ".join(map(str, used)),
+                "table_name": names[plan.key], "other_name": "",
+                "teams": _teams(event, match, table), "home_side": _home_side(match, table), "steps": steps,
+                "pairs": _pairs(match, table, t, lineups), "note": t["movement"]["card_note"],
+            })
+    return [{"slips": group} for group in chunked(cards, slips_per_page("table-cards"))]
+
+
+#: Tables (and relay stacks) a page of the movement sheet holds, and stanzas side by side.
+MOVEMENT_ROWS, MOVEMENT_COLUMNS = 26, 7
+
+
+def movement_pages(event: Event, set_number: int, t: Strings) -> list[dict[str, Any]]:
+    """The director's and caddies' movement sheet of each round on the set: a grid of tables (and
+    relay stacks) by stanzas, each cell the boards played there, their copy and where they go next;
+    over more pages for more tables or stanzas than a page holds."""
+    words = t["movement"]
+    pages = []
+    for rnd in event.rounds:
+        if not any(m.set == set_number for m in rnd.matches):
+            continue
+        movement = event.movement(rnd.number, set_number, int(page_layout("table-cards")["stanzas"]))
+        names = _place_words(event, rnd, set_number, t)
+
+        def target(place: Place | None, movement: Movement = movement,
+                   names: Mapping[tuple[str, str], str] = names) -> str:
+            if place is None:
+                return str(words["director"])
+            if place.kind == "relay":
+                return str(words["relay"]).format(n=place.index)
+            return names[movement.tables[place.index].key]
+
+        rows: list[dict[str, Any]] = [{"name": names[plan.key], "relay": False,
+                 "cells": [{"range": _board_run(p.boards), "copy_no": p.copy, "to": target(p.target)}
+                           for p in plan.plays]} for plan in movement.tables]
+        for relay in movement.relays:
+            cells = []
+            for stanza, held in enumerate(relay.holds, start=1):
+                cells.append({"range": "—" if held is None else _board_run(movement.groups[held[0] - 1]),
+                              "copy_no": None if held is None else held[1],
+                              "to": target(relay.targets[stanza - 1] if relay.targets else None)})
+            rows.append({"name": str(words["relay"]).format(n=relay.number), "cells": cells, "relay": True})
+        head = str(words["sheet_sub"]).format(round=rnd.number, set=set_number, copies=movement.copies,
+                                              wallets=movement.wallets, stanzas=movement.stanzas,
+                                              moves=movement.board_moves())
+        groups = " · ".join(f"{n}: {_board_run(g)}" for n, g in enumerate(movement.groups, start=1))
+        stanzas = list(range(1, movement.stanzas + 1))
+        for first in range(0, len(stanzas), MOVEMENT_COLUMNS):
+            columns = stanzas[first:first + MOVEMENT_COLUMNS]
+            for part in chunked(rows, MOVEMENT_ROWS):
+                pages.append({"round": rnd.number, "head": head, "groups": groups,
+                              "stanzas": [str(words["sheet_stanza"]).format(n=n) for n in columns],
+                              "rows": [{**row, "cells": row["cells"][first:first + len(columns)]} for row in part]})
+    return pages
 
 
 def _players(event: Event, match: Match, table: str, t: Strings) -> dict[str, str]:
@@ -547,7 +658,7 @@ def score_sheet_pages(event: Event, set_number: int, t: Strings, entry: SheetEnt
                 "players": players, "pairs": pairs,
                 "home": event.team(match.home).name, "away": event.team(match.away).name,
                 "boards": [{"number": b.number, "declarer_name": _seat(b.declarer, t), "level": b.level}
-                           for b in event.set_boards(set_number)],
+                           for b in _in_playing_order(event, match, table)],
                 "entry": entry(match.round, match.id, table),
             })
     return pages

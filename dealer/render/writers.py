@@ -35,9 +35,13 @@ if TYPE_CHECKING:
 
 KINDS = ("hand-records", "labels", "curtain-cards", "dealing-guide", "travellers", "score-sheets", "table-cards")
 #: Kinds printed per match (so only for the sets matches play; a round of them with --round).
-MATCH_KINDS = ("travellers", "score-sheets", "table-cards")
+MATCH_KINDS = ("travellers", "score-sheets", "table-cards", "movement")
 #: Kinds that hold every board of a match: not printed for one board's papers (--board).
-WHOLE_SET_KINDS = ("score-sheets", "table-cards")
+WHOLE_SET_KINDS = ("score-sheets", "table-cards", "movement")
+#: Kinds ``dealer print all`` prints only when the round's tables share copies (``[event] copies``):
+#: one copy a match needs no movement sheet (its table cards say the exchange). Printed on its own
+#: (``dealer print movement``) for any event.
+SHARED_KINDS = ("movement",)
 HAND_RECORDS_PER_PAGE = (1, 2, 4)
 DEFAULT_LAYOUT = "a4-3x8"
 #: Kinds that show cards: written owner-only (0600), like the board sets, until play ends.
@@ -371,6 +375,16 @@ def table_cards(source: Source, set_number: int) -> Document:
                                  source.session.lineups)
     return Document(source.path("table-cards", set_number), "table-cards", "table-cards.html", common, pages,
                     {"table cards": sum(len(page["slips"]) for page in pages)})
+
+
+def movement_sheet(source: Source, set_number: int) -> Document:
+    """The movement sheet of each round on the set: its tables and relay stacks by stanzas."""
+    t = strings(source.options.lang)
+    _whole_match_only(source, Phrase("movement.sheet_kind"), Phrase("movement.a_movement"), set_number)
+    common = source.common("movement", set_number)
+    pages = ctx.movement_pages(source.event, set_number, t)
+    return Document(source.path("movement", set_number), "movement", "movement.html", common, pages,
+                    {"tables": sum(1 for page in pages for row in page["rows"] if not row.get("relay"))})
 
 
 def pairings(source: Source, round_number: int) -> Document:
@@ -719,10 +733,20 @@ def timer(source: Source, round_number: int) -> Document:
         raise UserError("render.timer_needs_minutes", event_id=event.id)
     warning = event.profile.warning_minutes
     page = {"round": round_number, "minutes": minutes,
-            "warning": warning if warning is not None and warning < minutes else None}
+            "warning": warning if warning is not None and warning < minutes else None,
+            "stanzas": _shared_stanzas(event, round_number)}
     common = source.common("timer", None)
     path = source.output_dir() / f"timer-round-{round_number:02d}-{source.options.lang}.html"
     return Document(path, "timer", "timer.html", common, [page], {"minutes": minutes}, screen=True)
+
+
+def _shared_stanzas(event: Event, round_number: int) -> int | None:
+    """The stanzas of the round's movement when its tables share copies (the timer shows each
+    change); ``None``: one copy a match (its timer as it always was)."""
+    rnd = event.round(round_number)
+    if event.copies is None or event.levels or rnd is None or not rnd.matches:
+        return None
+    return max(event.movement(round_number, s).stanzas for s in {m.set for m in rnd.matches})
 
 
 def team_cards(source: Source) -> Document:
@@ -785,16 +809,18 @@ WRITERS: dict[str, Writer] = {
     "travellers": travellers,
     "score-sheets": score_sheets,
     "table-cards": table_cards,
+    "movement": movement_sheet,
 }
 
 
-def expand_kinds(kind: str) -> list[str]:
+def expand_kinds(kind: str, shared: bool = False) -> list[str]:
+    """The kinds ``dealer print KIND`` prints (``shared``: the event's tables share copies)."""
     if kind == "all":
-        return list(KINDS)
+        return [*KINDS, *SHARED_KINDS] if shared else list(KINDS)
     if kind == "pairings":
         return [kind]
     if kind not in WRITERS:
-        raise UserError("render.unknown_kind", field="kind", kind=kind, kinds=', '.join(KINDS))
+        raise UserError("render.unknown_kind", field="kind", kind=kind, kinds=', '.join((*KINDS, *SHARED_KINDS)))
     return [kind]
 
 
@@ -803,6 +829,7 @@ KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("ren
               "labels": Phrase("render.labels"), "curtain-cards": Phrase("render.curtain_cards"),
               "dealing-guide": Phrase("render.dealing_guide"), "travellers": Phrase("render.travellers"),
               "score-sheets": Phrase("render.score_sheets"), "table-cards": Phrase("render.table_cards"),
+              "movement": Phrase("movement.sheet_kind"),
               "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
               "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes"),
               "timer": Phrase("render.timer"), "team-cards": Phrase("render.team_cards")}
@@ -913,7 +940,7 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
     # the event's plan, must be the committed ones, whatever the kind.
     if session.deal is None:
         raise FileProblem("render.not_dealt", hint="deal", folder_path=source.folder.path, event_id=event.id)
-    kinds = expand_kinds(kind)
+    kinds = expand_kinds(kind, shared=event.copies is not None)
     if kinds == ["pairings"]:
         assert options.round is not None
         check_writable_folder(source.output_dir(), field="out")
