@@ -18,6 +18,7 @@ from dealer.app.played import score_stored, stored_attribution_problems
 from dealer.attribution import AttributionError
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
+from dealer.field import FieldStats, field_stats
 from dealer.lineups import Lineups, Record, player_records
 from dealer.resources import load_bracket_order
 from dealer.scoring import Advance, MatchScore, ScoredEvent, withheld_boards, without_boards
@@ -138,6 +139,13 @@ class ReportData:
         """Every player's and every pair's record (rounds played, levels for and against) from
         the line-ups and the scored tables (:func:`dealer.lineups.player_records`)."""
         return player_records(self.scored, self.lineups)
+
+    @functools.cached_property
+    def field(self) -> FieldStats | None:
+        """What the field says: each board's datum, each pair's and team's butler
+        (:mod:`dealer.field`; ``None`` for a level race). Every board with a result counts:
+        the public pages count only released sets' boards (:func:`public_field`)."""
+        return field_stats(self.scored, self.lineups)
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -540,3 +548,10 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
     public.ended = data.ended
     public.lineups = data.lineups
     return public, withheld
+
+
+def public_field(public: ReportData, released: Collection[int]) -> FieldStats | None:
+    """What the field says as players may see it: of ``public`` (:func:`public_report`, no board
+    still in play), the boards of the released sets only that every table playing them (not
+    forfeited) has played (the withholding rule, docs/site.md)."""
+    return field_stats(public.scored, public.lineups, sets=released, whole_field=True)

@@ -1,0 +1,124 @@
+"""What the field says (issue 39): each board's datum, each table's result against it, each
+pair's and team's butler split by side and trump; worked out by hand on a board played at six
+tables (docs/results.md, "The field's datum and the pairs' butler"), and recomputed from the
+stored results of the demo."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from dealer.adjustments import Adjustments, Forfeit, Penalty
+from dealer.profiles import ProfileError
+from dealer.event import Event
+from dealer.field import PairKey, field_stats
+from dealer.files import load_event_text
+from dealer.lineups import NO_LINEUPS, Lineup, Lineups
+from dealer.profiles import with_rules
+from dealer.scoring import ResultColumns, score_event
+
+SIX_TABLES = """
+[event]
+id = "six"
+name = "Six tables"
+profile = "official-2002"
+decks = 2
+boards_per_set = 2
+sets = 1
+""" + "".join(f'\n[[teams]]\nid = "T{n}"\nname = "Team {n}"\nplayers = ["P{n}a", "P{n}b", "P{n}c", "P{n}d"]\n'
+              for n in range(1, 7)) + """
+[[rounds]]
+number = 1
+matches = [
+  { id = "1", home = "T1", away = "T2", set = 1 },
+  { id = "2", home = "T3", away = "T4", set = 1 },
+  { id = "3", home = "T5", away = "T6", set = 1 },
+]
+"""
+
+#: Board 1 (declarer N: N-S declare) at the six tables: (match, table, defenders' points, trump),
+#: and the table's result from N-S's side by official-2002 (two decks): 0 points: declarer +3;
+#: 40: +1; 80: 0; 120: defenders +1; 160: defenders +2.
+BOARD_1 = [("1", "A", 0, "S", 3), ("1", "B", 40, "S", 1), ("2", "A", 80, "H", 0),
+           ("2", "B", 120, "S", -1), ("3", "A", 160, "NT", -2), ("3", "B", 40, "H", 1)]
+
+
+def _six(rules: dict[str, object] | None = None) -> Event:
+    event = load_event_text(SIX_TABLES, "six.toml")
+    if rules:
+        event = dataclasses.replace(event, profile=with_rules(event.profile, rules))
+    return event
+
+
+def _rows() -> list[tuple[int, str, str, int, int, str | None]]:
+    return [(1, m, t, 1, p, trump) for m, t, p, trump, _ns in BOARD_1]
+
+
+def test_the_hand_worked_board_at_six_tables() -> None:
+    event = _six()
+    stats = field_stats(score_event(event, ResultColumns.from_rows(_rows())), NO_LINEUPS)
+    assert stats is not None
+    results = stats.board_results(1, 1)
+    assert [(r["match"], r["table"], r["ns"]) for r in results] == [(m, t, ns) for m, t, _p, _t, ns in BOARD_1]
+    # Six tables: the highest (+3) and the lowest (−2) left out; (1 + 0 − 1 + 1) / 4 = 0.25.
+    (board,) = stats.boards
+    assert (board.set, board.board, board.datum, board.tables, board.trimmed) == (1, 1, 0.25, 6, True)
+    assert [r["vs_datum"] for r in results] == [2.75, 0.75, -0.25, -1.25, -2.25, 0.75]
+    assert [r["trump"] for r in results] == ["♠", "♠", "♥", "♠", "NT", "♥"]
+    # No line-up: a pair is the team's pair at a table. T1 (home) sits E-W at A, N-S at B.
+    pairs = {(p.key.team, p.key.table): p for p in stats.pairs}
+    t1a, t1b, t2a = pairs[("T1", "A")], pairs[("T1", "B")], pairs[("T2", "A")]
+    assert (t1a.boards, t1a.butler, t1a.as_declarer, t1a.as_defenders) == (1, -2.75, 0.0, -2.75)
+    assert (t1b.butler, t1b.as_declarer, t1b.declarer_boards) == (0.75, 0.75, 1)
+    assert t2a.butler == 2.75 and t2a.by_trump == {"♠": (1, 2.75)}
+    assert pairs[("T5", "A")].by_trump == {"NT": (1, 2.25)}  # E-W at A: +2.25 against the datum
+    # The ranking: by butler a board; the pair at the top gained most against the field.
+    assert [(p.rank, p.key.team, p.key.table) for p in stats.pairs[:2]] == [(1, "T2", "A"), (2, "T5", "A")]
+    teams = {t.key.team: t for t in stats.teams}
+    assert teams["T1"].butler == pytest.approx(-2.0)  # −2.75 + 0.75: its match result, 1 − 3
+    review = stats.board_review(1, 1)
+    assert review is not None
+    assert review["datum"] == 0.25 and (review["lowest"], review["highest"]) == (-2, 3)
+    assert review["spread"][1] == {"ns": 1, "tables": 2}
+    assert [(s["match"], s["table"]) for s in review["swings"][:2]] == [("1", "A"), ("3", "A")]
+    spades = next(c for c in review["trumps"] if c["trump"] == "♠")
+    assert (spades["tables"], spades["mean_ns"], spades["declarer_gained"]) == (3, 1.0, 2)
+
+
+def test_the_plain_mean_when_the_profile_chooses_it() -> None:
+    event = _six({"field": {"datum": "mean"}})
+    stats = field_stats(score_event(event, ResultColumns.from_rows(_rows())), NO_LINEUPS)
+    assert stats is not None
+    assert stats.boards[0].datum == round(2 / 6, 2) and not stats.boards[0].trimmed
+    with pytest.raises(ProfileError, match="rules.field.datum"):
+        _six({"field": {"datum": "median"}})
+
+
+def test_a_penalised_board_and_a_forfeited_match_are_left_out_and_said_so() -> None:
+    event = _six()
+    adjustments = Adjustments(forfeits=(Forfeit(1, "3", "T6", "did not come"),),
+                              penalties=(Penalty(1, "2", "T3", "points", 10, "A", 1, reason="revoke"),))
+    stats = field_stats(score_event(event, ResultColumns.from_rows(_rows()), adjustments), NO_LINEUPS)
+    assert stats is not None
+    results = stats.board_results(1, 1)
+    left = {(r["match"], r["table"]): r.get("left_out") for r in results}
+    assert left == {("1", "A"): None, ("1", "B"): None, ("2", "A"): "penalty", ("2", "B"): None,
+                    ("3", "A"): "forfeit", ("3", "B"): "forfeit"}
+    # Three tables count, fewer than six: the plain mean of 3, 1, −1.
+    assert (stats.boards[0].datum, stats.boards[0].tables, stats.boards[0].left_out) == (1.0, 3, 3)
+    assert not any(p.key.team in ("T5", "T6") for p in stats.pairs)
+
+
+def test_line_ups_name_the_pairs() -> None:
+    event = _six()
+    lineups = Lineups({(1, "T1"): Lineup(1, "T1", (("A", ("P1c", "P1a")), ("B", ("P1b", "P1d"))))})
+    stats = field_stats(score_event(event, ResultColumns.from_rows(_rows())), lineups)
+    assert stats is not None
+    named = {p.key: p for p in stats.pairs}
+    pair = named[PairKey("T1", ("P1a", "P1c"))]  # in the team's order of players
+    assert pair.butler == -2.75 and pair.key.table is None
+    assert stats.pair_boards(pair.key) == [{"round": 1, "match": "1", "set": 1, "board": 1, "table": "A",
+                                            "side": "EW", "declarer": False, "trump": "♠", "ns": 3,
+                                            "butler": -2.75}]
+    assert PairKey("T2", (), "A") in named  # T2 named nobody: its pair at table A
