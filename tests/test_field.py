@@ -6,16 +6,18 @@ stored results of the demo."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import SAMPLE_TRAVELLERS, dealt_demo, report_json_of, run_dealer
 
 from dealer.adjustments import Adjustments, Forfeit, Penalty
-from dealer.profiles import ProfileError
 from dealer.event import Event
 from dealer.field import PairKey, field_stats
 from dealer.files import load_event_text
 from dealer.lineups import NO_LINEUPS, Lineup, Lineups
-from dealer.profiles import with_rules
+from dealer.profiles import ProfileError, with_rules
 from dealer.scoring import ResultColumns, score_event
 
 SIX_TABLES = """
@@ -91,7 +93,7 @@ def test_the_plain_mean_when_the_profile_chooses_it() -> None:
     stats = field_stats(score_event(event, ResultColumns.from_rows(_rows())), NO_LINEUPS)
     assert stats is not None
     assert stats.boards[0].datum == round(2 / 6, 2) and not stats.boards[0].trimmed
-    with pytest.raises(ProfileError, match="rules.field.datum"):
+    with pytest.raises(ProfileError, match=r"rules\.field\.datum"):
         _six({"field": {"datum": "median"}})
 
 
@@ -122,3 +124,65 @@ def test_line_ups_name_the_pairs() -> None:
                                             "side": "EW", "declarer": False, "trump": "♠", "ns": 3,
                                             "butler": -2.75}]
     assert PairKey("T2", (), "A") in named  # T2 named nobody: its pair at table A
+
+
+def _recomputed(report: dict[str, Any]) -> tuple[dict[tuple[int, int], float], dict[tuple[str, str], float]]:
+    """Each board's datum and each (team, table) pair's butler, worked out again from the match
+    sheets of ``report`` (every table's N-S and E-W level points), without dealer.field."""
+    columns = report["sheet_columns"]
+    at = {name: columns.index(name) for name in columns}
+    sets = {(m["round"], m["match"]): m for m in report["matches"]}
+    event_sets = {(r["round"], r["match"]): r for r in report["field"]["boards"][0]["results"]}
+    assert event_sets
+    results: dict[tuple[int, int], list[tuple[int, str, str, int]]] = {}
+    set_of: dict[tuple[int, str], int] = {}
+    for board in report["field"]["boards"]:  # which set each match plays, from the field's rows
+        for r in board["results"]:
+            set_of[(r["round"], r["match"])] = board["set"]
+    for sheet in report["sheets"]:
+        key = (sheet["round"], sheet["match"])
+        for line in sheet["boards"]:
+            for table in ("A", "B"):
+                ns, ew = line[at[f"{table}_ns_levels"]], line[at[f"{table}_ew_levels"]]
+                if ns is None:
+                    continue
+                results.setdefault((set_of[key], line[at["board"]]), []).append((sheet["round"], sheet["match"],
+                                                                                 table, ns - ew))
+    datum = {}
+    for key, rows in results.items():
+        values = sorted(v for *_k, v in rows)
+        if len(values) >= 6:
+            values = values[1:-1]
+        datum[key] = sum(values) / len(values)
+    butler: dict[tuple[str, str], float] = {}
+    for key, rows in results.items():
+        for rnd, match, table, value in rows:
+            m = sets[(rnd, match)]
+            ns_team, ew_team = (m["away"], m["home"]) if table == "A" else (m["home"], m["away"])
+            butler[(ns_team, table)] = butler.get((ns_team, table), 0.0) + value - datum[key]
+            butler[(ew_team, table)] = butler.get((ew_team, table), 0.0) - (value - datum[key])
+    return datum, butler
+
+
+def test_the_demo_report_carries_the_field_recomputed_from_the_stored_results(tmp_path: Path) -> None:
+    event = dealt_demo(tmp_path)
+    code, _out, err = run_dealer("results", "import", event, SAMPLE_TRAVELLERS, "--boards-dir", tmp_path / "boards")
+    assert code == 0, err
+    report = report_json_of(event, tmp_path / "boards")
+    field = report["field"]
+    datum, butler = _recomputed(report)
+    # Every played board (a table with a result) has its datum; every pair its butler.
+    assert {(b["set"], b["board"]) for b in field["boards"]} == set(datum)
+    for board in field["boards"]:
+        assert board["datum"] == pytest.approx(datum[(board["set"], board["board"])], abs=0.006)
+        for r in board["results"]:
+            assert r["vs_datum"] == pytest.approx(r["ns"] - board["datum"], abs=0.011)
+    assert {(p["team"], p["table"]) for p in field["pairs"]} == set(butler)
+    for pair in field["pairs"]:
+        assert pair["butler"] == pytest.approx(butler[(pair["team"], pair["table"])], abs=0.05)
+        assert pair["as_declarer"] + pair["as_defenders"] == pytest.approx(pair["butler"], abs=0.02)
+        assert pair["declarer_boards"] + pair["defender_boards"] == pair["boards"]
+    # A team's butler is its pairs' (at A and at B).
+    teams = {t["team"]: t["butler"] for t in field["teams"]}
+    for team, total in teams.items():
+        assert total == pytest.approx(sum(v for (t, _table), v in butler.items() if t == team), abs=0.05)

@@ -33,14 +33,21 @@ def labels(lang: str) -> dict[str, str]:
     return section("report", lang)
 
 
+def field_labels(lang: str) -> dict[str, str]:
+    """The words of what the field says in ``lang`` (``[report.<lang>.field]``)."""
+    return dict(section("report", lang)["field"])
+
+
 def languages() -> list[str]:
     return list(LANGS)
 
 
-def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
+def report_json(data: ReportData, sheets: bool = False, field: bool = True) -> dict[str, Any]:
     """The report as one JSON object; ``sheets``: with every played match's sheet (boards, each
     table's points, level points and trump played), as ``dealer report --json`` and the JSON
-    report file give it (20,000 sheets for a 2,000-team league: not by default)."""
+    report file give it (20,000 sheets for a 2,000-team league: not by default); ``field``:
+    with what the field says (``"field"``: each board's datum and every table's result against
+    it, every pair's and team's butler; :mod:`dealer.field`; ``None`` for a level race)."""
     found = {
         "event": data.event.id,
         "profile": data.event.profile.id,
@@ -92,6 +99,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
     found["players"] = [r.player_dict() for r in players]
     found["pairs"] = [r.pair_dict() for r in pairs]
     found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
+    if field:
+        stats = data.field
+        found["field"] = None if stats is None else stats.as_json()
     if sheets:
         found["sheets"] = list(sheets_json(data))
     return found
@@ -120,6 +130,9 @@ PDF_STANDINGS_ROWS = 100
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
 XLSX_MATCH_SHEETS = 64
+#: The XLSX gives every table's result against the datum in one sheet (``field``) up to this many
+#: lines, else one sheet a set (``field-S1`` …): Excel's sheet holds 1,048,576 rows.
+XLSX_FIELD_ROWS = 500_000
 def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] | None = None
                     ) -> tuple[list[str], list[list[str]]]:
     """The standings (the whole field's, or one group's) with every tie-break value."""
@@ -283,10 +296,12 @@ def table_names(data: ReportData) -> list[str]:
     crosses = (["crosstable"] if len(data.event.teams) <= CROSS_TABLE_TEAMS
                else [f"crosstable-{chr(65 + g)}" for g, _t in data.groups]
                if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
-    return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
+    return ["standings", *crosses, "matches", *([] if data.event.levels else ["field"]),
+            "tables" if data.event.levels else "boards",
             *(f"group-{chr(65 + g)}" for g, _t in data.groups),
             *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions
               or data.adjustments.withdrawals or data.adjustments.penalties else []),
+            *(["pairs", "field-teams", "field-boards"] if not data.event.levels else []),
             *(["prizes"] if data.event.prizes else []),
             *(["rules"] if data.event.profile.supplement else [])]
 
@@ -308,6 +323,10 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
         found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
     if notes := data.footnotes(lang):
         found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in notes])
+    if data.field is not None:
+        found["pairs"] = pairs_table(data, lang)
+        found["field-teams"] = pairs_table(data, lang, teams=True)
+        found["field-boards"] = field_boards_table(data, lang)
     if data.event.prizes:
         t = labels(lang)
         if data.final:
@@ -323,6 +342,52 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
         found["rules"] = ([labels(lang)["profile"], labels(lang)["supplement"]],
                           [[f"{profile.id} v{profile.version}", line] for line in supplement_lines(profile, lang)])
     return found
+
+
+# --- what the field says (dealer.field) --------------------------------------------------------
+
+#: The columns of ``field.csv`` and of the XLSX's ``field`` sheets: one line per table's result
+#: of a board (as ``"field"`` → ``"boards"`` → ``"results"`` of the JSON, the board's datum beside).
+FIELD_HEAD = ["set", "board", "datum", "round", "match", "table", "ns", "vs_datum", "trump", "ns_team", "ew_team",
+              "left_out"]
+
+
+def _figure(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The "pairs in teams" ranking (``teams``: each team's butler): rank, team, the pair's
+    players (or its table), boards, butler, a board, as declarer side and as defenders."""
+    stats = data.field
+    w = field_labels(lang)
+    head = [w["rank"], w["team"], *([] if teams else [w["players"], w["table"]]), w["boards"], w["butler"],
+            w["per_board"], w["as_declarer"], w["declarer_boards"], w["as_defenders"], w["defender_boards"]]
+    rows = []
+    for p in (stats.teams if teams else stats.pairs) if stats is not None else ():
+        d = p.as_dict()
+        rows.append(["" if p.rank is None else str(p.rank), p.key.team,
+                     *([] if teams else [w["separator"].join(p.key.players), p.key.table or ""]),
+                     str(p.boards), _figure(d["butler"]), _figure(d["per_board"]), _figure(d["as_declarer"]),
+                     str(p.declarer_boards), _figure(d["as_defenders"]), str(p.defender_boards)])
+    return head, rows
+
+
+def field_boards_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+    """Each board's datum: set, board, declarer, datum, tables counted, trimmed, left out."""
+    stats = data.field
+    w = field_labels(lang)
+    head = [w["set"], w["board"], w["declarer"], w["datum"], w["tables"], w["trimmed"], w["left_out"]]
+    rows = [[str(b.set), str(b.board), b.declarer, _figure(b.datum), str(b.tables), w["yes"] if b.trimmed else "",
+             str(b.left_out)] for b in (stats.boards if stats is not None else ())]
+    return head, rows
+
+
+def field_rows(data: ReportData) -> Iterator[list[Any]]:
+    """Every table's result of every board against its datum (:data:`FIELD_HEAD`)."""
+    stats = data.field
+    if stats is not None:
+        yield from stats.result_rows()
 
 
 # --- writers -------------------------------------------------------------------------------
@@ -376,6 +441,12 @@ def _csv_writer(stream: IO[bytes]) -> tuple[io.TextIOWrapper, Any]:
     return text, csv.writer(text, lineterminator="\r\n")
 
 
+def _safe_field(row: list[Any]) -> list[Any]:
+    """A line of ``field.csv``: the match id and the team ids as :func:`safe_cell` makes them."""
+    row[4], row[9], row[10] = safe_cell(row[4]), safe_cell(row[9]), safe_cell(row[10])
+    return row
+
+
 class _CsvSink(_Sink):
     """One CSV per table, formula starts neutralised; ``boards.csv`` streamed."""
 
@@ -390,6 +461,12 @@ class _CsvSink(_Sink):
                 self.paths.append(target.commit())
         self.boards: AtomicFile | None = None
         if not data.event.levels:
+            with AtomicFile(folder / "field.csv") as target:
+                text, writer = _csv_writer(target.stream)
+                writer.writerow(FIELD_HEAD)
+                writer.writerows(_safe_field(row) for row in field_rows(data))
+                text.detach()
+                self.paths.append(target.commit())
             self.boards = AtomicFile(folder / "boards.csv")
             self.text, self.writer = _csv_writer(self.boards.stream)
             self.writer.writerow(SHEET_HEAD)
@@ -427,6 +504,16 @@ class _XlsxSink(_Sink):
         self.book = Workbook(self.target.stream)
         for name, (head, rows) in tables(data, lang).items():
             self.book.add_sheet(name, head, ([_number_or_text(v) for v in row] for row in rows))
+        if not data.event.levels:  # one sheet, or one a set when a sheet would be too long
+            rows = list(field_rows(data))
+            if len(rows) <= XLSX_FIELD_ROWS:
+                self.book.add_sheet("field", FIELD_HEAD, rows)
+            else:
+                by_set: dict[Any, list[list[Any]]] = {}
+                for row in rows:
+                    by_set.setdefault(row[0], []).append(row)
+                for number, part in by_set.items():
+                    self.book.add_sheet(f"field-S{number}", FIELD_HEAD, part)
         self.by_match = xlsx_sheet_plan(data) == "match"
         self.kept: list[tuple[MatchScore, Sequence[BoardLineValues]]] = []  # by match: a few only
         self.round: int | None = None
@@ -548,6 +635,10 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
             if any(len(rows) > each for _n, (_h, rows) in groups):
                 notes.append(t["pdf_groups_cut"].format(shown=each))
                 groups = [(n, (h, rows[:each])) for n, (h, rows) in groups]
+    pairs = made.get("pairs")
+    if pairs is not None and pdf and len(pairs[1]) > PDF_STANDINGS_ROWS:
+        notes.append(field_labels(lang)["pdf_cut"].format(shown=PDF_STANDINGS_ROWS, pairs=len(pairs[1])))
+        pairs = (pairs[0], pairs[1][:PDF_STANDINGS_ROWS])
     crosses = cross_tables(data)
     inline = sheets_inline(data)
     team_results = None
@@ -574,6 +665,9 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
         profile=data.event.profile, supplement=supplement_text(data.event.profile, lang),
         footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
         places=data.places, bracket=_bracket(data, lang), groups=groups,
+        pairs=pairs, field_note=field_labels(lang)["note" if data.event.profile.datum == "trimmed" else "note_mean"]
+        if pairs is not None else "",
+        pairs_unranked=pairs is not None and any(not row[0] for row in pairs[1]),
     )
 
 
