@@ -382,12 +382,15 @@ class FieldStats:
                 cells.setdefault(p, []).append((i, bb, tt, side))
         return cells
 
+    @functools.cached_property
+    def _pair_index(self) -> dict[PairKey, int]:
+        return {key: p for p, key in enumerate(self.pair_keys)}
+
     def pair_boards(self, key: PairKey) -> list[dict[str, Any]]:
         """The boards a pair played (counted), each with its round, set, board, table, side,
         whether it was the declarer side, the trump, its result and butler there."""
-        try:
-            p = self.pair_keys.index(key)
-        except ValueError:
+        p = self._pair_index.get(key)
+        if p is None:
             return []
         out = []
         matches = self.scored.matches

@@ -13,6 +13,7 @@ result), never a value.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,8 @@ def published(session: EventSession, audited: AuditMark | None = None) -> Publis
     scores = session.report(publishing=True, audited=audited)
     released, key_release, last_update, unused = _released(session)
     data, withheld = public_report(scores, released)  # no board still in play
+    # what the field says: the released sets' boards the whole field has played only
+    data = dataclasses.replace(data, made_tables={}, public_sets=frozenset(released))
     boardsets = {n: session.public_board_set(n) for n in sorted(released)}
     return Published(scores, data, withheld, released, key_release, last_update, unused, boardsets,
                      folder_seed(session.folder))

@@ -133,6 +133,10 @@ class ReportData:
     audited: AuditMark | None = None
     #: The line-ups in force (who played at which table, by round and team).
     lineups: Lineups = field(default_factory=Lineups)
+    #: A public report's released sets (:func:`dealer.app.public.published`): what the field says
+    #: counts only their boards that every table playing them has played (``None``: the
+    #: director's, every result).
+    public_sets: frozenset[int] | None = None
 
     @functools.cached_property
     def records(self) -> tuple[list[Record], list[Record]]:
@@ -141,11 +145,14 @@ class ReportData:
         return player_records(self.scored, self.lineups)
 
     @functools.cached_property
-    def field(self) -> FieldStats | None:
+    def field_figures(self) -> FieldStats | None:
         """What the field says: each board's datum, each pair's and team's butler
-        (:mod:`dealer.field`; ``None`` for a level race). Every board with a result counts:
-        the public pages count only released sets' boards (:func:`public_field`)."""
-        return field_stats(self.scored, self.lineups)
+        (:mod:`dealer.field`; ``None`` for a level race). The director's report counts every
+        result; a public one (:attr:`public_sets`) only the released sets' boards that every
+        table playing them (not forfeited) has played (the withholding rule, docs/site.md)."""
+        if self.public_sets is None:
+            return field_stats(self.scored, self.lineups)
+        return field_stats(self.scored, self.lineups, sets=self.public_sets, whole_field=True)
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -549,9 +556,3 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
     public.lineups = data.lineups
     return public, withheld
 
-
-def public_field(public: ReportData, released: Collection[int]) -> FieldStats | None:
-    """What the field says as players may see it: of ``public`` (:func:`public_report`, no board
-    still in play), the boards of the released sets only that every table playing them (not
-    forfeited) has played (the withholding rule, docs/site.md)."""
-    return field_stats(public.scored, public.lineups, sets=released, whole_field=True)

@@ -100,7 +100,7 @@ def report_json(data: ReportData, sheets: bool = False, field: bool = True) -> d
     found["pairs"] = [r.pair_dict() for r in pairs]
     found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
     if field:
-        stats = data.field
+        stats = data.field_figures
         found["field"] = None if stats is None else stats.as_json()
     if sheets:
         found["sheets"] = list(sheets_json(data))
@@ -323,7 +323,7 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
         found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
     if notes := data.footnotes(lang):
         found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in notes])
-    if data.field is not None:
+    if data.field_figures is not None:
         found["pairs"] = pairs_table(data, lang)
         found["field-teams"] = pairs_table(data, lang, teams=True)
         found["field-boards"] = field_boards_table(data, lang)
@@ -359,7 +359,7 @@ def _figure(value: float | None) -> str:
 def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[str], list[list[str]]]:
     """The "pairs in teams" ranking (``teams``: each team's butler): rank, team, the pair's
     players (or its table), boards, butler, a board, as declarer side and as defenders."""
-    stats = data.field
+    stats = data.field_figures
     w = field_labels(lang)
     head = [w["rank"], w["team"], *([] if teams else [w["players"], w["table"]]), w["boards"], w["butler"],
             w["per_board"], w["as_declarer"], w["declarer_boards"], w["as_defenders"], w["defender_boards"]]
@@ -375,7 +375,7 @@ def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[
 
 def field_boards_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
     """Each board's datum: set, board, declarer, datum, tables counted, trimmed, left out."""
-    stats = data.field
+    stats = data.field_figures
     w = field_labels(lang)
     head = [w["set"], w["board"], w["declarer"], w["datum"], w["tables"], w["trimmed"], w["left_out"]]
     rows = [[str(b.set), str(b.board), b.declarer, _figure(b.datum), str(b.tables), w["yes"] if b.trimmed else "",
@@ -385,7 +385,7 @@ def field_boards_table(data: ReportData, lang: str) -> tuple[list[str], list[lis
 
 def field_rows(data: ReportData) -> Iterator[list[Any]]:
     """Every table's result of every board against its datum (:data:`FIELD_HEAD`)."""
-    stats = data.field
+    stats = data.field_figures
     if stats is not None:
         yield from stats.result_rows()
 

@@ -26,6 +26,7 @@ from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
 from dealer.event import Event, Match
+from dealer.field import TRIM_FROM, FieldStats
 from dealer.lineups import Record
 from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.rows import board_rows
@@ -135,7 +136,7 @@ class SiteData:
         self.last_update = last_update
         self.downloads = downloads
         self.lots_seed = lots_seed
-        self.report = report_json(data)
+        self.report = report_json(data, field=False)  # what the field says: :attr:`field`
         self.names = {t.id: t.name for t in self.event.teams}
         self.team_page = slugs([t.id for t in self.event.teams], "team-")
         self.match_page: dict[tuple[int, str], str] = {}
@@ -188,6 +189,37 @@ class SiteData:
         if s.forfeited_by or self.event.levels:
             return []
         return self.withheld.get(s.set, [])
+
+    @functools.cached_property
+    def field(self) -> FieldStats | None:
+        """What the field says, as players may see it: the released sets' boards that every table
+        playing them has played (the public report's :attr:`~dealer.app.standings.ReportData.public_sets`;
+        ``None``: a level race)."""
+        return self.data.field_figures
+
+    @functools.cached_property
+    def field_pairs(self) -> dict[str, list[dict[str, Any]]]:
+        """Team → its pairs' figures against the field, each with the boards it played (each
+        linking its board page) and its place in the ranking."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        stats = self.field
+        if stats is None:
+            return found
+        for p in stats.pairs:
+            boards = [{**b, "page": self.board_page(b["set"], b["board"])} for b in stats.pair_boards(p.key)]
+            found.setdefault(p.key.team, []).append({**p.as_dict(), "anchor": f"pair-{len(found.get(p.key.team, ())) + 1}",
+                                                     "boards_played": boards})
+        return found
+
+    def field_key(self) -> bytes:
+        """What every page of the field's shows depends on: the results it counts (the
+        scoring's arrays where counted), the line-ups, the adjustments, the rule."""
+        stats = self.field
+        if stats is None:
+            return b""
+        return _digest(stats.counted.tobytes(), stats.left.tobytes(), stats.net.tobytes(),
+                       self.data.scored.trumps.tobytes(), stats.rule, self.data.lineups.all(),
+                       self.data.adjustments.forfeits, self.data.adjustments.penalties)
 
     @functools.cached_property
     def player_records(self) -> dict[str, list[Record]]:
@@ -476,9 +508,11 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                                  _digest(member, standing, site.shown.after, own, history[member.id], byes[member.id],
                                          [site.withheld_of(s) for s in by_team[member.id]],
                                          [r.figures() for r in site.player_records.get(member.id, [])],
-                                         [r.pair_dict() for r in site.pair_records.get(member.id, [])]),
+                                         [r.pair_dict() for r in site.pair_records.get(member.id, [])],
+                                         _json(site.field_pairs.get(member.id, []))),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
+    field_key = site.field_key()  # a board's review: what the field says of it
     for set_number, boards in site.boards.items():
         playing = by_set.get(set_number, [])
         rows = [i for i, _m in playing]
@@ -488,8 +522,11 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                       if points is not None and present is not None else b"")
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
-                _digest(set_number, board.number, board.deal.code, column, who),
+                _digest(set_number, board.number, board.deal.code, column, who, field_key),
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
+    if site.field is not None:
+        pages.append(PlannedPage("pairs", "pairs.html", _digest(site.field_key(), sorted(site.released)),
+                                 lambda t: pairs_page(site)))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
     if not event.levels:  # a level race deals nothing: nothing to verify
@@ -634,6 +671,8 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
         "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
         "player_records": [r.player_dict() for r in site.player_records.get(team_id, [])],
         "pair_records": [r.pair_dict() for r in site.pair_records.get(team_id, [])],
+        "field_pairs": site.field_pairs.get(team_id, []),
+        "pairs_page": "pairs" if site.field is not None else None,
     }
 
 
@@ -650,9 +689,46 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
         "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
         "hand_record": hand_record_board(board, t, analysis=analysis),
         "field": field,
+        # the board review: the field's spread, the biggest swings, each trump against its result
+        # (``None``: not every table has played it yet, or none counted)
+        "review": _review(site, set_number, board.number),
         "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
         "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
     }
+
+
+def _review(site: SiteData, set_number: int, board: int) -> dict[str, Any] | None:
+    """A board's review (:meth:`dealer.field.FieldStats.board_review`), each table's teams and
+    match page named."""
+    stats = site.field
+    review = None if stats is None else stats.board_review(set_number, board)
+    if review is None:
+        return None
+    for rows in (review["swings"], review["left_out"]):
+        for r in rows:
+            r["ns_team"], r["ew_team"] = site.team_refs[r["ns_team"]], site.team_refs[r["ew_team"]]
+            r["page"] = site.match_page.get((r["round"], r["match"]))
+    return review
+
+
+def pairs_page(site: SiteData) -> dict[str, Any]:
+    """The "pairs in teams" ranking: each pair's butler against the field (its team, players or
+    table, boards, butler, a board, as declarer side and as defenders, by trump), its row
+    linking its boards (on its team's page); each team's; the sets counted."""
+    stats = site.field
+    counted = sorted({b.set for b in stats.boards}) if stats is not None else []
+    pairs = []
+    for team, found in site.field_pairs.items():
+        for p in found:
+            pairs.append({**{k: v for k, v in p.items() if k != "boards_played"}, "team_ref": site.team_refs[team],
+                          "boards_page": site.team_page.get(team), "anchor": p["anchor"]})
+    pairs.sort(key=lambda p: (p["rank"] is None, p["rank"] or 0, -p["boards"]))
+    return {"rule": stats.rule if stats is not None else None, "trim_from": TRIM_FROM,
+            "sets_counted": counted, "released_sets": sorted(site.released),
+            "boards_counted": len(stats.boards) if stats is not None else 0,
+            "pairs": pairs,
+            "teams": [{**t.as_dict(), "team_ref": site.team_refs[t.key.team]}
+                      for t in (stats.teams if stats is not None else [])]}
 
 
 def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match]]) -> dict[str, Any]:
