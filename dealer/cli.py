@@ -1157,7 +1157,8 @@ PROGRESS_PAGES = 12
 
 
 @main.command("print")
-@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "alignment", "all"]))
+@click.argument("kind", type=click.Choice([*PRINT_KINDS, "pairings", "schedule", *PAPERWORK_KINDS, "review",
+                                          "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -1202,8 +1203,10 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     schedule of a round robin or fixed event (轮次表), the booklet (秩序册), a round's seating
     plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表), a round's timer
     page for the projector (HTML), the teams' cards with their confirmation codes (队卡, once for
-    the event: also in `all` without --round); `alignment` prints a label test sheet. Score
-    sheets carry each table's entry QR code for `dealer serve` (--serve-url)."""
+    the event: also in `all` without --round), the hands of the round (赛后复盘) of a released
+    set (`review --set N`: each board's hands and analysis, the field's datum, spread, biggest
+    swings and trumps); `alignment` prints a label test sheet. Score sheets carry each table's
+    entry QR code for `dealer serve` (--serve-url)."""
     from dealer.render import PrintOptions, plan_documents, render_documents
     from dealer.render.writers import CODE_KINDS
 

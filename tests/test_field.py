@@ -186,3 +186,44 @@ def test_the_demo_report_carries_the_field_recomputed_from_the_stored_results(tm
     teams = {t["team"]: t["butler"] for t in field["teams"]}
     for team, total in teams.items():
         assert total == pytest.approx(sum(v for (t, _table), v in butler.items() if t == team), abs=0.05)
+
+
+def test_the_hands_of_the_round_print_each_boards_datum_once_its_set_is_released(tmp_path: Path) -> None:
+    """``dealer print review EVENT --set N``: refused before the set's release; after it, a page a
+    board, read back from the PDF: the board's number, its hands' heading and its datum as the
+    report's JSON gives it (a board still being played: said to be pending)."""
+    from print_support import page_count, page_texts
+
+    event = dealt_demo(tmp_path)
+    boards = tmp_path / "boards"
+    code, _out, err = run_dealer("results", "import", event, SAMPLE_TRAVELLERS, "--boards-dir", boards)
+    assert code == 0, err
+    out = tmp_path / "papers"
+    code, _out, err = run_dealer("print", "review", event, "--set", 2, "--boards-dir", boards, "--out", out,
+                                 "--lang", "en")
+    assert code == 2 and "set 2 is not released" in err and "Traceback" not in err
+    assert not out.exists() or not any(out.iterdir())
+    code, _out, err = run_dealer("print", "review", event, "--boards-dir", boards, "--out", out)
+    assert code == 2 and "--set" in err
+    for number in (1, 3):
+        code, _out, err = run_dealer("release", event, "--set", number, "--reason", "round played",
+                                     "--boards-dir", boards, "--accept-missing")
+        assert code == 0, err
+    report = report_json_of(event, boards)
+    for lang, words in (("en", "Datum"), ("zh", "基准")):
+        code, _out, err = run_dealer("print", "review", event, "--set", 1, "--set", 3, "--boards-dir", boards,
+                                     "--out", out, "--lang", lang)
+        assert code == 0, err
+        for number in (1, 3):
+            path = out / f"review-set-{number:02d}-{lang}.pdf"
+            assert page_count(path) == 16
+            texts = page_texts(path)
+            datums = {b["board"]: b["datum"] for b in report["field"]["boards"] if b["set"] == number}
+            for board, text in enumerate(texts, start=1):
+                assert str(board) in text.split("\n")[0]
+                if board in datums and f"{words} {datums[board]:+g}" in text:
+                    continue
+                # the demo's missing slip: that board is not played by the whole field yet
+                pending = "once every table" if lang == "en" else "全场各桌打完这副牌后"
+                assert pending in text, (lang, number, board, text[-400:])
+            assert sum(f"{words} " in text for text in texts) >= 15

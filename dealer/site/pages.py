@@ -207,8 +207,8 @@ class SiteData:
             return found
         for p in stats.pairs:
             boards = [{**b, "page": self.board_page(b["set"], b["board"])} for b in stats.pair_boards(p.key)]
-            found.setdefault(p.key.team, []).append({**p.as_dict(), "anchor": f"pair-{len(found.get(p.key.team, ())) + 1}",
-                                                     "boards_played": boards})
+            own = found.setdefault(p.key.team, [])
+            own.append({**p.as_dict(), "anchor": f"pair-{len(own) + 1}", "boards_played": boards})
         return found
 
     def field_key(self) -> bytes:
