@@ -221,7 +221,11 @@ class FieldStats:
         """Every table's result of every board, by set and board, then match and table, as
         lines of set, board, datum, round, match, table, N-S result, against the datum (``None``:
         left out), trump, N-S team, E-W team and why it is left out (``None``: counted); made
-        from the arrays at once (a league's 640,000)."""
+        from the arrays at once (a league's 640,000), once (every report format reads them)."""
+        return self._result_rows
+
+    @functools.cached_property
+    def _result_rows(self) -> list[list[Any]]:
         import numpy as np
 
         shown = self.counted | self.left
@@ -245,11 +249,6 @@ class FieldStats:
             out.append([s_, b_, None if d != d else d, rnd, mid, TABLES[t_], ns, v if c else None,
                         TRUMP_NAMES[tr], ns_team, ew_team, None if c else LEFT_OUT[w]])
         return out
-
-    def board_dict(self, figures: BoardFigures) -> dict[str, Any]:
-        return {"set": figures.set, "board": figures.board, "declarer": figures.declarer, "datum": figures.datum,
-                "tables": figures.tables, "trimmed": figures.trimmed, "left_out": figures.left_out,
-                "results": self.board_results(figures.set, figures.board)}
 
     def board_review(self, set_number: int, board: int, swings: int = 5) -> dict[str, Any] | None:
         """The board review of one board (``None``: no table counted): the datum, the field's
@@ -406,10 +405,19 @@ class FieldStats:
 
     def as_json(self, results: bool = True) -> dict[str, Any]:
         """``"field"`` of ``dealer report --json``: every board (with each table's result when
-        ``results``), every pair and every team."""
-        return {"rule": self.rule, "trim_from": TRIM_FROM,
-                "boards": [self.board_dict(b) if results else
-                           {k: v for k, v in self.board_dict_light(b).items()} for b in self.boards],
+        ``results``: made from :meth:`result_rows` at once), every pair and every team."""
+        boards = [self.board_dict_light(b) for b in self.boards]
+        if results:
+            by_board: dict[tuple[int, int], list[dict[str, Any]]] = {}
+            for s_, b_, _d, rnd, mid, table, ns, vs, trump, ns_team, ew_team, why in self.result_rows():
+                row = {"round": rnd, "match": mid, "table": table, "ns": ns, "vs_datum": vs, "trump": trump,
+                       "ns_team": ns_team, "ew_team": ew_team}
+                if why is not None:
+                    row["left_out"] = why
+                by_board.setdefault((s_, b_), []).append(row)
+            for board in boards:
+                board["results"] = by_board.get((board["set"], board["board"]), [])
+        return {"rule": self.rule, "trim_from": TRIM_FROM, "boards": boards,
                 "pairs": [p.as_dict() for p in self.pairs],
                 "teams": [{k: v for k, v in t.as_dict().items() if k not in ("players", "table")} for t in self.teams]}
 

@@ -18,6 +18,7 @@ from dealer.field import PairKey, field_stats
 from dealer.files import load_event_text
 from dealer.lineups import NO_LINEUPS, Lineup, Lineups
 from dealer.profiles import ProfileError, with_rules
+from dealer.report import report_json
 from dealer.scoring import ResultColumns, score_event
 
 SIX_TABLES = """
@@ -227,3 +228,36 @@ def test_the_hands_of_the_round_print_each_boards_datum_once_its_set_is_released
                 pending = "once every table" if lang == "en" else "全场各桌打完这副牌后"
                 assert pending in text, (lang, number, board, text[-400:])
             assert sum(f"{words} " in text for text in texts) >= 15
+
+
+def test_in_public_only_released_sets_boards_the_whole_field_played_count(tmp_path: Path) -> None:
+    """The withholding rule: the site's pairs page and team pages count a set's boards only once
+    the set is released, and of a released set only the boards every table has played; the
+    director's report counts every result."""
+    import json
+
+    from site_support import demo_site, swiss_site
+
+    from dealer.app import EventSession
+
+    event, folder, site = swiss_site(tmp_path / "swiss")  # all 3 rounds played, sets 1 and 2 released
+    pairs = json.loads((site / "pairs.json").read_text(encoding="utf-8"))
+    assert pairs["sets_counted"] == [1, 2] and pairs["released_sets"] == [1, 2]
+    with EventSession.open(event, folder) as session:
+        director = report_json(session.report())["field"]
+    assert {b["set"] for b in director["boards"]} == {1, 2, 3}
+    for team in event.teams:
+        page = json.loads((site / f"team-{team.id.lower()}.json").read_text(encoding="utf-8"))
+        assert page["field_pairs"], team.id
+        assert {b["set"] for p in page["field_pairs"] for b in p["boards_played"]} == {1, 2}
+    assert sum(p["boards"] for p in pairs["pairs"]) == 2 * 4 * 8 * 2  # 2 sets × 4 boards × 8 tables × 2 sides
+    # The demo (every set released): its one missing slip keeps that board out of the public figures.
+    event, folder, site = demo_site(tmp_path / "demo")
+    pairs = json.loads((site / "pairs.json").read_text(encoding="utf-8"))
+    with EventSession.open(event, folder) as session:
+        director = report_json(session.report())["field"]
+    assert pairs["boards_counted"] == len(director["boards"]) - 1 == 47
+    waiting = [b for b in director["boards"] if len(b["results"]) < 4]
+    assert len(waiting) == 1
+    board = json.loads((site / f"board-{waiting[0]['set']}-{waiting[0]['board']}.json").read_text(encoding="utf-8"))
+    assert board["review"] is None

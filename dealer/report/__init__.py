@@ -126,6 +126,9 @@ SHEETS_IN_DOCUMENT = 200
 #: 2,000-line table in some 30 s on the 2-core machine) (the field's, and of all groups together);
 #: beyond, it lists the leaders and says how many more are in the HTML, CSV and XLSX.
 PDF_STANDINGS_ROWS = 100
+#: The PDF lists at most this many pairs of the "pairs in teams" ranking (the leaders; every pair
+#: is in the HTML, CSV and XLSX).
+PDF_PAIRS_ROWS = 40
 #: The XLSX has one sheet per match while the event has at most this many played matches, else
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
@@ -443,8 +446,7 @@ def _csv_writer(stream: IO[bytes]) -> tuple[io.TextIOWrapper, Any]:
 
 def _safe_field(row: list[Any]) -> list[Any]:
     """A line of ``field.csv``: the match id and the team ids as :func:`safe_cell` makes them."""
-    row[4], row[9], row[10] = safe_cell(row[4]), safe_cell(row[9]), safe_cell(row[10])
-    return row
+    return [*row[:4], safe_cell(row[4]), *row[5:9], safe_cell(row[9]), safe_cell(row[10]), row[11]]
 
 
 class _CsvSink(_Sink):
@@ -636,9 +638,9 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
                 notes.append(t["pdf_groups_cut"].format(shown=each))
                 groups = [(n, (h, rows[:each])) for n, (h, rows) in groups]
     pairs = made.get("pairs")
-    if pairs is not None and pdf and len(pairs[1]) > PDF_STANDINGS_ROWS:
-        notes.append(field_labels(lang)["pdf_cut"].format(shown=PDF_STANDINGS_ROWS, pairs=len(pairs[1])))
-        pairs = (pairs[0], pairs[1][:PDF_STANDINGS_ROWS])
+    if pairs is not None and pdf and len(pairs[1]) > PDF_PAIRS_ROWS:
+        notes.append(field_labels(lang)["pdf_cut"].format(shown=PDF_PAIRS_ROWS, pairs=len(pairs[1])))
+        pairs = (pairs[0], pairs[1][:PDF_PAIRS_ROWS])
     crosses = cross_tables(data)
     inline = sheets_inline(data)
     team_results = None
@@ -836,7 +838,13 @@ class _JsonSink(_Sink):
         self.data = data
         self.encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
         self.target = AtomicFile(folder / f"{data.event.id}-results.json")
-        self.target.stream.write(self.encode(report_json(data, sheets=False))[:-1].encode("utf-8") + b',"sheets":[')
+        head = self.encode(report_json(data, sheets=False, field=False))[:-1].encode("utf-8")
+        # what the field says (a league's 640,000 table results): encoded by orjson, the same JSON
+        stats = data.field_figures
+        import orjson
+
+        field = b"null" if stats is None else orjson.dumps(stats.as_json())
+        self.target.stream.write(head + b',"field":' + field + b',"sheets":[')
         self.first = True
         if isinstance(data.scored, ScoredLevelEvent):
             for sheet in sheets_json(data):
