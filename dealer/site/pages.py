@@ -211,14 +211,20 @@ class SiteData:
             own.append({**p.as_dict(), "anchor": f"pair-{len(own) + 1}", "boards_played": boards})
         return found
 
-    def field_key(self) -> bytes:
-        """What every page of the field's shows depends on: the results it counts (the
-        scoring's arrays where counted), the line-ups, the adjustments, the rule."""
+    def field_key(self, set_number: int | None = None, board: int | None = None) -> bytes:
+        """What the field's pages show depends on (of one board, or of all): the results it
+        counts (only those: a result of a set not released changes nothing), where, with which
+        trump, what is left out and why, the line-ups, the rule."""
         stats = self.field
         if stats is None:
             return b""
-        return _digest(stats.counted.tobytes(), stats.left.tobytes(), stats.net.tobytes(),
-                       self.data.scored.trumps.tobytes(), stats.rule, self.data.lineups.all(),
+        cells = (slice(None),) * 3
+        if set_number is not None and board is not None:
+            cells = (stats.match_sets == set_number, slice(board - 1, board), slice(None))
+        shown = (stats.counted | stats.left)[cells]
+        return _digest(shown.tobytes(), stats.counted[cells].tobytes(), stats.net[cells][shown].tobytes(),
+                       self.data.scored.trumps[cells][shown].tobytes(), stats.rule,
+                       *(() if set_number is not None else (self.data.lineups.all(),)),
                        self.data.adjustments.forfeits, self.data.adjustments.penalties)
 
     @functools.cached_property
@@ -512,7 +518,6 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                                          _json(site.field_pairs.get(member.id, []))),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
-    field_key = site.field_key()  # a board's review: what the field says of it
     for set_number, boards in site.boards.items():
         playing = by_set.get(set_number, [])
         rows = [i for i, _m in playing]
@@ -522,7 +527,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                       if points is not None and present is not None else b"")
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
-                _digest(set_number, board.number, board.deal.code, column, who, field_key),
+                _digest(set_number, board.number, board.deal.code, column, who,
+                        site.field_key(set_number, board.number)),
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
     if site.field is not None:
         pages.append(PlannedPage("pairs", "pairs.html", _digest(site.field_key(), sorted(site.released)),
