@@ -507,6 +507,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
         for team in (s.home, s.away):
             by_team.setdefault(team, []).append(s)
     byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
+    field_key = site.field_key()  # its pairs against the field: any counted result moves every datum
     for member in event.teams:
         standing = site.standing.get(member.id)
         own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
@@ -515,7 +516,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                                          [site.withheld_of(s) for s in by_team[member.id]],
                                          [r.figures() for r in site.player_records.get(member.id, [])],
                                          [r.pair_dict() for r in site.pair_records.get(member.id, [])],
-                                         _json(site.field_pairs.get(member.id, []))),
+                                         field_key),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
@@ -531,7 +532,7 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                         site.field_key(set_number, board.number)),
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
     if site.field is not None:
-        pages.append(PlannedPage("pairs", "pairs.html", _digest(site.field_key(), sorted(site.released)),
+        pages.append(PlannedPage("pairs", "pairs.html", _digest(field_key, sorted(site.released)),
                                  lambda t: pairs_page(site)))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
