@@ -6,6 +6,7 @@ stored results of the demo."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,48 @@ def test_in_public_only_released_sets_boards_the_whole_field_played_count(tmp_pa
     assert len(waiting) == 1
     board = json.loads((site / f"board-{waiting[0]['set']}-{waiting[0]['board']}.json").read_text(encoding="utf-8"))
     assert board["review"] is None
+
+
+def test_the_csv_and_xlsx_reports_carry_the_field_as_the_json_does(tmp_path: Path) -> None:
+    """``field.csv`` and the XLSX's ``field`` sheet: one line per table's result of each board,
+    as ``"field"`` → ``boards`` → ``results`` of the JSON; ``pairs.csv`` and the ``pairs`` sheet:
+    every pair of the ranking."""
+    import csv
+
+    import openpyxl
+
+    event = dealt_demo(tmp_path)
+    boards = tmp_path / "boards"
+    code, _out, err = run_dealer("results", "import", event, SAMPLE_TRAVELLERS, "--boards-dir", boards)
+    assert code == 0, err
+    out = tmp_path / "reports"
+    code, _out, err = run_dealer("report", event, "--boards-dir", boards, "--format", "csv,xlsx,json", "--out", out,
+                                 "--lang", "en")
+    assert code == 0, err
+    report = json.loads((out / "demo-results.json").read_text(encoding="utf-8"))
+    expected = [[b["set"], b["board"], b["datum"], r["round"], r["match"], r["table"], r["ns"], r["vs_datum"],
+                 r["trump"], r["ns_team"], r["ew_team"], r.get("left_out")]
+                for b in report["field"]["boards"] for r in b["results"]]
+    assert len(expected) == 2 * 2 * 48 - 1  # 2 matches × 2 tables × 48 boards, one slip missing
+
+    def plain(value: Any) -> Any:
+        return None if value in ("", None) else value
+
+    with (out / "field.csv").open(encoding="utf-8-sig", newline="") as stream:
+        rows = list(csv.reader(stream))
+    assert rows[0] == ["set", "board", "datum", "round", "match", "table", "ns", "vs_datum", "trump", "ns_team",
+                       "ew_team", "left_out"]
+    assert [[plain(v) for v in row] for row in rows[1:]] == [[plain(str(v)) if v is not None else None
+                                                              for v in row] for row in expected]
+    book = openpyxl.load_workbook(out / "demo-results.xlsx", read_only=True)
+    sheet = [[plain(c) for c in row] for row in book["field"].iter_rows(min_row=2, values_only=True)]
+    def number(value: Any) -> Any:  # the workbook keeps 0.0 as the number 0
+        return float(value) if isinstance(value, int | float) else value
+
+    assert [[number(v) for v in row] for row in sheet] == [[number(v) for v in row] for row in expected]
+    with (out / "pairs.csv").open(encoding="utf-8-sig", newline="") as stream:
+        pairs = list(csv.reader(stream))
+    assert pairs[0][:2] == ["Rank", "Team"] and len(pairs) - 1 == len(report["field"]["pairs"])
+    assert [row[1] for row in pairs[1:]] == [p["team"] for p in report["field"]["pairs"]]
+    assert [float(row[5]) for row in pairs[1:]] == [p["butler"] for p in report["field"]["pairs"]]
+    assert next(book["pairs"].iter_rows(min_row=1, max_row=1, values_only=True))[0] == "Rank"

@@ -397,14 +397,16 @@ def field_rows(data: ReportData) -> Iterator[list[Any]]:
 
 
 _NUMBER = re.compile(r"-?[0-9]+")
+#: A plain decimal number (a datum, a butler: ``-7.5``): a number to a spreadsheet, never a formula.
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 #: A cell starting with one of these is read as a formula by spreadsheets (OWASP, CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(text: str) -> str:
     """A CSV cell a spreadsheet shows as text: a leading ``'`` before a formula start (OWASP);
-    plain whole numbers (``-3``) are left as numbers."""
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    plain numbers (``-3``, ``-7.5``) are left as numbers."""
+    if text.startswith(_FORMULA_START) and not _DECIMAL.fullmatch(text):
         return "'" + text
     return text
 
