@@ -198,18 +198,25 @@ class SiteData:
         return self.data.field_figures
 
     @functools.cached_property
-    def field_pairs(self) -> dict[str, list[dict[str, Any]]]:
-        """Team → its pairs' figures against the field, each with the boards it played (each
-        linking its board page) and its place in the ranking."""
-        found: dict[str, list[dict[str, Any]]] = {}
+    def _field_pairs_of(self) -> dict[str, list[tuple[str, Any]]]:
+        """Team → its pairs against the field (in the ranking's order), each with its anchor on
+        the team's page (``pair-1``, ``pair-2`` …)."""
+        found: dict[str, list[tuple[str, Any]]] = {}
+        for p in self.field.pairs if self.field is not None else ():
+            own = found.setdefault(p.key.team, [])
+            own.append((f"pair-{len(own) + 1}", p))
+        return found
+
+    def field_pairs(self, team: str) -> list[dict[str, Any]]:
+        """A team's pairs' figures against the field, each with the boards it played (each linking
+        its board page), its anchor and its place in the ranking."""
         stats = self.field
         if stats is None:
-            return found
-        for p in stats.pairs:
-            boards = [{**b, "page": self.board_page(b["set"], b["board"])} for b in stats.pair_boards(p.key)]
-            own = found.setdefault(p.key.team, [])
-            own.append({**p.as_dict(), "anchor": f"pair-{len(own) + 1}", "boards_played": boards})
-        return found
+            return []
+        return [{**p.as_dict(), "anchor": anchor,
+                 "boards_played": [{**b, "page": self.board_page(b["set"], b["board"])}
+                                   for b in stats.pair_boards(p.key)]}
+                for anchor, p in self._field_pairs_of.get(team, [])]
 
     def field_key(self, set_number: int | None = None, board: int | None = None) -> bytes:
         """What the field's pages show depends on (of one board, or of all): the results it
@@ -508,6 +515,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
             by_team.setdefault(team, []).append(s)
     byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
     field_key = site.field_key()  # its pairs against the field: any counted result moves every datum
+    if site.field is not None:
+        site.field.prepare()  # once, before the pages are built in forked processes
     for member in event.teams:
         standing = site.standing.get(member.id)
         own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
@@ -678,7 +687,7 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
         "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
         "player_records": [r.player_dict() for r in site.player_records.get(team_id, [])],
         "pair_records": [r.pair_dict() for r in site.pair_records.get(team_id, [])],
-        "field_pairs": site.field_pairs.get(team_id, []),
+        "field_pairs": site.field_pairs(team_id),
         "pairs_page": "pairs" if site.field is not None else None,
     }
 
@@ -725,10 +734,10 @@ def pairs_page(site: SiteData) -> dict[str, Any]:
     stats = site.field
     counted = sorted({b.set for b in stats.boards}) if stats is not None else []
     pairs = []
-    for team, found in site.field_pairs.items():
-        for p in found:
-            pairs.append({**{k: v for k, v in p.items() if k != "boards_played"}, "team_ref": site.team_refs[team],
-                          "boards_page": site.team_page.get(team), "anchor": p["anchor"]})
+    for team, found in site._field_pairs_of.items():
+        for anchor, p in found:
+            pairs.append({**p.as_dict(), "team_ref": site.team_refs[team], "boards_page": site.team_page.get(team),
+                          "anchor": anchor})
     pairs.sort(key=lambda p: (p["rank"] is None, p["rank"] or 0, -p["boards"]))
     return {"rule": stats.rule if stats is not None else None, "trim_from": TRIM_FROM,
             "sets_counted": counted, "released_sets": sorted(site.released),
