@@ -391,6 +391,38 @@ class FieldStats:
         """Make what :meth:`pair_boards` reads now (before worker processes are forked: once)."""
         _ = self._pair_cells, self._pair_index, self.pairs
 
+    def pair_rounds(self, key: PairKey) -> list[dict[str, Any]]:
+        """A pair's figures match by match (round, match, table, boards, butler, as declarer
+        side and as defenders), made from its boards at once."""
+        import numpy as np
+
+        p = self._pair_index.get(key)
+        if p is None:
+            return []
+        m, b, t, side, starts = self._pair_cells
+        part = slice(int(starts[p]), int(starts[p + 1]))
+        i, bb, tt, ss = m[part], b[part], t[part], side[part]
+        if not i.size:
+            return []
+        butler = self.vs[i, bb, tt] * (1 - 2 * ss)
+        declarer = self.ns_declarer[i, bb] == (ss == 0)
+        found, index = np.unique(i, return_inverse=True)
+        boards = np.bincount(index)
+        total = np.bincount(index, weights=butler)
+        as_declarer = np.bincount(index, weights=np.where(declarer, butler, 0.0), minlength=found.size)
+        first = np.searchsorted(index, np.arange(found.size))  # cells are sorted by match
+        matches = self.scored.matches
+        return [{"round": matches[i_].round, "match": matches[i_].id, "table": TABLES[int(tt[f])],
+                 "side": "NS" if ss[f] == 0 else "EW", "boards": int(n), "butler": _round(v),
+                 "as_declarer": _round(d), "as_defenders": _round(v - d)}
+                for i_, f, n, v, d in zip(found.tolist(), first.tolist(), boards.tolist(), total.tolist(),
+                                          as_declarer.tolist(), strict=True)]
+
+    @property
+    def cells(self) -> int:
+        """The pairs' counted boards in all (each table's result counts for both its pairs)."""
+        return int(self._pair_cells[4][-1])
+
     def pair_boards(self, key: PairKey) -> list[dict[str, Any]]:
         """The boards a pair played (counted), each with its round, set, board, table, side,
         whether it was the declarer side, the trump, its result and butler there."""

@@ -251,6 +251,10 @@ def test_in_public_only_released_sets_boards_the_whole_field_played_count(tmp_pa
         page = json.loads((site / f"team-{team.id.lower()}.json").read_text(encoding="utf-8"))
         assert page["field_pairs"], team.id
         assert {b["set"] for p in page["field_pairs"] for b in p["boards_played"]} == {1, 2}
+        for p in page["field_pairs"]:  # match by match: the pair's figures again
+            assert sum(r["boards"] for r in p["by_match"]) == p["boards"] == len(p["boards_played"])
+            assert sum(r["butler"] for r in p["by_match"]) == pytest.approx(p["butler"], abs=0.03)
+            assert {r["round"] for r in p["by_match"]} <= {1, 2}
     assert sum(p["boards"] for p in pairs["pairs"]) == 2 * 4 * 8 * 2  # 2 sets × 4 boards × 8 tables × 2 sides
     # The demo (every set released): its one missing slip keeps that board out of the public figures.
     event, folder, site = demo_site(tmp_path / "demo")

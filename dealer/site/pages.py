@@ -43,6 +43,10 @@ SCHEMA = 1
 #: Above this many teams the cross-table (teams × teams cells) is not made: each team's page
 #: lists its matches instead.
 CROSS_TABLE_LIMIT = 64
+#: A team's page lists each board its pairs played against the field while every pair of the
+#: field has played at most this many boards in all (a 2,000-team league's: 1.3 million); beyond,
+#: each pair's figures match by match, linking the match pages.
+PAIR_BOARDS_LISTED = 100_000
 #: The leaders shown on the home page.
 HOME_LEADERS = 8
 
@@ -208,14 +212,21 @@ class SiteData:
         return found
 
     def field_pairs(self, team: str) -> list[dict[str, Any]]:
-        """A team's pairs' figures against the field, each with the boards it played (each linking
-        its board page), its anchor and its place in the ranking."""
+        """A team's pairs' figures against the field, each with its anchor, its place in the
+        ranking, its figures match by match (``by_match``, each linking the match page) and,
+        while the whole field's pairs have played at most :data:`PAIR_BOARDS_LISTED` boards in
+        all, each board it played (``boards_played``, each linking its board page; beyond,
+        ``null``: a league's would be 1.3 million rows, and each board page lists every table's
+        result against the datum)."""
         stats = self.field
         if stats is None:
             return []
+        listed = stats.cells <= PAIR_BOARDS_LISTED
         return [{**p.as_dict(), "anchor": anchor,
+                 "by_match": [{**r, "page": self.match_page.get((r["round"], r["match"]))}
+                              for r in stats.pair_rounds(p.key)],
                  "boards_played": [{**b, "page": self.board_page(b["set"], b["board"])}
-                                   for b in stats.pair_boards(p.key)]}
+                                   for b in stats.pair_boards(p.key)] if listed else None}
                 for anchor, p in self._field_pairs_of.get(team, [])]
 
     def field_key(self, set_number: int | None = None, board: int | None = None) -> bytes:
