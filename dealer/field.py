@@ -172,6 +172,11 @@ class FieldStats:
         self.vs = np.where(self.counted, self.net - cell_datum[:, :, None], 0.0)  # N-S side
 
     @functools.cached_property
+    def shown(self) -> Any:
+        """The results every output lists: counted, or left out and said so."""
+        return self.counted | self.left
+
+    @functools.cached_property
     def boards(self) -> list[BoardFigures]:
         """Every board that has a counted (or left-out) result, by set and board."""
         import numpy as np
@@ -228,8 +233,7 @@ class FieldStats:
     def _result_rows(self) -> list[list[Any]]:
         import numpy as np
 
-        shown = self.counted | self.left
-        i, b, t = np.nonzero(shown)
+        i, b, t = np.nonzero(self.shown)
         sets = self.match_sets[i]
         order = np.lexsort((t, i, b, sets))
         i, b, t, sets = i[order], b[order], t[order], sets[order]
@@ -250,41 +254,72 @@ class FieldStats:
                         TRUMP_NAMES[tr], ns_team, ew_team, None if c else LEFT_OUT[w]])
         return out
 
+    def _set_rows(self, set_number: int) -> Any:
+        """The indexes of the matches playing ``set_number`` (kept: a set's 16 boards ask)."""
+        import numpy as np
+
+        rows = self._rows_of_set.get(set_number)
+        if rows is None:
+            rows = self._rows_of_set[set_number] = np.flatnonzero(self.match_sets == set_number)
+        return rows
+
+    @functools.cached_property
+    def _rows_of_set(self) -> dict[int, Any]:
+        return {}
+
+    def _result(self, i: int, b: int, t: int) -> dict[str, Any]:
+        """One table's result of a board (as :meth:`board_results` gives it)."""
+        m = self.scored.matches[i]
+        seats = m.seats(TABLES[t])
+        counted = bool(self.counted[i, b, t])
+        row: dict[str, Any] = {"round": m.round, "match": m.id, "table": TABLES[t], "ns": int(self.net[i, b, t]),
+                               "vs_datum": _round(self.vs[i, b, t]) if counted else None,
+                               "trump": TRUMP_NAMES[int(self.scored.trumps[i, b, t])], "ns_team": seats["NS"],
+                               "ew_team": seats["EW"]}
+        if not counted:
+            row["left_out"] = LEFT_OUT[int(self.left_why[i, b, t])]
+        return row
+
     def board_review(self, set_number: int, board: int, swings: int = 5) -> dict[str, Any] | None:
         """The board review of one board (``None``: no table counted): the datum, the field's
         spread (each result and how many tables had it), the biggest swings (the results
         farthest from the datum) and each trump chosen, with how many tables chose it, their
-        mean result and mean against the datum, from N-S's side and from the declarer side's."""
-        results = [r for r in self.board_results(set_number, board) if r["vs_datum"] is not None]
-        if not results:
+        mean result and mean against the datum, from N-S's side and from the declarer side's.
+        Made from the board's column of the arrays (a league's board: 2,000 tables)."""
+        import numpy as np
+
+        rows, b = self._set_rows(set_number), board - 1
+        counted = self.counted[rows, b]  # [match, table]
+        if not counted.any():
             return None
+        k, t = np.nonzero(counted)
+        ns = self.net[rows, b][counted].astype(np.int64)
+        vs = self.vs[rows, b][counted]
+        trumps = self.scored.trumps[rows, b][counted].astype(np.int64)
         declarer_ns = side_of(self.event.schedule[(set_number, board)].declarer) == "NS"
-        datum = self.datum_by_set[set_number, board - 1]
-        spread: dict[int, int] = {}
-        for r in results:
-            spread[r["ns"]] = spread.get(r["ns"], 0) + 1
-        trumps: dict[str | None, list[dict[str, Any]]] = {}
-        for r in results:
-            trumps.setdefault(r["trump"], []).append(r)
         sign = 1 if declarer_ns else -1
+        values, counts = np.unique(ns, return_counts=True)
         choices: list[dict[str, Any]] = []
-        for trump, rows in trumps.items():
-            mean = sum(r["ns"] for r in rows) / len(rows)
-            vs = sum(r["vs_datum"] for r in rows) / len(rows)
-            choices.append({"trump": trump, "tables": len(rows), "mean_ns": _round(mean), "mean_vs_datum": _round(vs),
-                            "declarer_vs_datum": _round(sign * vs),
-                            "declarer_gained": sum(1 for r in rows if sign * r["vs_datum"] > 0)})
+        for code in np.unique(trumps).tolist():
+            chosen = trumps == code
+            n = int(chosen.sum())
+            mean_vs = float(vs[chosen].mean())
+            choices.append({"trump": TRUMP_NAMES[code], "tables": n, "mean_ns": _round(ns[chosen].mean()),
+                            "mean_vs_datum": _round(mean_vs), "declarer_vs_datum": _round(sign * mean_vs),
+                            "declarer_gained": int((sign * vs[chosen] > 0).sum())})
         choices.sort(key=lambda c: (-c["tables"], c["trump"] or "~"))
-        biggest = sorted(results, key=lambda r: (-abs(float(r["vs_datum"])), r["round"], r["match"],
-                                                 r["table"]))[:swings]
-        return {"set": set_number, "board": board, "datum": _round(datum), "rule": self.rule,
-                "tables": int(self.tables_by_set[set_number, board - 1]),
-                "trimmed": bool(self.trimmed_by_set[set_number, board - 1]),
+        order = np.lexsort((t, k, -np.abs(np.round(vs, 2))))[:swings]
+        left_k, left_t = np.nonzero(self.left[rows, b])
+        return {"set": set_number, "board": board, "datum": _round(self.datum_by_set[set_number, b]), "rule": self.rule,
+                "tables": int(self.tables_by_set[set_number, b]), "trimmed": bool(self.trimmed_by_set[set_number, b]),
                 "declarer_side": "NS" if declarer_ns else "EW",
-                "spread": [{"ns": v, "tables": n} for v, n in sorted(spread.items(), reverse=True)],
-                "lowest": min(r["ns"] for r in results), "highest": max(r["ns"] for r in results),
-                "swings": biggest, "trumps": choices,
-                "left_out": [r for r in self.board_results(set_number, board) if r["vs_datum"] is None]}
+                "spread": [{"ns": v, "tables": n} for v, n in zip(values.tolist()[::-1], counts.tolist()[::-1],
+                                                                   strict=True)],
+                "lowest": int(ns.min()), "highest": int(ns.max()),
+                "swings": [self._result(int(rows[k[j]]), b, int(t[j])) for j in order.tolist()],
+                "trumps": choices,
+                "left_out": [self._result(int(rows[kk]), b, tt) for kk, tt in zip(left_k.tolist(), left_t.tolist(),
+                                                                                   strict=True)]}
 
     # --- pairs and teams -------------------------------------------------------------------
 

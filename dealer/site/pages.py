@@ -236,10 +236,10 @@ class SiteData:
         stats = self.field
         if stats is None:
             return b""
-        cells = (slice(None),) * 3
+        cells: tuple[Any, ...] = (slice(None),) * 3
         if set_number is not None and board is not None:
-            cells = (stats.match_sets == set_number, slice(board - 1, board), slice(None))
-        shown = (stats.counted | stats.left)[cells]
+            cells = (stats._set_rows(set_number), slice(board - 1, board), slice(None))
+        shown = stats.shown[cells]
         return _digest(shown.tobytes(), stats.counted[cells].tobytes(), stats.net[cells][shown].tobytes(),
                        self.data.scored.trumps[cells][shown].tobytes(), stats.rule,
                        *(() if set_number is not None else (self.data.lineups.all(),)),
