@@ -21,7 +21,7 @@ Pure domain code, no I/O: vectorized over the scoring's arrays ``[match, board, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +137,7 @@ class FieldStats:
         self.left = ((present & forfeited[:, None, None]) | (stored & penalised)) & wanted[:, :, None]
         self.left_why = np.broadcast_to(np.where(forfeited, 0, 1).astype(np.int8)[:, None, None], present.shape)
         self.net = (scored.ns_levels - scored.ew_levels).astype(np.float64)
+        self._plain_rows: list[tuple[Any, ...]] | None = None  # result_rows() as made once
         self._datum()
         self._pairs(lineups)
 
@@ -222,37 +223,59 @@ class FieldStats:
                 out.append(row)
         return out
 
-    def result_rows(self) -> list[list[Any]]:
+    def result_rows(self, ids: Callable[[str], str] | None = None) -> list[tuple[Any, ...]]:
         """Every table's result of every board, by set and board, then match and table, as
         lines of set, board, datum, round, match, table, N-S result, against the datum (``None``:
         left out), trump, N-S team, E-W team and why it is left out (``None``: counted); made
-        from the arrays at once (a league's 640,000), once (every report format reads them)."""
-        return self._result_rows
+        column by column from the arrays (a league's 640,000 lines); ``ids``: how the match and
+        team ids are written (a CSV's safe cells), each made once."""
+        import numpy as np
+
+        matches = self.scored.matches
+        plain = ids is None or all(ids(x) == x for m in matches for x in (m.id, m.home, m.away))
+        if plain and self._plain_rows is not None:
+            return self._plain_rows
+        i, b, t, sets = self._result_cells
+        name = str if plain or ids is None else ids
+
+        def column(values: list[Any]) -> Any:
+            found = np.empty(len(values), dtype=object)
+            found[:] = values
+            return found
+
+        rounds = np.fromiter((m.round for m in matches), dtype=np.int64, count=len(matches))
+        match_ids = column([name(m.id) for m in matches])
+        home, away = column([name(m.home) for m in matches]), column([name(m.away) for m in matches])
+        counted = self.counted[i, b, t]
+        datum = np.round(self.datum_by_set[sets, b], 2)
+        vs = np.where(counted, np.round(self.vs[i, b, t], 2) + 0.0, np.nan)
+        at_a = t == 0
+        why = column(list(LEFT_OUT))[self.left_why[i, b, t]]
+        why[counted] = None
+        columns = [sets.tolist(), (b + 1).tolist(), _none_for_nan(datum), rounds[i].tolist(), match_ids[i].tolist(),
+                   column(list(TABLES))[t].tolist(), self.net[i, b, t].astype(np.int64).tolist(), _none_for_nan(vs),
+                   column(list(TRUMP_NAMES))[self.scored.trumps[i, b, t]].tolist(),
+                   np.where(at_a, away[i], home[i]).tolist(), np.where(at_a, home[i], away[i]).tolist(),
+                   why.tolist()]
+        rows = list(zip(*columns, strict=True))
+        if plain:
+            self._plain_rows = rows
+        return rows
+
+    @property
+    def result_count(self) -> int:
+        """How many lines :meth:`result_rows` gives."""
+        return len(self._result_cells[0])
 
     @functools.cached_property
-    def _result_rows(self) -> list[list[Any]]:
+    def _result_cells(self) -> tuple[Any, Any, Any, Any]:
+        """The cells :meth:`result_rows` lists, in its order: (match, board, table, set)."""
         import numpy as np
 
         i, b, t = np.nonzero(self.shown)
         sets = self.match_sets[i]
         order = np.lexsort((t, i, b, sets))
-        i, b, t, sets = i[order], b[order], t[order], sets[order]
-        datum = np.round(self.datum_by_set[sets, b], 2)
-        counted = self.counted[i, b, t]
-        vs = np.round(self.vs[i, b, t], 2) + 0.0
-        why = self.left_why[i, b, t]
-        matches = self.scored.matches
-        ids = [(m.round, m.id, m.home, m.away) for m in matches]
-        out = []
-        for s_, b_, d, i_, t_, ns, c, v, tr, w in zip(
-                sets.tolist(), (b + 1).tolist(), datum.tolist(), i.tolist(), t.tolist(),
-                self.net[i, b, t].astype(np.int64).tolist(), counted.tolist(), vs.tolist(),
-                self.scored.trumps[i, b, t].tolist(), why.tolist(), strict=True):
-            rnd, mid, home, away = ids[i_]
-            ns_team, ew_team = (away, home) if t_ == 0 else (home, away)
-            out.append([s_, b_, None if d != d else d, rnd, mid, TABLES[t_], ns, v if c else None,
-                        TRUMP_NAMES[tr], ns_team, ew_team, None if c else LEFT_OUT[w]])
-        return out
+        return i[order], b[order], t[order], sets[order]
 
     def _set_rows(self, set_number: int) -> Any:
         """The indexes of the matches playing ``set_number`` (kept: a set's 16 boards ask)."""
@@ -504,6 +527,15 @@ class FieldStats:
     def board_dict_light(figures: BoardFigures) -> dict[str, Any]:
         return {"set": figures.set, "board": figures.board, "declarer": figures.declarer, "datum": figures.datum,
                 "tables": figures.tables, "trimmed": figures.trimmed, "left_out": figures.left_out}
+
+
+def _none_for_nan(values: Any) -> list[float | None]:
+    """A float array as a list, ``None`` where it is NaN."""
+    import numpy as np
+
+    found = values.astype(object)
+    found[np.isnan(values)] = None
+    return list(found.tolist())
 
 
 def rank_pairs(found: list[PairFigures]) -> list[PairFigures]:

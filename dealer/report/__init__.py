@@ -133,9 +133,11 @@ PDF_PAIRS_ROWS = 40
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
 XLSX_MATCH_SHEETS = 64
-#: The XLSX gives every table's result against the datum in one sheet (``field``) up to this many
-#: lines, else one sheet a set (``field-S1`` …): Excel's sheet holds 1,048,576 rows.
-XLSX_FIELD_ROWS = 500_000
+#: The XLSX gives every table's result against the datum (sheet ``field``) up to this many lines;
+#: beyond, each board's datum (``field-boards``) and the pairs (``pairs``) only, every table's result
+#: against it being in ``field.csv`` and the JSON (a league's 640,000 lines would add a third to
+#: the workbook's time; each table's result is also on the board lines).
+XLSX_FIELD_ROWS = 100_000
 def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] | None = None
                     ) -> tuple[list[str], list[list[str]]]:
     """The standings (the whole field's, or one group's) with every tie-break value."""
@@ -386,11 +388,10 @@ def field_boards_table(data: ReportData, lang: str) -> tuple[list[str], list[lis
     return head, rows
 
 
-def field_rows(data: ReportData) -> Iterator[list[Any]]:
+def field_rows(data: ReportData) -> list[tuple[Any, ...]]:
     """Every table's result of every board against its datum (:data:`FIELD_HEAD`)."""
     stats = data.field_figures
-    if stats is not None:
-        yield from stats.result_rows()
+    return [] if stats is None else stats.result_rows()
 
 
 # --- writers -------------------------------------------------------------------------------
@@ -446,11 +447,6 @@ def _csv_writer(stream: IO[bytes]) -> tuple[io.TextIOWrapper, Any]:
     return text, csv.writer(text, lineterminator="\r\n")
 
 
-def _safe_field(row: list[Any]) -> list[Any]:
-    """A line of ``field.csv``: the match id and the team ids as :func:`safe_cell` makes them."""
-    return [*row[:4], safe_cell(row[4]), *row[5:9], safe_cell(row[9]), safe_cell(row[10]), row[11]]
-
-
 class _CsvSink(_Sink):
     """One CSV per table, formula starts neutralised; ``boards.csv`` streamed."""
 
@@ -468,7 +464,9 @@ class _CsvSink(_Sink):
             with AtomicFile(folder / "field.csv") as target:
                 text, writer = _csv_writer(target.stream)
                 writer.writerow(FIELD_HEAD)
-                writer.writerows(_safe_field(row) for row in field_rows(data))
+                stats = data.field_figures
+                if stats is not None:
+                    writer.writerows(stats.result_rows(safe_cell))
                 text.detach()
                 self.paths.append(target.commit())
             self.boards = AtomicFile(folder / "boards.csv")
@@ -508,16 +506,9 @@ class _XlsxSink(_Sink):
         self.book = Workbook(self.target.stream)
         for name, (head, rows) in tables(data, lang).items():
             self.book.add_sheet(name, head, ([_number_or_text(v) for v in row] for row in rows))
-        if not data.event.levels:  # one sheet, or one a set when a sheet would be too long
-            rows = list(field_rows(data))
-            if len(rows) <= XLSX_FIELD_ROWS:
-                self.book.add_sheet("field", FIELD_HEAD, rows)
-            else:
-                by_set: dict[Any, list[list[Any]]] = {}
-                for row in rows:
-                    by_set.setdefault(row[0], []).append(row)
-                for number, part in by_set.items():
-                    self.book.add_sheet(f"field-S{number}", FIELD_HEAD, part)
+        stats = data.field_figures
+        if stats is not None and stats.result_count <= XLSX_FIELD_ROWS:
+            self.book.add_sheet("field", FIELD_HEAD, stats.result_rows())
         self.by_match = xlsx_sheet_plan(data) == "match"
         self.kept: list[tuple[MatchScore, Sequence[BoardLineValues]]] = []  # by match: a few only
         self.round: int | None = None
