@@ -511,12 +511,12 @@ class FieldStats:
         boards = [self.board_dict_light(b) for b in self.boards]
         if results:
             by_board: dict[tuple[int, int], list[dict[str, Any]]] = {}
-            for s_, b_, _d, rnd, mid, table, ns, vs, trump, ns_team, ew_team, why in self.result_rows():
-                row = {"round": rnd, "match": mid, "table": table, "ns": ns, "vs_datum": vs, "trump": trump,
-                       "ns_team": ns_team, "ew_team": ew_team}
-                if why is not None:
-                    row["left_out"] = why
-                by_board.setdefault((s_, b_), []).append(row)
+            keys = ("round", "match", "table", "ns", "vs_datum", "trump")
+            for line in self.result_rows():  # the teams: the match's (field.csv names them)
+                row = dict(zip(keys, line[3:9], strict=True))
+                if line[11] is not None:
+                    row["left_out"] = line[11]
+                by_board.setdefault((line[0], line[1]), []).append(row)
             for board in boards:
                 board["results"] = by_board.get((board["set"], board["board"]), [])
         return {"rule": self.rule, "trim_from": TRIM_FROM, "boards": boards,

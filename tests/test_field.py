@@ -285,8 +285,14 @@ def test_the_csv_and_xlsx_reports_carry_the_field_as_the_json_does(tmp_path: Pat
                                  "--lang", "en")
     assert code == 0, err
     report = json.loads((out / "demo-results.json").read_text(encoding="utf-8"))
+    sides = {(m["round"], m["match"]): (m["home"], m["away"]) for m in report["matches"]}
+
+    def seated(r: dict[str, Any]) -> list[str]:  # N-S and E-W teams: at table A the home team sits E-W
+        home, away = sides[(r["round"], r["match"])]
+        return [away, home] if r["table"] == "A" else [home, away]
+
     expected = [[b["set"], b["board"], b["datum"], r["round"], r["match"], r["table"], r["ns"], r["vs_datum"],
-                 r["trump"], r["ns_team"], r["ew_team"], r.get("left_out")]
+                 r["trump"], *seated(r), r.get("left_out")]
                 for b in report["field"]["boards"] for r in b["results"]]
     assert len(expected) == 2 * 2 * 48 - 1  # 2 matches × 2 tables × 48 boards, one slip missing
 
