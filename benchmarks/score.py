@@ -16,7 +16,12 @@
    that process. Target: scoring under 5 s and 1.5 GB on a 2-core machine;
 4. runs `dealer report` for every format (html, pdf, csv, xlsx, json) as its own process and prints
    its wall and CPU time and its peak memory (max RSS of the child, from getrusage). Target (issue
-   11): under 30 s and 1.5 GB at 2,000 teams × 20 rounds.
+   11): under 30 s and 1.5 GB at 2,000 teams × 20 rounds;
+5. what the field says (issue 39: each board's datum, every pair's butler; `"field"` of the JSON,
+   `field.csv`, the XLSX's field sheets, the pairs' tables): the same report (every format, the
+   library's `write_reports` from the scored event) in fresh processes without the field's
+   figures and with them, alternately, `--field-runs` times each; prints the best of each and their
+   ratio. Target: the field adds at most 20 % to the report's time.
 
 Import target (issue 11): at least 0.5 of the plain `executemany` rate measured in the same run.
 """
@@ -164,10 +169,16 @@ def main() -> None:
     parser.add_argument("--teams", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--keep", help="Folder to keep the generated files in (default: temporary).")
+    parser.add_argument("--field-runs", type=int, default=2,
+                        help="Reports timed without and with the field's figures, each (default: 2).")
     parser.add_argument("--score-only", nargs=2, metavar=("EVENT", "BOARDS"), help=argparse.SUPPRESS)
+    parser.add_argument("--report-only", nargs=4, metavar=("EVENT", "BOARDS", "OUT", "FIELD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.score_only:
         score_only(*args.score_only)
+        return
+    if args.report_only:
+        report_only(*args.report_only)
         return
 
     from dealer.app import EventSession
@@ -225,6 +236,60 @@ def main() -> None:
         print(f"report: dealer report --format html,pdf,csv,xlsx,json in {report_s:.1f} s wall "
               f"({report_cpu:.1f} CPU-s), peak memory (max RSS) {report_mb:.0f} MB; {files} files, "
               f"{size_mb:.0f} MB (target under 30 s and 1.5 GB: {verdict})")
+        field_overhead(event_path, boards_root, folder / "field-reports", args.field_runs)
+
+
+def field_overhead(event_path: Path, boards_root: Path, out: Path, runs: int) -> None:
+    """The report (every format) without and with what the field says, in fresh processes,
+    alternately; the best wall time of each and their ratio."""
+    times: dict[str, list[float]] = {"0": [], "1": []}
+    figures: dict[str, str] = {}
+    for _run in range(runs):
+        for field in ("0", "1"):
+            target = out / field
+            child = subprocess.run([sys.executable, __file__, "--report-only", str(event_path), str(boards_root),
+                                    str(target), field], capture_output=True, text=True, check=True)
+            seconds, field_s, boards, pairs, size_mb = child.stdout.split()
+            times[field].append(float(seconds))
+            if field == "1":
+                figures = {"field_s": field_s, "boards": boards, "pairs": pairs, "mb": size_mb}
+    without, with_field = min(times["0"]), min(times["1"])
+    ratio = with_field / without
+    print(f"field: the report (html, pdf, csv, xlsx, json; write_reports of the scored event) without the field's "
+          f"figures {without:.1f} s, with them {with_field:.1f} s (best of {runs} each, alternately; the figures "
+          f"themselves {float(figures['field_s']):.2f} s: {figures['boards']} boards' datums, {figures['pairs']} "
+          f"pairs' butler; files {figures['mb']} MB): with / without = {ratio:.3f} "
+          f"(target at most 1.20: {'met' if ratio <= 1.2 else 'NOT met'})")
+
+
+def report_only(event_file: str, boards_root: str, out: str, field: str) -> None:
+    """Child process: the report of every format from the stored results, timed from reading the
+    results to the last file; ``field`` "0": without what the field says (no datum, no butler)."""
+    from dealer.app import EventSession
+    from dealer.files import load_event
+    from dealer.report import REPORT_WRITERS, write_reports
+    from dealer.store.folder import EventFolder
+
+    event = load_event(event_file)
+    target = Path(out)
+    target.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with EventSession.open(event, EventFolder(event.id, Path(boards_root))) as session:
+        data = session.report()
+    field_s = 0.0
+    if field == "0":
+        data.__dict__["field_figures"] = None  # the cached property answered: no field's figures
+    else:
+        begin = time.perf_counter()
+        stats = data.field_figures
+        _ = stats.pairs if stats is not None else None
+        field_s = time.perf_counter() - begin
+    write_reports(data, target, list(REPORT_WRITERS))
+    seconds = time.perf_counter() - start
+    stats = data.field_figures
+    size = sum(f.stat().st_size for f in target.iterdir()) / 2**20
+    print(f"{seconds:.3f} {field_s:.3f} {len(stats.boards) if stats else 0} {len(stats.pairs) if stats else 0} "
+          f"{size:.0f}")
 
 
 def run_report(event_path: Path, boards_root: Path, out: Path) -> tuple[float, float, float, int, float]:

@@ -1255,7 +1255,7 @@ PROGRESS_PAGES = 12
 
 @main.command("print")
 @click.argument("kind", type=click.Choice([*PRINT_KINDS, *SHARED_PRINT_KINDS, "pairings", "schedule",
-                                           *PAPERWORK_KINDS, "alignment", "all"]))
+                                           *PAPERWORK_KINDS, "review", "alignment", "all"]))
 @EVENT_ARGUMENT
 @click.option("--set", "sets", type=IntRange(1, 999), multiple=True,
               help="Only this set (repeatable; default: all).")
@@ -1302,8 +1302,11 @@ def print_command(kind: str, event_file: str, sets: tuple[int, ...], copies: int
     schedule of a round robin or fixed event (轮次表), the booklet (秩序册), a round's seating
     plan (座位图) and results bulletin (成绩公告), the prize receipt sheet (奖励签收表), a round's timer
     page for the projector (HTML), the teams' cards with their confirmation codes (队卡, once for
-    the event: also in `all` without --round); `alignment` prints a label test sheet. Score
-    sheets carry each table's entry QR code for `dealer serve` (--serve-url)."""
+    the event: also in `all` without --round), the movement sheet of a round whose tables share
+    a set's copies (牌套移动表, `movement`), the hands of the round (赛后复盘) of a released set
+    (`review --set N`: each board's hands and analysis, the field's datum, spread, biggest swings
+    and trumps); `alignment` prints a label test sheet. Score sheets carry each table's entry QR
+    code for `dealer serve` (--serve-url)."""
     from dealer.render import PrintOptions, plan_documents, render_documents
     from dealer.render.writers import CODE_KINDS
 

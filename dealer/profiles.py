@@ -272,6 +272,9 @@ class Profile:
     warnings: WarningRule = WarningRule()
     #: Rulings of several penalties given as one (``[rulings]``), by name.
     rulings: Mapping[str, Ruling] = field(default_factory=dict)
+    #: The field's datum of a board (``field = { datum = "trimmed" }``, docs/results.md): the mean
+    #: without the highest and lowest result from six tables on (``trimmed``), or the plain ``mean``.
+    datum: str = "trimmed"
     #: A round's time and when the players are warned, in minutes (``timing``; seed 002 §七.7: 90,
     #: with 15 left): ``None`` where the rules are silent (the event's ``round_minutes`` then).
     round_minutes: int | None = None
@@ -379,7 +382,7 @@ PROFILE_KEYS = frozenset({
     "id", "version", "name_zh", "name_en", "note_zh", "note_en", "source", "interpretation",
     "decks", "match_points", "tie_breaks", "tai_counts_as_level", "bye", "forfeit", "lateness",
     "knockout_tie_breaks", "final_place_points", "level_race", "prize_ties", "withdrawal", "registration",
-    "warnings", "timing", "rulings", "must_play_levels",
+    "warnings", "timing", "rulings", "must_play_levels", "field",
 })
 #: Keys an event's ``[rules]`` cannot change: who the profile is, and its deck rules (hands,
 #: kitty, the conversion bands: what the deal and its commitment stand on). An event that needs
@@ -453,6 +456,7 @@ def profile_from_mapping(data: Mapping[str, Any], label: str | None = None) -> P
         kitty_seconds=kitty_seconds,
         warnings=_warnings(data.get("warnings", {}), label),
         rulings=_rulings(data.get("rulings", {}), label),
+        datum=_field(data.get("field", {}), label),
         extras={k: v for k, v in data.items() if k not in PROFILE_KEYS},
         data=data,
     )
@@ -552,6 +556,20 @@ def _withdrawal(data: Any, label: str) -> str:
     if rule not in WITHDRAWN_OPPONENT_RULES:
         raise ProfileError("event.not_a_choice", where=f"{where}.opponents_match_points",
                            choices=", ".join(WITHDRAWN_OPPONENT_RULES), value=rule)
+    return str(rule)
+
+
+#: The datum rules (``field = { datum = … }``; :mod:`dealer.field`).
+DATUM_RULES = ("trimmed", "mean")
+
+
+def _field(data: Any, label: str) -> str:
+    """``field = { datum = "trimmed" }`` (or ``"mean"``): how a board's datum is taken."""
+    where = f"{label}field"
+    raw = _keys(data, where, {"datum"})
+    rule = raw.get("datum", "trimmed")
+    if rule not in DATUM_RULES:
+        raise ProfileError("event.not_a_choice", where=f"{where}.datum", choices=", ".join(DATUM_RULES), value=rule)
     return str(rule)
 
 

@@ -35,7 +35,10 @@ def test_what_players_may_see_holds_the_released_sets_only(tmp_path: Path) -> No
         shown = published(session)
     assert sorted(shown.released) == sorted(shown.boardsets) == [1, 2]
     assert shown.key_release is None and shown.unused == {} and shown.withheld == {}
-    assert shown.data is shown.scores  # nothing withheld: the public report is the director's
+    # nothing withheld: the public report is the director's scores, its field's figures counting
+    # the released sets only (issue 39)
+    assert shown.data.scored is shown.scores.scored and shown.data.standings is shown.scores.standings
+    assert shown.data.public_sets == {1, 2} and shown.scores.public_sets is None
     assert shown.scores.audited is not None  # audited before anything is shown
     assert shown.lots_seed == folder_seed(folder)
     assert (shown.progress, shown.missing_matches) == ({}, 0)

@@ -198,7 +198,7 @@ forfeit = { winner_levels_per_table = 5 }
 
 
 @pytest.mark.parametrize(("rules", "said"), [
-    ('tie_break = ["lots"]', "rules: unknown key(s) tie_break (known: bye, final_place_points, forfeit,"),
+    ('tie_break = ["lots"]', "rules: unknown key(s) tie_break (known: bye, field, final_place_points, forfeit,"),
     ('tie_breaks = ["coin"]', "rules.tie_breaks: unknown tie-break 'coin' (known: net_level_points,"),
     ('tie_breaks = "lots"', "rules.tie_breaks: expected a list of tie-break names, each once, got 'lots'"),
     ('match_points = { win = "three" }', "rules.match_points.win: expected a whole number from 0 to 100, got 'three'"),

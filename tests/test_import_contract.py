@@ -26,7 +26,7 @@ LAYERS: dict[str, list[str]] = {
     "domain": [
         "dealer.cards", "dealer.profiles", "dealer.event", "dealer.commitment", "dealer.deal", "dealer.batch",
         "dealer.analysis", "dealer.scoring", "dealer.adjustments", "dealer.attribution", "dealer.standings",
-        "dealer.levels", "dealer.race", "dealer.lineups", "dealer.numbers", "dealer.errors",
+        "dealer.levels", "dealer.race", "dealer.lineups", "dealer.field", "dealer.numbers", "dealer.errors",
         "dealer.explain", "dealer.organization", "dealer.tournament.*",
         "dealer.words",  # the word catalog: shipped data (strings.toml) read as constants, as profiles are
     ],

@@ -254,7 +254,10 @@ def test_every_released_board_shows_the_dealt_hands(sites: list[Site], browser: 
 
 
 AXE_KINDS = ("index", "standings", "cross-table", "round-1", "match-1-1", "team-", "board-1-1", "bracket",
-             "verify", "downloads")
+             "verify", "downloads", "pairs")
+#: The kinds checked in English too: those with the most words of their own (the board's review,
+#: the pairs' ranking and a team's pairs against the field).
+AXE_ENGLISH = ("index", "board-1-1", "pairs", "team-")
 
 
 def test_no_serious_or_critical_accessibility_violation(sites: list[Site], browser: Any) -> None:
@@ -270,7 +273,7 @@ def test_no_serious_or_critical_accessibility_violation(sites: list[Site], brows
             kind = next((k for k in AXE_KINDS if short.startswith(k)), None)
             english = name.startswith("en/")
             # Every kind in Chinese; in English the two with the most words of their own.
-            if kind is None or (site.label, english, kind) in seen or (english and kind not in ("index", "board-1-1")):
+            if kind is None or (site.label, english, kind) in seen or (english and kind not in AXE_ENGLISH):
                 continue
             seen.add((site.label, english, kind))
             page.goto(site.url + name)
@@ -378,3 +381,43 @@ def test_phone_shows_the_key_columns_without_sideways_scrolling(sites: list[Site
     context.close()
     assert checked > 1000, checked
     assert not problems, "\n".join(problems[:40])
+
+
+def test_the_pairs_page_and_the_board_review_show_what_the_field_says(sites: list[Site], browser: Any) -> None:
+    """The pairs-in-teams ranking shows every pair of its JSON twin with its butler, each row's
+    link reaching the pair's boards on its team's page; each released board's review shows its
+    datum and every trump the field chose; in Chinese and English, at 375 and 1280 px without
+    sideways scrolling (issue 39)."""
+    page = browser.new_page(viewport={"width": 375, "height": 800})
+    checked = 0
+    for site in sites:
+        for prefix in ("", "en/"):
+            twin = json.loads((site.path / "pairs.json").read_text(encoding="utf-8"))
+            assert twin["pairs"], site.label
+            page.goto(site.url + prefix + "pairs.html")
+            rows = page.eval_on_selector_all("table.pairs >> nth=0 >> tbody tr",
+                                             "rows => rows.map(r => Array.from(r.cells).map(c => c.innerText))")
+            assert len(rows) == len(twin["pairs"])
+            for row, pair in zip(rows, twin["pairs"], strict=True):
+                assert row[0] == (str(pair["rank"]) if pair["rank"] is not None else "—")
+                assert row[4] == f"{pair['butler']:+g}" and row[5] == f"{pair['per_board']:+g}"
+            for width in WIDTHS:
+                page.set_viewport_size({"width": width, "height": 800})
+                assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            page.set_viewport_size({"width": 375, "height": 800})
+            first = twin["pairs"][0]
+            page.click("table.pairs tbody tr >> nth=0 >> a >> nth=0")
+            assert page.url.endswith(f"{first['boards_page']}.html#{first['anchor']}")
+            assert page.locator(f"#{first['anchor']} + .scroll tbody tr").count() == first["boards"]
+            words = strings("en" if prefix else "zh")["field"]
+            board = json.loads((site.path / "board-1-1.json").read_text(encoding="utf-8"))
+            page.goto(site.url + prefix + "board-1-1.html")
+            text = page.inner_text("main")
+            review = board["review"]
+            assert review is not None, site.label  # set 1 of each site is released and played out
+            assert words["review_note"].split("{")[0] in text and f"{review['datum']:+g}" in text
+            assert page.locator("table.trumps tbody tr").count() == len(review["trumps"])
+            assert page.locator("table.swings tbody tr").count() == len(review["swings"])
+            checked += 1
+    page.close()
+    assert checked == 2 * len(sites)

@@ -13,6 +13,7 @@ result), never a value.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,8 @@ def published(session: EventSession, audited: AuditMark | None = None) -> Publis
     scores = session.report(publishing=True, audited=audited)
     released, key_release, last_update, unused = _released(session)
     data, withheld = public_report(scores, released)  # no board still in play
+    # what the field says: the released sets' boards the whole field has played only
+    data = dataclasses.replace(data, made_tables={}, public_sets=frozenset(released))
     boardsets = {n: session.public_board_set(n) for n in sorted(released)}
     return Published(scores, data, withheld, released, key_release, last_update, unused, boardsets,
                      folder_seed(session.folder))
@@ -78,3 +81,13 @@ def _released(session: EventSession) -> tuple[dict[int, dict[str, Any]], dict[st
                      if r.kind == kind and r.set_number is not None} for kind in ("set", "unused"))
     key = next(({"at": r.at, "reason": r.reason} for r in releases if r.kind == "key"), None)
     return sets, key, last, unused
+
+
+def public_field(session: EventSession) -> tuple[ReportData, dict[int, dict[str, Any]]]:
+    """The public report (as players see it, what the field says counting only the released
+    sets' boards the whole field has played) and the released sets, for papers handed out after
+    a set's release (``dealer print review``); without the chain audit of :func:`published`."""
+    scores = session.report()
+    released = _released(session)[0]
+    data, _withheld = public_report(scores, released)
+    return dataclasses.replace(data, made_tables={}, public_sets=frozenset(released)), released

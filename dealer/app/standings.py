@@ -18,6 +18,7 @@ from dealer.app.played import score_stored, stored_attribution_problems
 from dealer.attribution import AttributionError
 from dealer.errors import Phrase
 from dealer.event import Event, Match, Round, Team
+from dealer.field import FieldStats, field_stats
 from dealer.lineups import Lineups, Record, player_records
 from dealer.resources import load_bracket_order
 from dealer.scoring import Advance, MatchScore, ScoredEvent, withheld_boards, without_boards
@@ -135,12 +136,26 @@ class ReportData:
     lineups: Lineups = field(default_factory=Lineups)
     #: The appeals lodged, each with its decision (issue 38): one open keeps the standings provisional.
     appeals: tuple[AppealRow, ...] = ()
+    #: A public report's released sets (:func:`dealer.app.public.published`): what the field says
+    #: counts only their boards that every table playing them has played (``None``: the
+    #: director's, every result).
+    public_sets: frozenset[int] | None = None
 
     @functools.cached_property
     def records(self) -> tuple[list[Record], list[Record]]:
         """Every player's and every pair's record (rounds played, levels for and against) from
         the line-ups and the scored tables (:func:`dealer.lineups.player_records`)."""
         return player_records(self.scored, self.lineups)
+
+    @functools.cached_property
+    def field_figures(self) -> FieldStats | None:
+        """What the field says: each board's datum, each pair's and team's butler
+        (:mod:`dealer.field`; ``None`` for a level race). The director's report counts every
+        result; a public one (:attr:`public_sets`) only the released sets' boards that every
+        table playing them (not forfeited) has played (the withholding rule, docs/site.md)."""
+        if self.public_sets is None:
+            return field_stats(self.scored, self.lineups)
+        return field_stats(self.scored, self.lineups, sets=self.public_sets, whole_field=True)
 
     @functools.cached_property
     def names(self) -> dict[str, str]:
@@ -594,3 +609,4 @@ def public_report(data: ReportData, released: Collection[int]) -> tuple[ReportDa
     public.lineups = data.lineups
     public.appeals = data.appeals
     return public, withheld
+

@@ -169,7 +169,8 @@ def render_pdf(template: str, common: dict[str, Any], pages: Sequence[dict[str, 
                pdf: bool = True) -> bytes:
     """One PDF of the given pages (runs in worker processes too)."""
     html = render_html(template, common, pages, layer, pdf)
-    sheets = [_stylesheet("base.css"), _stylesheet(str(common["css"]))]
+    sheets = [_stylesheet("base.css"), _stylesheet(str(common["css"])),
+              *(_stylesheet(str(name)) for name in common.get("extra_css", ()))]
     with _collector_paused():
         return bytes(html_document(html).write_pdf(stylesheets=sheets, font_config=_font_config()))
 

@@ -194,6 +194,29 @@ def _field_rows_filter(context: Context, tables: Sequence[Mapping[str, Any]], ma
     return field_rows(tables, match_label, urls, context.get("cells"))
 
 
+def pair_board_rows(boards: Sequence[Mapping[str, Any]], words: Mapping[str, str], urls: Any) -> Markup:
+    """A pair's boards against the field (a team page's ``field_pairs`` → ``boards_played``), one
+    row each, by format strings (a league's team pages hold 2.5 million of them): round, set and
+    board (linked to the board's page), seat and side, trump, the table's result and the pair's
+    butler; ``words``: the catalog's ``field`` words."""
+    pages = urls.page
+    seat = {("NS", True): f"{escape(words['ns_side'])} {{t}} · {escape(words['declarer_side'])}",
+            ("NS", False): f"{escape(words['ns_side'])} {{t}} · {escape(words['defenders_side'])}",
+            ("EW", True): f"{escape(words['ew_side'])} {{t}} · {escape(words['declarer_side'])}",
+            ("EW", False): f"{escape(words['ew_side'])} {{t}} · {escape(words['defenders_side'])}"}
+    trumps: dict[str | None, str] = {None: escape(words["not_recorded"]), "NT": escape(words["no_trump"]),
+              **{s: f'<span class="{"red" if s in ("♥", "♦") else "black"}">{s}</span>' for s in ("♠", "♥", "♣", "♦")}}
+    out = []
+    for b in boards:
+        name = f'{b["set"]}·{b["board"]}'
+        link = f'<a href="{escape(pages[b["page"]])}">{name}</a>' if b["page"] else name
+        out.append(f'<tr><td class="n">{b["round"]}</td><th scope="row">{link}</th>'
+                   f'<td>{seat[(b["side"], b["declarer"])].format(t=escape(b["table"]))}</td>'
+                   f'<td>{trumps.get(b["trump"], escape(str(b["trump"])))}</td>'
+                   f'<td class="n">{b["ns"]:+d}</td><td class="n">{b["butler"]:+g}</td></tr>\n')
+    return Markup("".join(out))
+
+
 def mono_width(text: str) -> int:
     """Width in half-width characters of a monospaced face: a wide character (Han) is two."""
     return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -222,6 +245,6 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
 
 
 FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
-           "index_by": index_by, "figures": figures,
+           "index_by": index_by, "figures": figures, "pair_board_rows": pair_board_rows,
            "team_link": team_link,
            "local_time": local_time}

@@ -96,6 +96,8 @@ class Source:
         self._key: bytes | None = None
         self._entry_key: bytes | None = None
         self._layout: LabelLayout | None = None
+        #: ``dealer print review``: the public report and the released sets, read once.
+        self.review_data: tuple[Any, dict[int, dict[str, Any]]] | None = None
         #: What the print summary says besides the files (an entry key made, QR codes that only
         #: this machine opens).
         self.notes: list[Phrase] = []
@@ -769,6 +771,40 @@ def team_cards(source: Source) -> Document:
     return document
 
 
+def review(source: Source, set_number: int) -> Document:
+    """The hands of the round (赛后复盘) of a released set: each board's hands and analysis (the
+    hand record's), the field's datum, spread, biggest swings and each trump chosen against its
+    result, one board a page; only the released sets' boards the whole field has played count
+    (the withholding rule), a board still being played says so."""
+    from dealer.app.public import public_field
+
+    data, released = source.review_data or public_field(source.session)
+    source.review_data = (data, released)
+    if set_number not in released:
+        raise UserError("review.not_released", field="set", set=set_number)
+    t = strings(source.options.lang)
+    stats = data.field_figures
+    boardset = source.boardset(set_number)
+    pages = []
+    names = data.names
+    for board in source.boards(set_number):
+        found = None if stats is None else stats.board_review(set_number, board.number, swings=REVIEW_SWINGS)
+        if found is not None:
+            for r in (*found["swings"], *found["left_out"]):
+                r["ns_name"] = names.get(r["ns_team"], r["ns_team"])
+                r["ew_name"] = names.get(r["ew_team"], r["ew_team"])
+        pages.append({"board": ctx.hand_record_board(board, t), "review": found})
+    common = source.common("review", set_number)
+    common.update(css="hand-records.css", extra_css=["review.css"], fingerprint=boardset.fingerprint,
+                  released=released[set_number])
+    return Document(source.path("review", set_number), "review", "review.html", common, pages,
+                    {"boards": len(pages)})
+
+
+#: The biggest swings a board of the review lists.
+REVIEW_SWINGS = 6
+
+
 #: The paperwork's writers: kind → (whether it is one round's, the writer of its one document).
 PAPERWORK: dict[str, tuple[bool, Callable[..., Document]]] = {
     "booklet": (False, booklet),
@@ -832,7 +868,8 @@ KIND_WORDS = {"pairings": Phrase("render.pairings"), "hand-records": Phrase("ren
               "movement": Phrase("movement.sheet_kind"),
               "booklet": Phrase("render.booklet"), "seating": Phrase("render.seating"),
               "bulletin": Phrase("render.bulletin"), "prizes": Phrase("render.prizes"),
-              "timer": Phrase("render.timer"), "team-cards": Phrase("render.team_cards")}
+              "timer": Phrase("render.timer"), "team-cards": Phrase("render.team_cards"),
+              "review": Phrase("review.kind")}
 #: A level race's kinds (``print all --round N``): its pairings and its level-race score sheets.
 LEVEL_RACE_KINDS = ("pairings", "score-sheets")
 
@@ -878,6 +915,19 @@ def plan_documents(session: EventSession, kind: str, options: PrintOptions) -> P
     writing in it. With ``all``, a set no match plays gets no travellers or score sheets.
     """
     event = session.event
+    if kind == "review":  # the hands of the round: released sets only, one document a set
+        if options.round is not None:
+            raise UserError("review.no_round", field="round")
+        if not options.sets:
+            raise UserError("review.needs_set", field="set")
+        if event.levels:
+            raise UserError("render.level_race_has_no_boards", field="event", event_id=event.id)
+        source = Source(session, event, options)
+        source.folder.check_kind(event)
+        source.folder.require()
+        documents = [review(source, n) for n in source.set_numbers()]
+        check_writable_folder(source.output_dir(), field="out")
+        return PrintPlan(documents)
     if kind == "schedule":  # every round, no board: needs neither a deal nor --round
         if options.round is not None:
             raise UserError("render.schedule_has_every_round", field="round")

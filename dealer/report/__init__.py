@@ -33,14 +33,21 @@ def labels(lang: str) -> dict[str, str]:
     return section("report", lang)
 
 
+def field_labels(lang: str) -> dict[str, str]:
+    """The words of what the field says in ``lang`` (``[report.<lang>.field]``)."""
+    return dict(section("report", lang)["field"])
+
+
 def languages() -> list[str]:
     return list(LANGS)
 
 
-def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
+def report_json(data: ReportData, sheets: bool = False, field: bool = True) -> dict[str, Any]:
     """The report as one JSON object; ``sheets``: with every played match's sheet (boards, each
     table's points, level points and trump played), as ``dealer report --json`` and the JSON
-    report file give it (20,000 sheets for a 2,000-team league: not by default)."""
+    report file give it (20,000 sheets for a 2,000-team league: not by default); ``field``:
+    with what the field says (``"field"``: each board's datum and every table's result against
+    it, every pair's and team's butler; :mod:`dealer.field`; ``None`` for a level race)."""
     found = {
         "event": data.event.id,
         "profile": data.event.profile.id,
@@ -96,6 +103,9 @@ def report_json(data: ReportData, sheets: bool = False) -> dict[str, Any]:
     found["players"] = [r.player_dict() for r in players]
     found["pairs"] = [r.pair_dict() for r in pairs]
     found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
+    if field:
+        stats = data.field_figures
+        found["field"] = None if stats is None else stats.as_json()
     if sheets:
         found["sheets"] = list(sheets_json(data))
     return found
@@ -120,10 +130,18 @@ SHEETS_IN_DOCUMENT = 200
 #: 2,000-line table in some 30 s on the 2-core machine) (the field's, and of all groups together);
 #: beyond, it lists the leaders and says how many more are in the HTML, CSV and XLSX.
 PDF_STANDINGS_ROWS = 100
+#: The PDF lists at most this many pairs of the "pairs in teams" ranking (the leaders; every pair
+#: is in the HTML, CSV and XLSX).
+PDF_PAIRS_ROWS = 40
 #: The XLSX has one sheet per match while the event has at most this many played matches, else
 #: one sheet of board lines per round (a round of a 2,000-team league: 16,000 rows, far below
 #: Excel's 1,048,576).
 XLSX_MATCH_SHEETS = 64
+#: The XLSX gives every table's result against the datum (sheet ``field``) up to this many lines;
+#: beyond, each board's datum (``field-boards``) and the pairs (``pairs``) only, every table's result
+#: against it being in ``field.csv`` and the JSON (a league's 640,000 lines would add a third to
+#: the workbook's time; each table's result is also on the board lines).
+XLSX_FIELD_ROWS = 100_000
 def standings_table(data: ReportData, lang: str, standings: Sequence[Standing] | None = None
                     ) -> tuple[list[str], list[list[str]]]:
     """The standings (the whole field's, or one group's) with every tie-break value."""
@@ -287,10 +305,12 @@ def table_names(data: ReportData) -> list[str]:
     crosses = (["crosstable"] if len(data.event.teams) <= CROSS_TABLE_TEAMS
                else [f"crosstable-{chr(65 + g)}" for g, _t in data.groups]
                if data.groups and all(len(t) <= CROSS_TABLE_TEAMS for _g, t in data.groups) else ["team-results"])
-    return ["standings", *crosses, "matches", "tables" if data.event.levels else "boards",
+    return ["standings", *crosses, "matches", *([] if data.event.levels else ["field"]),
+            "tables" if data.event.levels else "boards",
             *(f"group-{chr(65 + g)}" for g, _t in data.groups),
             *(["adjustments"] if data.adjustments.forfeits or data.adjustments.deductions
               or data.adjustments.withdrawals or data.adjustments.penalties else []),
+            *(["pairs", "field-teams", "field-boards"] if not data.event.levels else []),
             *(["prizes"] if data.event.prizes else []),
             *(["rules"] if data.event.profile.supplement else [])]
 
@@ -312,6 +332,10 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
         found[f"group-{chr(65 + group)}"] = standings_table(data, lang, table)
     if notes := data.footnotes(lang):
         found["adjustments"] = ([labels(lang)["adjustments"]], [[note] for note in notes])
+    if data.field_figures is not None:
+        found["pairs"] = pairs_table(data, lang)
+        found["field-teams"] = pairs_table(data, lang, teams=True)
+        found["field-boards"] = field_boards_table(data, lang)
     if data.event.prizes:
         t = labels(lang)
         if data.final:
@@ -329,18 +353,65 @@ def _tables(data: ReportData, lang: str) -> dict[str, tuple[list[str], list[list
     return found
 
 
+# --- what the field says (dealer.field) --------------------------------------------------------
+
+#: The columns of ``field.csv`` and of the XLSX's ``field`` sheets: one line per table's result
+#: of a board (as ``"field"`` → ``"boards"`` → ``"results"`` of the JSON, the board's datum beside).
+FIELD_HEAD = ["set", "board", "datum", "round", "match", "table", "ns", "vs_datum", "trump", "ns_team", "ew_team",
+              "left_out"]
+
+
+def _figure(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The "pairs in teams" ranking (``teams``: each team's butler): rank, team, the pair's
+    players (or its table), boards, butler, a board, as declarer side and as defenders."""
+    stats = data.field_figures
+    w = field_labels(lang)
+    head = [w["rank"], w["team"], *([] if teams else [w["players"], w["table"]]), w["boards"], w["butler"],
+            w["per_board"], w["as_declarer"], w["declarer_boards"], w["as_defenders"], w["defender_boards"]]
+    rows = []
+    for p in (stats.teams if teams else stats.pairs) if stats is not None else ():
+        d = p.as_dict()
+        rows.append(["" if p.rank is None else str(p.rank), p.key.team,
+                     *([] if teams else [w["separator"].join(p.key.players), p.key.table or ""]),
+                     str(p.boards), _figure(d["butler"]), _figure(d["per_board"]), _figure(d["as_declarer"]),
+                     str(p.declarer_boards), _figure(d["as_defenders"]), str(p.defender_boards)])
+    return head, rows
+
+
+def field_boards_table(data: ReportData, lang: str) -> tuple[list[str], list[list[str]]]:
+    """Each board's datum: set, board, declarer, datum, tables counted, trimmed, left out."""
+    stats = data.field_figures
+    w = field_labels(lang)
+    head = [w["set"], w["board"], w["declarer"], w["datum"], w["tables"], w["trimmed"], w["left_out"]]
+    rows = [[str(b.set), str(b.board), b.declarer, _figure(b.datum), str(b.tables), w["yes"] if b.trimmed else "",
+             str(b.left_out)] for b in (stats.boards if stats is not None else ())]
+    return head, rows
+
+
+def field_rows(data: ReportData) -> list[tuple[Any, ...]]:
+    """Every table's result of every board against its datum (:data:`FIELD_HEAD`)."""
+    stats = data.field_figures
+    return [] if stats is None else stats.result_rows()
+
+
 # --- writers -------------------------------------------------------------------------------
 
 
 _NUMBER = re.compile(r"-?[0-9]+")
+#: A plain decimal number (a datum, a butler: ``-7.5``): a number to a spreadsheet, never a formula.
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 #: A cell starting with one of these is read as a formula by spreadsheets (OWASP, CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(text: str) -> str:
     """A CSV cell a spreadsheet shows as text: a leading ``'`` before a formula start (OWASP);
-    plain whole numbers (``-3``) are left as numbers."""
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    plain numbers (``-3``, ``-7.5``) are left as numbers."""
+    if text.startswith(_FORMULA_START) and not _DECIMAL.fullmatch(text):
         return "'" + text
     return text
 
@@ -394,6 +465,14 @@ class _CsvSink(_Sink):
                 self.paths.append(target.commit())
         self.boards: AtomicFile | None = None
         if not data.event.levels:
+            with AtomicFile(folder / "field.csv") as target:
+                text, writer = _csv_writer(target.stream)
+                writer.writerow(FIELD_HEAD)
+                stats = data.field_figures
+                if stats is not None:
+                    writer.writerows(stats.result_rows(safe_cell))
+                text.detach()
+                self.paths.append(target.commit())
             self.boards = AtomicFile(folder / "boards.csv")
             self.text, self.writer = _csv_writer(self.boards.stream)
             self.writer.writerow(SHEET_HEAD)
@@ -431,6 +510,9 @@ class _XlsxSink(_Sink):
         self.book = Workbook(self.target.stream)
         for name, (head, rows) in tables(data, lang).items():
             self.book.add_sheet(name, head, ([_number_or_text(v) for v in row] for row in rows))
+        stats = data.field_figures
+        if stats is not None and stats.result_count <= XLSX_FIELD_ROWS:
+            self.book.add_sheet("field", FIELD_HEAD, stats.result_rows())
         self.by_match = xlsx_sheet_plan(data) == "match"
         self.kept: list[tuple[MatchScore, Sequence[BoardLineValues]]] = []  # by match: a few only
         self.round: int | None = None
@@ -550,6 +632,10 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
             if any(len(rows) > each for _n, (_h, rows) in groups):
                 notes.append(t["pdf_groups_cut"].format(shown=each))
                 groups = [(n, (h, rows[:each])) for n, (h, rows) in groups]
+    pairs = made.get("pairs")
+    if pairs is not None and pdf and len(pairs[1]) > PDF_PAIRS_ROWS:
+        notes.append(field_labels(lang)["pdf_cut"].format(shown=PDF_PAIRS_ROWS, pairs=len(pairs[1])))
+        pairs = (pairs[0], pairs[1][:PDF_PAIRS_ROWS])
     crosses = cross_tables(data)
     inline = sheets_inline(data)
     team_results = None
@@ -576,6 +662,9 @@ def _context(data: ReportData, lang: str, pdf: bool) -> dict[str, Any]:
         profile=data.event.profile, supplement=supplement_text(data.event.profile, lang),
         footnotes=data.footnotes(lang), prizes=data.prizes(), names=data.names,
         places=data.places, bracket=_bracket(data, lang), groups=groups,
+        pairs=pairs, field_note=field_labels(lang)["note" if data.event.profile.datum == "trimmed" else "note_mean"]
+        if pairs is not None else "",
+        pairs_unranked=pairs is not None and any(not row[0] for row in pairs[1]),
     )
 
 
@@ -744,7 +833,13 @@ class _JsonSink(_Sink):
         self.data = data
         self.encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
         self.target = AtomicFile(folder / f"{data.event.id}-results.json")
-        self.target.stream.write(self.encode(report_json(data, sheets=False))[:-1].encode("utf-8") + b',"sheets":[')
+        head = self.encode(report_json(data, sheets=False, field=False))[:-1].encode("utf-8")
+        # what the field says (a league's 640,000 table results): encoded by orjson, the same JSON
+        stats = data.field_figures
+        import orjson
+
+        field = b"null" if stats is None else orjson.dumps(stats.as_json())
+        self.target.stream.write(head + b',"field":' + field + b',"sheets":[')
         self.first = True
         if isinstance(data.scored, ScoredLevelEvent):
             for sheet in sheets_json(data):

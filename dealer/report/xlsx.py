@@ -11,6 +11,7 @@ are no document properties (creation or modification times).
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import zipfile
@@ -68,11 +69,14 @@ def _text_cell(text: str, style: str = "") -> str:
 
 
 def cell_xml(value: Any) -> str:
-    """One cell: ``None`` empty, a whole number a number, anything else text (never a formula)."""
+    """One cell: ``None`` empty, a whole number or a finite float (a datum, a butler) a number,
+    anything else text (never a formula)."""
     if value is None or value == "":
         return "<c/>"
     if type(value) is int:
         return f"<c><v>{value}</v></c>"
+    if type(value) is float and math.isfinite(value):
+        return f"<c><v>{value!r}</v></c>"
     return _text_cell(str(value))
 
 

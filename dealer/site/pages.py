@@ -26,6 +26,7 @@ from dealer.cards import sort_cards
 from dealer.deal import Board
 from dealer.errors import UserError
 from dealer.event import Event, Match
+from dealer.field import TRIM_FROM, FieldStats
 from dealer.lineups import Record
 from dealer.render.context import board_analysis, hand_record_board
 from dealer.render.rows import board_rows
@@ -43,6 +44,10 @@ SCHEMA = 1
 #: Above this many teams the cross-table (teams × teams cells) is not made: each team's page
 #: lists its matches instead.
 CROSS_TABLE_LIMIT = 64
+#: A team's page lists each board its pairs played against the field while every pair of the
+#: field has played at most this many boards in all (a 2,000-team league's: 1.3 million); beyond,
+#: each pair's figures match by match, linking the match pages.
+PAIR_BOARDS_LISTED = 100_000
 #: The leaders shown on the home page.
 HOME_LEADERS = 8
 
@@ -136,7 +141,7 @@ class SiteData:
         self.last_update = last_update
         self.downloads = downloads
         self.lots_seed = lots_seed
-        self.report = report_json(data)
+        self.report = report_json(data, field=False)  # what the field says: :attr:`field`
         self.names = {t.id: t.name for t in self.event.teams}
         self.team_page = slugs([t.id for t in self.event.teams], "team-")
         self.match_page: dict[tuple[int, str], str] = {}
@@ -189,6 +194,57 @@ class SiteData:
         if s.forfeited_by or self.event.levels:
             return []
         return self.withheld.get(s.set, [])
+
+    @functools.cached_property
+    def field(self) -> FieldStats | None:
+        """What the field says, as players may see it: the released sets' boards that every table
+        playing them has played (the public report's :attr:`~dealer.app.standings.ReportData.public_sets`;
+        ``None``: a level race)."""
+        return self.data.field_figures
+
+    @functools.cached_property
+    def _field_pairs_of(self) -> dict[str, list[tuple[str, Any]]]:
+        """Team → its pairs against the field (in the ranking's order), each with its anchor on
+        the team's page (``pair-1``, ``pair-2`` …)."""
+        found: dict[str, list[tuple[str, Any]]] = {}
+        for p in self.field.pairs if self.field is not None else ():
+            own = found.setdefault(p.key.team, [])
+            own.append((f"pair-{len(own) + 1}", p))
+        return found
+
+    def field_pairs(self, team: str) -> list[dict[str, Any]]:
+        """A team's pairs' figures against the field, each with its anchor, its place in the
+        ranking, its figures match by match (``by_match``, each linking the match page) and,
+        while the whole field's pairs have played at most :data:`PAIR_BOARDS_LISTED` boards in
+        all, each board it played (``boards_played``, each linking its board page; beyond,
+        ``null``: a league's would be 1.3 million rows, and each board page lists every table's
+        result against the datum)."""
+        stats = self.field
+        if stats is None:
+            return []
+        listed = stats.cells <= PAIR_BOARDS_LISTED
+        return [{**p.as_dict(), "anchor": anchor,
+                 "by_match": [{**r, "page": self.match_page.get((r["round"], r["match"]))}
+                              for r in stats.pair_rounds(p.key)],
+                 "boards_played": [{**b, "page": self.board_page(b["set"], b["board"])}
+                                   for b in stats.pair_boards(p.key)] if listed else None}
+                for anchor, p in self._field_pairs_of.get(team, [])]
+
+    def field_key(self, set_number: int | None = None, board: int | None = None) -> bytes:
+        """What the field's pages show depends on (of one board, or of all): the results it
+        counts (only those: a result of a set not released changes nothing), where, with which
+        trump, what is left out and why, the line-ups, the rule."""
+        stats = self.field
+        if stats is None:
+            return b""
+        cells: tuple[Any, ...] = (slice(None),) * 3
+        if set_number is not None and board is not None:
+            cells = (stats._set_rows(set_number), slice(board - 1, board), slice(None))
+        shown = stats.shown[cells]
+        return _digest(shown.tobytes(), stats.counted[cells].tobytes(), stats.net[cells][shown].tobytes(),
+                       self.data.scored.trumps[cells][shown].tobytes(), stats.rule,
+                       *(() if set_number is not None else (self.data.lineups.all(),)),
+                       self.data.adjustments.forfeits, self.data.adjustments.penalties)
 
     @functools.cached_property
     def player_records(self) -> dict[str, list[Record]]:
@@ -470,6 +526,9 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
         for team in (s.home, s.away):
             by_team.setdefault(team, []).append(s)
     byes = {t.id: [r.number for r in event.rounds if t.id in r.byes] for t in event.teams}
+    field_key = site.field_key()  # its pairs against the field: any counted result moves every datum
+    if site.field is not None:
+        site.field.prepare()  # once, before the pages are built in forked processes
     for member in event.teams:
         standing = site.standing.get(member.id)
         own = b"".join(digests[(s.round, s.match)] for s in by_team[member.id])
@@ -477,7 +536,8 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                                  _digest(member, standing, site.shown.after, own, history[member.id], byes[member.id],
                                          [site.withheld_of(s) for s in by_team[member.id]],
                                          [r.figures() for r in site.player_records.get(member.id, [])],
-                                         [r.pair_dict() for r in site.pair_records.get(member.id, [])]),
+                                         [r.pair_dict() for r in site.pair_records.get(member.id, [])],
+                                         field_key),
                                  functools.partial(_ignore_lang, team_page, site, member.id, by_team[member.id],
                                                    history[member.id], byes[member.id])))
     for set_number, boards in site.boards.items():
@@ -489,8 +549,12 @@ def plan_pages(site: SiteData, jobs: int = 1) -> list[PlannedPage]:
                       if points is not None and present is not None else b"")
             pages.append(PlannedPage(
                 f"board-{set_number}-{board.number}", "board.html",
-                _digest(set_number, board.number, board.deal.code, column, who),
+                _digest(set_number, board.number, board.deal.code, column, who,
+                        site.field_key(set_number, board.number)),
                 functools.partial(board_page, site, set_number, board, playing), per_lang=True))
+    if site.field is not None:
+        pages.append(PlannedPage("pairs", "pairs.html", _digest(field_key, sorted(site.released)),
+                                 lambda t: pairs_page(site)))
     if site.knockout:
         pages.append(PlannedPage("bracket", "bracket.html", report_key, lambda t: bracket(site)))
     if not event.levels:  # a level race deals nothing: nothing to verify
@@ -638,6 +702,8 @@ def team_page(site: SiteData, team_id: str, scores: Sequence[MatchScore], histor
         "rank_history": [{"round": r, "rank": rk} for r, rk in zip(rounds, history, strict=True)],
         "player_records": [r.player_dict() for r in site.player_records.get(team_id, [])],
         "pair_records": [r.pair_dict() for r in site.pair_records.get(team_id, [])],
+        "field_pairs": site.field_pairs(team_id),
+        "pairs_page": "pairs" if site.field is not None else None,
     }
 
 
@@ -654,9 +720,46 @@ def board_page(site: SiteData, set_number: int, board: Board, matches: Sequence[
         "hands": hands, "kitty": [c.ascii for c in sort_cards(board.deal.kitty)],
         "hand_record": hand_record_board(board, t, analysis=analysis),
         "field": field,
+        # the board review: the field's spread, the biggest swings, each trump against its result
+        # (``None``: not every table has played it yet, or none counted)
+        "review": _review(site, set_number, board.number),
         "previous": f"board-{set_number}-{board.number - 1}" if board.number > 1 else None,
         "next": f"board-{set_number}-{board.number + 1}" if board.number < boards else None,
     }
+
+
+def _review(site: SiteData, set_number: int, board: int) -> dict[str, Any] | None:
+    """A board's review (:meth:`dealer.field.FieldStats.board_review`), each table's teams and
+    match page named."""
+    stats = site.field
+    review = None if stats is None else stats.board_review(set_number, board)
+    if review is None:
+        return None
+    for rows in (review["swings"], review["left_out"]):
+        for r in rows:
+            r["ns_team"], r["ew_team"] = site.team_refs[r["ns_team"]], site.team_refs[r["ew_team"]]
+            r["page"] = site.match_page.get((r["round"], r["match"]))
+    return review
+
+
+def pairs_page(site: SiteData) -> dict[str, Any]:
+    """The "pairs in teams" ranking: each pair's butler against the field (its team, players or
+    table, boards, butler, a board, as declarer side and as defenders, by trump), its row
+    linking its boards (on its team's page); each team's; the sets counted."""
+    stats = site.field
+    counted = sorted({b.set for b in stats.boards}) if stats is not None else []
+    pairs = []
+    for team, found in site._field_pairs_of.items():
+        for anchor, p in found:
+            pairs.append({**p.as_dict(), "team_ref": site.team_refs[team], "boards_page": site.team_page.get(team),
+                          "anchor": anchor})
+    pairs.sort(key=lambda p: (p["rank"] is None, p["rank"] or 0, -p["boards"]))
+    return {"rule": stats.rule if stats is not None else None, "trim_from": TRIM_FROM,
+            "sets_counted": counted, "released_sets": sorted(site.released),
+            "boards_counted": len(stats.boards) if stats is not None else 0,
+            "pairs": pairs,
+            "teams": [{**t.as_dict(), "team_ref": site.team_refs[t.key.team]}
+                      for t in (stats.teams if stats is not None else [])]}
 
 
 def board_field(site: SiteData, board: Board, matches: Sequence[tuple[int, Match]]) -> dict[str, Any]:
