@@ -93,8 +93,8 @@ _METAVAR = re.compile(r"\b(?:OPTIONS|COMMAND|ARGS|INTEGER RANGE|FLOAT RANGE|INTE
                       r"DIRECTORY|BOOLEAN)\b")
 _TOKEN = re.compile(r"\s+|[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+|.")
 #: Marks that never begin a line (they close what came before), and marks that never end one.
-_CLOSING = set("，。、；：！？）》」』】…,.;:!?)")
-_OPENING = set("（《「『【(")
+_CLOSING = set("，。、；：！？）》」』】…,.;:!?)]}>")
+_OPENING = set("（《「『【([{<")
 
 
 def display_width(text: str) -> int:
@@ -114,9 +114,9 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
             continue
         if line and display_width(indent + "".join(line) + token) > width:
             carried = []
-            if token in _CLOSING and len(line) > 1 and not line[-1].isspace():
+            if token[0] in _CLOSING and len(line) > 1 and not line[-1].isspace():
                 carried = [line.pop()]
-            while len(line) > 1 and (line[-1].isspace() or line[-1] in _OPENING):  # no line ends opening
+            while len(line) > 1 and (line[-1].isspace() or line[-1][-1] in _OPENING):  # no line ends opening
                 mark = line.pop()
                 carried = carried if mark.isspace() else [mark, *carried]
             lines.append((indent + "".join(line)).rstrip())

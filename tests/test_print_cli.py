@@ -43,7 +43,7 @@ def test_print_writes_the_default_file_names_and_a_summary(
                           "--lang", "en")
     assert code == 0, stdout
     assert (out / "score-sheets-set-02-en.pdf").exists()
-    assert "1 files, 4 pages" in stdout
+    assert "1 file(s), 4 page(s)" in stdout
 
 
 def test_labels_need_the_key(dealt_demo: tuple[Event, Path, Path], tmp_path: Path) -> None:

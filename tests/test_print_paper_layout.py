@@ -55,7 +55,7 @@ def _printed(field: tuple[Path, Path], out: Path, *args: object) -> tuple[list[s
     said = _ok("print", *args[:1], event, *args[1:], "--out", out, "--boards-dir", boards)
     (pdf,) = out.glob("*.pdf")
     pages = page_texts(pdf)
-    assert f"{pdf}  {len(pages)} pages" in said  # the summary counts the PDF's own pages
+    assert f"{pdf}  {len(pages)} page(s)" in said  # the summary counts the PDF's own pages
     return pages, said
 
 

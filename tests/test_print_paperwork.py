@@ -172,5 +172,5 @@ def test_the_print_summary_counts_the_pages_the_pdf_holds(events: dict[str, Path
     (pdf,) = out.glob("*.pdf")
     held = len(PdfReader(pdf).pages)
     assert held > 1  # the case the summary got wrong
-    assert f"{pdf}  {held} pages" in printed
-    assert f"1 files, {held} pages" in printed
+    assert f"{pdf}  {held} page(s)" in printed
+    assert f"1 file(s), {held} page(s)" in printed
