@@ -227,7 +227,9 @@ def test_the_seating_plan_marks_the_absent_team(played: Played) -> None:
     assert ENGLISH.findall("\n".join(lines)) == []
 
 
-def test_appeals_keep_the_standings_provisional_until_decided(played: Played) -> None:
+def test_seed_002_8_8_an_appeal_to_the_arbitration_committee_keeps_the_standings_provisional_until_decided(
+        played: Played) -> None:
+    """Seed 002 §八.8: a player who disputes a referee's ruling may ask the arbitration committee."""
     refused = played.refused["by"]
     assert refused.exit_code == 2 and "张三" in refused.stderr and "王建国、李明、赵敏、孙立" in refused.stderr
     refused = played.refused["decider"]
