@@ -647,19 +647,24 @@ def _warnings(data: Any, label: str) -> WarningRule:
         at = _whole(step.get("at"), f"{at_where}.at", 1, 100)
         if steps and at <= steps[-1].at:
             raise ProfileError("profiles.warning_steps_order", where=f"{at_where}.at")
-        applied = step.get("apply", [])
-        if not isinstance(applied, list) or not applied:
-            raise ProfileError("profiles.warning_steps_not_a_list", where=f"{at_where}.apply")
-        pairs = []
-        for j, penalty in enumerate(applied):
-            p_where = f"{at_where}.apply[{j}]"
-            p = _keys(penalty, p_where, {"kind", "amount"})
-            if p.get("kind") not in STEP_KINDS:
-                raise ProfileError("profiles.bad_step_kind", where=f"{p_where}.kind", value=p.get("kind"),
-                                   known=", ".join(STEP_KINDS))
-            pairs.append((str(p["kind"]), _whole(p.get("amount", 0), f"{p_where}.amount", -1000, 1000)))
-        steps.append(WarningStep(at, tuple(pairs)))
+        steps.append(WarningStep(at, _applied(step.get("apply", []), f"{at_where}.apply")))
     return WarningRule(str(counted), tuple(steps))
+
+
+def _applied(applied: Any, where: str) -> tuple[tuple[str, int], ...]:
+    """``apply = [{ kind = "levels", amount = -2 }, …]`` (a warning step's or a ruling's penalties):
+    (kind, amount) pairs, at least one."""
+    if not isinstance(applied, list) or not applied:
+        raise ProfileError("profiles.warning_steps_not_a_list", where=where)
+    pairs = []
+    for j, penalty in enumerate(applied):
+        p_where = f"{where}[{j}]"
+        p = _keys(penalty, p_where, {"kind", "amount"})
+        if p.get("kind") not in STEP_KINDS:
+            raise ProfileError("profiles.bad_step_kind", where=f"{p_where}.kind", value=p.get("kind"),
+                               known=", ".join(STEP_KINDS))
+        pairs.append((str(p["kind"]), _whole(p.get("amount", 0), f"{p_where}.amount", -1000, 1000)))
+    return tuple(pairs)
 
 
 def _knockout_tie_breaks(data: Any, label: str) -> tuple[str, ...]:
@@ -728,17 +733,6 @@ def _rulings(data: Any, label: str) -> dict[str, Ruling]:
     for name, item in _keys(data, where, None).items():
         at = f"{where}.{name}"
         raw = _keys(item, at, {"clause", "name_zh", "name_en", "apply"})
-        applied = raw.get("apply", [])
-        if not isinstance(applied, list) or not applied:
-            raise ProfileError("profiles.warning_steps_not_a_list", where=f"{at}.apply")
-        pairs = []
-        for j, penalty in enumerate(applied):
-            p_where = f"{at}.apply[{j}]"
-            p = _keys(penalty, p_where, {"kind", "amount"})
-            if p.get("kind") not in STEP_KINDS:
-                raise ProfileError("profiles.bad_step_kind", where=f"{p_where}.kind", value=p.get("kind"),
-                                   known=", ".join(STEP_KINDS))
-            pairs.append((str(p["kind"]), _whole(p.get("amount", 0), f"{p_where}.amount", -1000, 1000)))
         found[str(name)] = Ruling(str(name), str(raw.get("clause", "")), str(raw.get("name_zh", name)),
-                                  str(raw.get("name_en", name)), tuple(pairs))
+                                  str(raw.get("name_en", name)), _applied(raw.get("apply", []), f"{at}.apply"))
     return found
