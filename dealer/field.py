@@ -21,7 +21,7 @@ Pure domain code, no I/O: vectorized over the scoring's arrays ``[match, board, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,7 +137,6 @@ class FieldStats:
         self.left = ((present & forfeited[:, None, None]) | (stored & penalised)) & wanted[:, :, None]
         self.left_why = np.broadcast_to(np.where(forfeited, 0, 1).astype(np.int8)[:, None, None], present.shape)
         self.net = (scored.ns_levels - scored.ew_levels).astype(np.float64)
-        self._plain_rows: list[tuple[Any, ...]] | None = None  # result_rows() as made once
         self._datum()
         self._pairs(lineups)
 
@@ -223,20 +222,16 @@ class FieldStats:
                 out.append(row)
         return out
 
-    def result_rows(self, ids: Callable[[str], str] | None = None) -> list[tuple[Any, ...]]:
+    def result_rows(self) -> list[tuple[Any, ...]]:
         """Every table's result of every board, by set and board, then match and table, as
         lines of set, board, datum, round, match, table, N-S result, against the datum (``None``:
         left out), trump, N-S team, E-W team and why it is left out (``None``: counted); made
-        column by column from the arrays (a league's 640,000 lines); ``ids``: how the match and
-        team ids are written (a CSV's safe cells), each made once."""
+        column by column from the arrays (the XLSX's ``field`` sheet; ``field.csv`` and the JSON
+        are made as text from the same cells, :mod:`dealer.report.field_text`)."""
         import numpy as np
 
         matches = self.scored.matches
-        plain = ids is None or all(ids(x) == x for m in matches for x in (m.id, m.home, m.away))
-        if plain and self._plain_rows is not None:
-            return self._plain_rows
-        i, b, t, sets = self._result_cells
-        name = str if plain or ids is None else ids
+        i, b, t, sets = self.result_cells
 
         def column(values: list[Any]) -> Any:
             found = np.empty(len(values), dtype=object)
@@ -244,10 +239,10 @@ class FieldStats:
             return found
 
         rounds = np.fromiter((m.round for m in matches), dtype=np.int64, count=len(matches))
-        match_ids = column([name(m.id) for m in matches])
-        home, away = column([name(m.home) for m in matches]), column([name(m.away) for m in matches])
+        match_ids = column([m.id for m in matches])
+        home, away = column([m.home for m in matches]), column([m.away for m in matches])
         counted = self.counted[i, b, t]
-        datum = np.round(self.datum_by_set[sets, b], 2)
+        datum = np.round(self.datum_by_set[sets, b], 2) + 0.0
         vs = np.where(counted, np.round(self.vs[i, b, t], 2) + 0.0, np.nan)
         at_a = t == 0
         why = column(list(LEFT_OUT))[self.left_why[i, b, t]]
@@ -257,18 +252,15 @@ class FieldStats:
                    column(list(TRUMP_NAMES))[self.scored.trumps[i, b, t]].tolist(),
                    np.where(at_a, away[i], home[i]).tolist(), np.where(at_a, home[i], away[i]).tolist(),
                    why.tolist()]
-        rows = list(zip(*columns, strict=True))
-        if plain:
-            self._plain_rows = rows
-        return rows
+        return list(zip(*columns, strict=True))
 
     @property
     def result_count(self) -> int:
         """How many lines :meth:`result_rows` gives."""
-        return len(self._result_cells[0])
+        return len(self.result_cells[0])
 
     @functools.cached_property
-    def _result_cells(self) -> tuple[Any, Any, Any, Any]:
+    def result_cells(self) -> tuple[Any, Any, Any, Any]:
         """The cells :meth:`result_rows` lists, in its order: (match, board, table, set)."""
         import numpy as np
 
@@ -504,24 +496,6 @@ class FieldStats:
                         "table": TABLES[t_], "side": "NS" if s_ == 0 else "EW", "declarer": d_,
                         "trump": TRUMP_NAMES[tr], "ns": ns, "butler": v})
         return out
-
-    def as_json(self, results: bool = True) -> dict[str, Any]:
-        """``"field"`` of ``dealer report --json``: every board (with each table's result when
-        ``results``: made from :meth:`result_rows` at once), every pair and every team."""
-        boards = [self.board_dict_light(b) for b in self.boards]
-        if results:
-            by_board: dict[tuple[int, int], list[dict[str, Any]]] = {}
-            keys = ("round", "match", "table", "ns", "vs_datum", "trump")
-            for line in self.result_rows():  # the teams: the match's (field.csv names them)
-                row = dict(zip(keys, line[3:9], strict=True))
-                if line[11] is not None:
-                    row["left_out"] = line[11]
-                by_board.setdefault((line[0], line[1]), []).append(row)
-            for board in boards:
-                board["results"] = by_board.get((board["set"], board["board"]), [])
-        return {"rule": self.rule, "trim_from": TRIM_FROM, "boards": boards,
-                "pairs": [p.as_dict() for p in self.pairs],
-                "teams": [{k: v for k, v in t.as_dict().items() if k not in ("players", "table")} for t in self.teams]}
 
     @staticmethod
     def board_dict_light(figures: BoardFigures) -> dict[str, Any]:
