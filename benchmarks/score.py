@@ -171,6 +171,8 @@ def main() -> None:
     parser.add_argument("--keep", help="Folder to keep the generated files in (default: temporary).")
     parser.add_argument("--field-runs", type=int, default=2,
                         help="Reports timed without and with the field's figures, each (default: 2).")
+    parser.add_argument("--field-only", metavar="KEPT",
+                        help="Only time the field's overhead on the report (step 5) of a league kept by --keep.")
     parser.add_argument("--score-only", nargs=2, metavar=("EVENT", "BOARDS"), help=argparse.SUPPRESS)
     parser.add_argument("--report-only", nargs=4, metavar=("EVENT", "BOARDS", "OUT", "FIELD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -179,6 +181,11 @@ def main() -> None:
         return
     if args.report_only:
         report_only(*args.report_only)
+        return
+    if args.field_only:
+        kept = Path(args.field_only)
+        with tempfile.TemporaryDirectory() as temporary:
+            field_overhead(kept / "bench.toml", kept / "boards", Path(temporary), args.field_runs)
         return
 
     from dealer.app import EventSession

@@ -239,6 +239,19 @@ def figures(items: Sequence[Any]) -> Markup:
     return Markup(COLUMN_SPACE.join(str(escape(text)) for text in out))
 
 
+def text_rows(rows: Sequence[Sequence[Any]], name_column: int = 3) -> Markup:
+    """The ``text_rows`` filter: rows of text as ``<tr><td>…</td>…</tr>`` (the ``name_column``-th
+    cell, from 1, of class ``name``), each cell escaped: the report's pairs ranking (a league's
+    4,000 rows) without a Jinja expression per cell."""
+    out = []
+    for row in rows:
+        cells = [f"<td>{escape(v)}</td>" for v in row]
+        if len(cells) >= name_column:
+            cells[name_column - 1] = f'<td class="name">{escape(row[name_column - 1])}</td>'
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return Markup("".join(out))
+
+
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
     """``item[key]`` → ``item[value]`` (a team page's rank after each round, looked up per match)."""
     return {item[key]: item[value] for item in items}
@@ -246,5 +259,6 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
 
 FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
            "index_by": index_by, "figures": figures, "pair_board_rows": pair_board_rows,
+           "text_rows": text_rows,
            "team_link": team_link,
            "local_time": local_time}
