@@ -39,7 +39,8 @@ LEFT_OUT = ("forfeit", "penalty")
 RANKED_SHARE = 0.5
 
 
-def _round(value: float) -> float:
+def round2(value: float) -> float:
+    """A figure to two decimals (never "-0.0")."""
     return round(float(value), 2) + 0.0  # no "-0.0"
 
 
@@ -69,15 +70,15 @@ class PairFigures:
 
     @property
     def per_board(self) -> float | None:
-        return None if not self.boards else _round(self.butler / self.boards)
+        return None if not self.boards else round2(self.butler / self.boards)
 
     def as_dict(self) -> dict[str, Any]:
         k = self.key
         return {"team": k.team, "players": list(k.players), "table": k.table, "rank": self.rank,
-                "boards": self.boards, "butler": _round(self.butler), "per_board": self.per_board,
-                "as_declarer": _round(self.as_declarer), "declarer_boards": self.declarer_boards,
-                "as_defenders": _round(self.as_defenders), "defender_boards": self.defender_boards,
-                "by_trump": [{"trump": t, "boards": n, "butler": _round(b)} for t, (n, b) in self.by_trump.items()]}
+                "boards": self.boards, "butler": round2(self.butler), "per_board": self.per_board,
+                "as_declarer": round2(self.as_declarer), "declarer_boards": self.declarer_boards,
+                "as_defenders": round2(self.as_defenders), "defender_boards": self.defender_boards,
+                "by_trump": [{"trump": t, "boards": n, "butler": round2(b)} for t, (n, b) in self.by_trump.items()]}
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ class FieldStats:
             s, b = int(s), int(b)
             datum = self.datum_by_set[s, b]
             found.append(BoardFigures(s, b + 1, self.event.schedule[(s, b + 1)].declarer,
-                                      None if np.isnan(datum) else _round(datum), int(self.tables_by_set[s, b]),
+                                      None if np.isnan(datum) else round2(datum), int(self.tables_by_set[s, b]),
                                       bool(self.trimmed_by_set[s, b]), int(left[s, b])))
         return found
 
@@ -214,7 +215,7 @@ class FieldStats:
                     continue
                 seats = m.seats(TABLES[t])
                 row: dict[str, Any] = {"round": m.round, "match": m.id, "table": TABLES[t], "ns": int(net[k][t]),
-                                       "vs_datum": _round(vs[k][t]) if counted[k, t] else None,
+                                       "vs_datum": round2(vs[k][t]) if counted[k, t] else None,
                                        "trump": TRUMP_NAMES[trumps[k][t]], "ns_team": seats["NS"],
                                        "ew_team": seats["EW"]}
                 if not counted[k, t]:
@@ -288,7 +289,7 @@ class FieldStats:
         seats = m.seats(TABLES[t])
         counted = bool(self.counted[i, b, t])
         row: dict[str, Any] = {"round": m.round, "match": m.id, "table": TABLES[t], "ns": int(self.net[i, b, t]),
-                               "vs_datum": _round(self.vs[i, b, t]) if counted else None,
+                               "vs_datum": round2(self.vs[i, b, t]) if counted else None,
                                "trump": TRUMP_NAMES[int(self.scored.trumps[i, b, t])], "ns_team": seats["NS"],
                                "ew_team": seats["EW"]}
         if not counted:
@@ -319,13 +320,13 @@ class FieldStats:
             chosen = trumps == code
             n = int(chosen.sum())
             mean_vs = float(vs[chosen].mean())
-            choices.append({"trump": TRUMP_NAMES[code], "tables": n, "mean_ns": _round(ns[chosen].mean()),
-                            "mean_vs_datum": _round(mean_vs), "declarer_vs_datum": _round(sign * mean_vs),
+            choices.append({"trump": TRUMP_NAMES[code], "tables": n, "mean_ns": round2(ns[chosen].mean()),
+                            "mean_vs_datum": round2(mean_vs), "declarer_vs_datum": round2(sign * mean_vs),
                             "declarer_gained": int((sign * vs[chosen] > 0).sum())})
         choices.sort(key=lambda c: (-c["tables"], c["trump"] or "~"))
         order = np.lexsort((t, k, -np.abs(np.round(vs, 2))))[:swings]
         left_k, left_t = np.nonzero(self.left[rows, b])
-        return {"set": set_number, "board": board, "datum": _round(self.datum_by_set[set_number, b]), "rule": self.rule,
+        return {"set": set_number, "board": board, "datum": round2(self.datum_by_set[set_number, b]), "rule": self.rule,
                 "tables": int(self.tables_by_set[set_number, b]), "trimmed": bool(self.trimmed_by_set[set_number, b]),
                 "declarer_side": "NS" if declarer_ns else "EW",
                 "spread": [{"ns": v, "tables": n} for v, n in zip(values.tolist()[::-1], counts.tolist()[::-1],
@@ -463,8 +464,8 @@ class FieldStats:
         first = np.searchsorted(index, np.arange(found.size))  # cells are sorted by match
         matches = self.scored.matches
         return [{"round": matches[i_].round, "match": matches[i_].id, "table": TABLES[int(tt[f])],
-                 "side": "NS" if ss[f] == 0 else "EW", "boards": int(n), "butler": _round(v),
-                 "as_declarer": _round(d), "as_defenders": _round(v - d)}
+                 "side": "NS" if ss[f] == 0 else "EW", "boards": int(n), "butler": round2(v),
+                 "as_declarer": round2(d), "as_defenders": round2(v - d)}
                 for i_, f, n, v, d in zip(found.tolist(), first.tolist(), boards.tolist(), total.tolist(),
                                           as_declarer.tolist(), strict=True)]
 

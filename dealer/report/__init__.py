@@ -22,6 +22,7 @@ import orjson
 from dealer.app.standings import ReportData
 from dealer.errors import Phrase, UserError
 from dealer.explain import supplement_lines, supplement_text, tie_break_name
+from dealer.field import round2
 from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.levels import ScoredLevelEvent
 from dealer.report.field_text import field_csv, field_json
@@ -377,11 +378,10 @@ def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[
             w["per_board"], w["as_declarer"], w["declarer_boards"], w["as_defenders"], w["defender_boards"]]
     rows = []
     for p in (stats.teams if teams else stats.pairs) if stats is not None else ():
-        d = p.as_dict()
         rows.append(["" if p.rank is None else str(p.rank), p.key.team,
                      *([] if teams else [w["separator"].join(p.key.players), p.key.table or ""]),
-                     str(p.boards), _figure(d["butler"]), _figure(d["per_board"]), _figure(d["as_declarer"]),
-                     str(p.declarer_boards), _figure(d["as_defenders"]), str(p.defender_boards)])
+                     str(p.boards), _figure(round2(p.butler)), _figure(p.per_board), _figure(round2(p.as_declarer)),
+                     str(p.declarer_boards), _figure(round2(p.as_defenders)), str(p.defender_boards)])
     return head, rows
 
 
