@@ -346,14 +346,18 @@ class FieldStats:
         keys: dict[PairKey, int] = {}
         seat_order = {t.id: {p: j for j, p in enumerate(t.players)} for t in self.event.teams}
 
+        by_table: dict[tuple[str, str], int] = {}  # a team's pair at a table (no line-up): made once
+
         def pair_id(round_number: int, team: str, table: str) -> int:
             players = lineups.pair(round_number, team, table) if lineups else ()
             if players:
                 seats = seat_order.get(team, {})
                 key = PairKey(team, tuple(sorted(players, key=lambda p: seats.get(p, 99))), None)
-            else:
-                key = PairKey(team, (), table)
-            return keys.setdefault(key, len(keys))
+                return keys.setdefault(key, len(keys))
+            found = by_table.get((team, table))
+            if found is None:
+                found = by_table[(team, table)] = keys.setdefault(PairKey(team, (), table), len(keys))
+            return found
 
         n = len(scored.matches)
         ids = np.zeros((n, 2, 2), dtype=np.int64)  # [match, table, side 0 = N-S, 1 = E-W]

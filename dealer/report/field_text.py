@@ -10,6 +10,7 @@ hundred; a board's ``set,board,datum``: 320) and the lines are joined from those
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -45,9 +46,13 @@ def _pieces(columns: list[Any]) -> list[str]:
     return list(found.ravel().tolist())
 
 
+#: A cell ``csv.writer`` quotes (the delimiter, the quote, a line end).
+_QUOTED = re.compile('[,"\r\n]')
+
+
 def csv_cell(text: str) -> str:
     """A cell as ``csv.writer`` (the excel dialect, minimal quoting) writes it."""
-    if any(c in text for c in ',"\r\n'):
+    if _QUOTED.search(text):
         return '"' + text.replace('"', '""') + '"'
     return text
 
