@@ -1,6 +1,7 @@
 """Scoring benchmark: a synthetic league of 2,000 teams × 20 rounds × 16 boards at two tables.
 
-    .venv/bin/python benchmarks/score.py [--teams 2000] [--rounds 20] [--keep DIR]
+    .venv/bin/python benchmarks/score.py [--teams 2000] [--rounds 20] [--keep DIR] [--field-runs 2]
+    .venv/bin/python benchmarks/score.py --field-only DIR [--field-runs 3]
 
 1. writes an event file (round-robin by the circle method, one board set per round) and one
    traveller CSV per round (32,000 rows each at full size: 640,000 in all) into a temporary folder;
@@ -21,7 +22,8 @@
    `field.csv`, the XLSX's field sheets, the pairs' tables): the same report (every format, the
    library's `write_reports` from the scored event) in fresh processes without the field's
    figures and with them, alternately, `--field-runs` times each; prints the best of each and their
-   ratio. Target: the field adds at most 20 % to the report's time.
+   ratio. Target: the field adds at most 20 % to the report's time. `--field-only DIR` runs this
+   step alone on a league kept by `--keep DIR` (with `PYTHONPATH=TREE`, of another source tree).
 
 Import target (issue 11): at least 0.5 of the plain `executemany` rate measured in the same run.
 """
@@ -171,6 +173,8 @@ def main() -> None:
     parser.add_argument("--keep", help="Folder to keep the generated files in (default: temporary).")
     parser.add_argument("--field-runs", type=int, default=2,
                         help="Reports timed without and with the field's figures, each (default: 2).")
+    parser.add_argument("--field-only", metavar="KEPT",
+                        help="Only time the field's overhead on the report (step 5) of a league kept by --keep.")
     parser.add_argument("--score-only", nargs=2, metavar=("EVENT", "BOARDS"), help=argparse.SUPPRESS)
     parser.add_argument("--report-only", nargs=4, metavar=("EVENT", "BOARDS", "OUT", "FIELD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -179,6 +183,11 @@ def main() -> None:
         return
     if args.report_only:
         report_only(*args.report_only)
+        return
+    if args.field_only:
+        kept = Path(args.field_only)
+        with tempfile.TemporaryDirectory() as temporary:
+            field_overhead(kept / "bench.toml", kept / "boards", Path(temporary), args.field_runs)
         return
 
     from dealer.app import EventSession

@@ -21,7 +21,7 @@ Pure domain code, no I/O: vectorized over the scoring's arrays ``[match, board, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,8 @@ LEFT_OUT = ("forfeit", "penalty")
 RANKED_SHARE = 0.5
 
 
-def _round(value: float) -> float:
+def round2(value: float) -> float:
+    """A figure to two decimals (never "-0.0")."""
     return round(float(value), 2) + 0.0  # no "-0.0"
 
 
@@ -69,15 +70,15 @@ class PairFigures:
 
     @property
     def per_board(self) -> float | None:
-        return None if not self.boards else _round(self.butler / self.boards)
+        return None if not self.boards else round2(self.butler / self.boards)
 
     def as_dict(self) -> dict[str, Any]:
         k = self.key
         return {"team": k.team, "players": list(k.players), "table": k.table, "rank": self.rank,
-                "boards": self.boards, "butler": _round(self.butler), "per_board": self.per_board,
-                "as_declarer": _round(self.as_declarer), "declarer_boards": self.declarer_boards,
-                "as_defenders": _round(self.as_defenders), "defender_boards": self.defender_boards,
-                "by_trump": [{"trump": t, "boards": n, "butler": _round(b)} for t, (n, b) in self.by_trump.items()]}
+                "boards": self.boards, "butler": round2(self.butler), "per_board": self.per_board,
+                "as_declarer": round2(self.as_declarer), "declarer_boards": self.declarer_boards,
+                "as_defenders": round2(self.as_defenders), "defender_boards": self.defender_boards,
+                "by_trump": [{"trump": t, "boards": n, "butler": round2(b)} for t, (n, b) in self.by_trump.items()]}
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,6 @@ class FieldStats:
         self.left = ((present & forfeited[:, None, None]) | (stored & penalised)) & wanted[:, :, None]
         self.left_why = np.broadcast_to(np.where(forfeited, 0, 1).astype(np.int8)[:, None, None], present.shape)
         self.net = (scored.ns_levels - scored.ew_levels).astype(np.float64)
-        self._plain_rows: list[tuple[Any, ...]] | None = None  # result_rows() as made once
         self._datum()
         self._pairs(lineups)
 
@@ -191,7 +191,7 @@ class FieldStats:
             s, b = int(s), int(b)
             datum = self.datum_by_set[s, b]
             found.append(BoardFigures(s, b + 1, self.event.schedule[(s, b + 1)].declarer,
-                                      None if np.isnan(datum) else _round(datum), int(self.tables_by_set[s, b]),
+                                      None if np.isnan(datum) else round2(datum), int(self.tables_by_set[s, b]),
                                       bool(self.trimmed_by_set[s, b]), int(left[s, b])))
         return found
 
@@ -215,7 +215,7 @@ class FieldStats:
                     continue
                 seats = m.seats(TABLES[t])
                 row: dict[str, Any] = {"round": m.round, "match": m.id, "table": TABLES[t], "ns": int(net[k][t]),
-                                       "vs_datum": _round(vs[k][t]) if counted[k, t] else None,
+                                       "vs_datum": round2(vs[k][t]) if counted[k, t] else None,
                                        "trump": TRUMP_NAMES[trumps[k][t]], "ns_team": seats["NS"],
                                        "ew_team": seats["EW"]}
                 if not counted[k, t]:
@@ -223,20 +223,16 @@ class FieldStats:
                 out.append(row)
         return out
 
-    def result_rows(self, ids: Callable[[str], str] | None = None) -> list[tuple[Any, ...]]:
+    def result_rows(self) -> list[tuple[Any, ...]]:
         """Every table's result of every board, by set and board, then match and table, as
         lines of set, board, datum, round, match, table, N-S result, against the datum (``None``:
         left out), trump, N-S team, E-W team and why it is left out (``None``: counted); made
-        column by column from the arrays (a league's 640,000 lines); ``ids``: how the match and
-        team ids are written (a CSV's safe cells), each made once."""
+        column by column from the arrays (the XLSX's ``field`` sheet; ``field.csv`` and the JSON
+        are made as text from the same cells, :mod:`dealer.report.field_text`)."""
         import numpy as np
 
         matches = self.scored.matches
-        plain = ids is None or all(ids(x) == x for m in matches for x in (m.id, m.home, m.away))
-        if plain and self._plain_rows is not None:
-            return self._plain_rows
-        i, b, t, sets = self._result_cells
-        name = str if plain or ids is None else ids
+        i, b, t, sets = self.result_cells
 
         def column(values: list[Any]) -> Any:
             found = np.empty(len(values), dtype=object)
@@ -244,10 +240,10 @@ class FieldStats:
             return found
 
         rounds = np.fromiter((m.round for m in matches), dtype=np.int64, count=len(matches))
-        match_ids = column([name(m.id) for m in matches])
-        home, away = column([name(m.home) for m in matches]), column([name(m.away) for m in matches])
+        match_ids = column([m.id for m in matches])
+        home, away = column([m.home for m in matches]), column([m.away for m in matches])
         counted = self.counted[i, b, t]
-        datum = np.round(self.datum_by_set[sets, b], 2)
+        datum = np.round(self.datum_by_set[sets, b], 2) + 0.0
         vs = np.where(counted, np.round(self.vs[i, b, t], 2) + 0.0, np.nan)
         at_a = t == 0
         why = column(list(LEFT_OUT))[self.left_why[i, b, t]]
@@ -257,18 +253,15 @@ class FieldStats:
                    column(list(TRUMP_NAMES))[self.scored.trumps[i, b, t]].tolist(),
                    np.where(at_a, away[i], home[i]).tolist(), np.where(at_a, home[i], away[i]).tolist(),
                    why.tolist()]
-        rows = list(zip(*columns, strict=True))
-        if plain:
-            self._plain_rows = rows
-        return rows
+        return list(zip(*columns, strict=True))
 
     @property
     def result_count(self) -> int:
         """How many lines :meth:`result_rows` gives."""
-        return len(self._result_cells[0])
+        return len(self.result_cells[0])
 
     @functools.cached_property
-    def _result_cells(self) -> tuple[Any, Any, Any, Any]:
+    def result_cells(self) -> tuple[Any, Any, Any, Any]:
         """The cells :meth:`result_rows` lists, in its order: (match, board, table, set)."""
         import numpy as np
 
@@ -296,7 +289,7 @@ class FieldStats:
         seats = m.seats(TABLES[t])
         counted = bool(self.counted[i, b, t])
         row: dict[str, Any] = {"round": m.round, "match": m.id, "table": TABLES[t], "ns": int(self.net[i, b, t]),
-                               "vs_datum": _round(self.vs[i, b, t]) if counted else None,
+                               "vs_datum": round2(self.vs[i, b, t]) if counted else None,
                                "trump": TRUMP_NAMES[int(self.scored.trumps[i, b, t])], "ns_team": seats["NS"],
                                "ew_team": seats["EW"]}
         if not counted:
@@ -327,13 +320,13 @@ class FieldStats:
             chosen = trumps == code
             n = int(chosen.sum())
             mean_vs = float(vs[chosen].mean())
-            choices.append({"trump": TRUMP_NAMES[code], "tables": n, "mean_ns": _round(ns[chosen].mean()),
-                            "mean_vs_datum": _round(mean_vs), "declarer_vs_datum": _round(sign * mean_vs),
+            choices.append({"trump": TRUMP_NAMES[code], "tables": n, "mean_ns": round2(ns[chosen].mean()),
+                            "mean_vs_datum": round2(mean_vs), "declarer_vs_datum": round2(sign * mean_vs),
                             "declarer_gained": int((sign * vs[chosen] > 0).sum())})
         choices.sort(key=lambda c: (-c["tables"], c["trump"] or "~"))
         order = np.lexsort((t, k, -np.abs(np.round(vs, 2))))[:swings]
         left_k, left_t = np.nonzero(self.left[rows, b])
-        return {"set": set_number, "board": board, "datum": _round(self.datum_by_set[set_number, b]), "rule": self.rule,
+        return {"set": set_number, "board": board, "datum": round2(self.datum_by_set[set_number, b]), "rule": self.rule,
                 "tables": int(self.tables_by_set[set_number, b]), "trimmed": bool(self.trimmed_by_set[set_number, b]),
                 "declarer_side": "NS" if declarer_ns else "EW",
                 "spread": [{"ns": v, "tables": n} for v, n in zip(values.tolist()[::-1], counts.tolist()[::-1],
@@ -353,14 +346,18 @@ class FieldStats:
         keys: dict[PairKey, int] = {}
         seat_order = {t.id: {p: j for j, p in enumerate(t.players)} for t in self.event.teams}
 
+        by_table: dict[tuple[str, str], int] = {}  # a team's pair at a table (no line-up): made once
+
         def pair_id(round_number: int, team: str, table: str) -> int:
             players = lineups.pair(round_number, team, table) if lineups else ()
             if players:
                 seats = seat_order.get(team, {})
                 key = PairKey(team, tuple(sorted(players, key=lambda p: seats.get(p, 99))), None)
-            else:
-                key = PairKey(team, (), table)
-            return keys.setdefault(key, len(keys))
+                return keys.setdefault(key, len(keys))
+            found = by_table.get((team, table))
+            if found is None:
+                found = by_table[(team, table)] = keys.setdefault(PairKey(team, (), table), len(keys))
+            return found
 
         n = len(scored.matches)
         ids = np.zeros((n, 2, 2), dtype=np.int64)  # [match, table, side 0 = N-S, 1 = E-W]
@@ -471,8 +468,8 @@ class FieldStats:
         first = np.searchsorted(index, np.arange(found.size))  # cells are sorted by match
         matches = self.scored.matches
         return [{"round": matches[i_].round, "match": matches[i_].id, "table": TABLES[int(tt[f])],
-                 "side": "NS" if ss[f] == 0 else "EW", "boards": int(n), "butler": _round(v),
-                 "as_declarer": _round(d), "as_defenders": _round(v - d)}
+                 "side": "NS" if ss[f] == 0 else "EW", "boards": int(n), "butler": round2(v),
+                 "as_declarer": round2(d), "as_defenders": round2(v - d)}
                 for i_, f, n, v, d in zip(found.tolist(), first.tolist(), boards.tolist(), total.tolist(),
                                           as_declarer.tolist(), strict=True)]
 
@@ -504,24 +501,6 @@ class FieldStats:
                         "table": TABLES[t_], "side": "NS" if s_ == 0 else "EW", "declarer": d_,
                         "trump": TRUMP_NAMES[tr], "ns": ns, "butler": v})
         return out
-
-    def as_json(self, results: bool = True) -> dict[str, Any]:
-        """``"field"`` of ``dealer report --json``: every board (with each table's result when
-        ``results``: made from :meth:`result_rows` at once), every pair and every team."""
-        boards = [self.board_dict_light(b) for b in self.boards]
-        if results:
-            by_board: dict[tuple[int, int], list[dict[str, Any]]] = {}
-            keys = ("round", "match", "table", "ns", "vs_datum", "trump")
-            for line in self.result_rows():  # the teams: the match's (field.csv names them)
-                row = dict(zip(keys, line[3:9], strict=True))
-                if line[11] is not None:
-                    row["left_out"] = line[11]
-                by_board.setdefault((line[0], line[1]), []).append(row)
-            for board in boards:
-                board["results"] = by_board.get((board["set"], board["board"]), [])
-        return {"rule": self.rule, "trim_from": TRIM_FROM, "boards": boards,
-                "pairs": [p.as_dict() for p in self.pairs],
-                "teams": [{k: v for k, v in t.as_dict().items() if k not in ("players", "table")} for t in self.teams]}
 
     @staticmethod
     def board_dict_light(figures: BoardFigures) -> dict[str, Any]:

@@ -317,3 +317,18 @@ def test_the_csv_and_xlsx_reports_carry_the_field_as_the_json_does(tmp_path: Pat
     assert [row[1] for row in pairs[1:]] == [p["team"] for p in report["field"]["pairs"]]
     assert [float(row[5]) for row in pairs[1:]] == [p["butler"] for p in report["field"]["pairs"]]
     assert next(book["pairs"].iter_rows(min_row=1, max_row=1, values_only=True))[0] == "Rank"
+
+
+@pytest.mark.parametrize("text", ["T1", "a,b", 'say "x"', "two\nlines", "cr\rhere", "'=1"])
+def test_field_csv_cells_are_quoted_as_the_csv_writer_quotes_them(text: str) -> None:
+    """``field.csv`` is written as text column by column: an id's cell is quoted as ``csv.writer``
+    would (a delimiter, a quote or a line end inside), read back the same."""
+    import csv
+    import io
+
+    from dealer.report.field_text import csv_cell
+
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\r\n").writerow([text, "x"])
+    assert csv_cell(text) + ",x\r\n" == written.getvalue()
+    assert next(csv.reader(io.StringIO(csv_cell(text) + ",x\r\n"))) == [text, "x"]

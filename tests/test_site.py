@@ -357,3 +357,26 @@ def _files(site: Path) -> dict[str, object]:
         return {sheet.title: list(sheet.iter_rows(values_only=True)) for sheet in book.worksheets}
 
     return {str(p.relative_to(site)): content(p) for p in site.rglob("*") if p.is_file()}
+
+
+def test_a_pairs_figures_match_by_match_are_written_as_the_rows_loop_wrote_them() -> None:
+    """A league's team pages list each pair's figures match by match (``pair_match_rows``, not a
+    Jinja expression per cell): the match linked to its page, text escaped, figures signed."""
+    from types import SimpleNamespace
+
+    from dealer.render.rows import pair_match_rows
+    from dealer.render.strings import strings
+
+    urls = SimpleNamespace(page={"match-1-1": "match-1-1.html"})
+
+    f = strings("en")["field"]
+    rows = [{"round": 1, "match": "1", "table": "A", "side": "NS", "boards": 16, "butler": 3.5, "as_declarer": -1.25,
+             "as_defenders": 4.75, "page": "match-1-1"},
+            {"round": 2, "match": "<x>", "table": "B", "side": "EW", "boards": 3, "butler": 0.0, "as_declarer": 0.0,
+             "as_defenders": -2.0, "page": None}]
+    html = pair_match_rows(rows, f, "R{r} M{m}", urls)
+    assert html == (f'<tr><th scope="row"><a href="match-1-1.html">R1 M1</a></th><td>{f["ns_side"]} A</td>'
+                    '<td class="n">16</td><td class="n">+3.5</td><td class="n">-1.25</td>'
+                    '<td class="n">+4.75</td></tr>\n'
+                    f'<tr><th scope="row">R2 M&lt;x&gt;</th><td>{f["ew_side"]} B</td><td class="n">3</td>'
+                    '<td class="n">+0</td><td class="n">+0</td><td class="n">-2</td></tr>\n')

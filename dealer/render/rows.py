@@ -217,6 +217,25 @@ def pair_board_rows(boards: Sequence[Mapping[str, Any]], words: Mapping[str, str
     return Markup("".join(out))
 
 
+def pair_match_rows(rows: Sequence[Mapping[str, Any]], words: Mapping[str, str], match_n: str,
+                    urls: Any) -> Markup:
+    """A pair's figures match by match (a team page's ``field_pairs`` → ``by_match``), one row
+    each, by format strings (a league's team pages hold 160,000 of them): the match (linked to
+    its page), side and table, boards, butler, as declarer side and as defenders; ``words``: the
+    catalog's ``field`` words, ``match_n``: the site's words for a match."""
+    pages = urls.page
+    sides = {"NS": escape(words["ns_side"]), "EW": escape(words["ew_side"])}
+    out = []
+    for r in rows:
+        name = escape(match_n.format(r=r["round"], m=r["match"]))
+        link = f'<a href="{escape(pages[r["page"]])}">{name}</a>' if r["page"] else name
+        out.append(f'<tr><th scope="row">{link}</th><td>{sides.get(r["side"], sides["EW"])} {escape(r["table"])}</td>'
+                   f'<td class="n">{r["boards"]}</td><td class="n">{escape(_signed(r["butler"]))}</td>'
+                   f'<td class="n">{escape(_signed(r["as_declarer"]))}</td>'
+                   f'<td class="n">{escape(_signed(r["as_defenders"]))}</td></tr>\n')
+    return Markup("".join(out))
+
+
 def mono_width(text: str) -> int:
     """Width in half-width characters of a monospaced face: a wide character (Han) is two."""
     return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -239,6 +258,19 @@ def figures(items: Sequence[Any]) -> Markup:
     return Markup(COLUMN_SPACE.join(str(escape(text)) for text in out))
 
 
+def text_rows(rows: Sequence[Sequence[Any]], name_column: int = 3) -> Markup:
+    """The ``text_rows`` filter: rows of text as ``<tr><td>…</td>…</tr>`` (the ``name_column``-th
+    cell, from 1, of class ``name``), each cell escaped: the report's pairs ranking (a league's
+    4,000 rows) without a Jinja expression per cell."""
+    out = []
+    for row in rows:
+        cells = [f"<td>{escape(v)}</td>" for v in row]
+        if len(cells) >= name_column:
+            cells[name_column - 1] = f'<td class="name">{escape(row[name_column - 1])}</td>'
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return Markup("".join(out))
+
+
 def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[Any, Any]:
     """``item[key]`` → ``item[value]`` (a team page's rank after each round, looked up per match)."""
     return {item[key]: item[value] for item in items}
@@ -246,5 +278,7 @@ def index_by(items: Sequence[Mapping[str, Any]], key: str, value: str) -> dict[A
 
 FILTERS = {"num": _num, "signed": _signed, "sheet_rows": _sheet_rows_filter, "field_rows": _field_rows_filter,
            "index_by": index_by, "figures": figures, "pair_board_rows": pair_board_rows,
+           "pair_match_rows": pair_match_rows,
+           "text_rows": text_rows,
            "team_link": team_link,
            "local_time": local_time}

@@ -17,11 +17,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from dealer.app.standings import ReportData
 from dealer.errors import Phrase, UserError
 from dealer.explain import supplement_lines, supplement_text, tie_break_name
+from dealer.field import round2
 from dealer.files import AtomicFile, check_writable_folder, write_atomic
 from dealer.levels import ScoredLevelEvent
+from dealer.report.field_text import field_csv, field_json
 from dealer.report.xlsx import Workbook
 from dealer.scoring import BOARD_LINE, MatchScore, MatchSheet
 from dealer.standings import CrossCell, Standing
@@ -105,7 +109,7 @@ def report_json(data: ReportData, sheets: bool = False, field: bool = True) -> d
     found["sheet_columns"] = SHEET_HEAD[2:]  # what each board of a sheet lists, in order
     if field:
         stats = data.field_figures
-        found["field"] = None if stats is None else stats.as_json()
+        found["field"] = None if stats is None else orjson.loads(field_json(stats))
     if sheets:
         found["sheets"] = list(sheets_json(data))
     return found
@@ -374,11 +378,10 @@ def pairs_table(data: ReportData, lang: str, teams: bool = False) -> tuple[list[
             w["per_board"], w["as_declarer"], w["declarer_boards"], w["as_defenders"], w["defender_boards"]]
     rows = []
     for p in (stats.teams if teams else stats.pairs) if stats is not None else ():
-        d = p.as_dict()
         rows.append(["" if p.rank is None else str(p.rank), p.key.team,
                      *([] if teams else [w["separator"].join(p.key.players), p.key.table or ""]),
-                     str(p.boards), _figure(d["butler"]), _figure(d["per_board"]), _figure(d["as_declarer"]),
-                     str(p.declarer_boards), _figure(d["as_defenders"]), str(p.defender_boards)])
+                     str(p.boards), _figure(round2(p.butler)), _figure(p.per_board), _figure(round2(p.as_declarer)),
+                     str(p.declarer_boards), _figure(round2(p.as_defenders)), str(p.defender_boards)])
     return head, rows
 
 
@@ -469,8 +472,9 @@ class _CsvSink(_Sink):
                 text, writer = _csv_writer(target.stream)
                 writer.writerow(FIELD_HEAD)
                 stats = data.field_figures
-                if stats is not None:
-                    writer.writerows(stats.result_rows(safe_cell))
+                text.flush()
+                if stats is not None:  # a league's 640,000 lines: made as text at once
+                    target.stream.write(field_csv(stats, safe_cell))
                 text.detach()
                 self.paths.append(target.commit())
             self.boards = AtomicFile(folder / "boards.csv")
@@ -836,9 +840,7 @@ class _JsonSink(_Sink):
         head = self.encode(report_json(data, sheets=False, field=False))[:-1].encode("utf-8")
         # what the field says (a league's 640,000 table results): encoded by orjson, the same JSON
         stats = data.field_figures
-        import orjson
-
-        field = b"null" if stats is None else orjson.dumps(stats.as_json())
+        field = b"null" if stats is None else field_json(stats)
         self.target.stream.write(head + b',"field":' + field + b',"sheets":[')
         self.first = True
         if isinstance(data.scored, ScoredLevelEvent):
