@@ -31,6 +31,19 @@ WECHAT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, l
 LEVELS_DEMO = Path(__file__).resolve().parents[1] / "dealer" / "data" / "demo-levels.toml"
 
 
+@contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's chromium, launched by Playwright as the browser tests drive it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 @dataclass
 class Served:
     state: Live

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from conftest import run_dealer
 from live_server import LiveServer
-from playwright.sync_api import sync_playwright
 from print_support import decode_qr_codes
-from serve_support import CHROMIUM, CHROMIUM_ARGS, PHONE
+from serve_support import CHROMIUM, PHONE, launched_chromium
 
 from dealer.formats.entry import parse_entry_path
 from dealer.resources import demo_event_text
@@ -49,10 +48,8 @@ def server(event_file: Path) -> Iterator[LiveServer]:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def test_the_table_page_lists_the_boards_in_playing_order(server: LiveServer, browser: Any, event_file: Path,

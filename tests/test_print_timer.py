@@ -12,11 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import run_dealer
-from playwright.sync_api import sync_playwright
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from serve_support import CHROMIUM, launched_chromium
 
 EVENT = """\
 [event]
@@ -86,10 +82,8 @@ def test_an_event_whose_rules_give_no_round_time_is_refused_saying_what_to_set(t
 def browser() -> Any:
     if not Path(CHROMIUM).exists():  # `make test` installs it: a missing browser fails, never skips
         pytest.fail(f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`", pytrace=False)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.mark.slow

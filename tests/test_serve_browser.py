@@ -19,9 +19,8 @@ import httpx
 import pytest
 from conftest import run_dealer
 from live_server import LiveServer
-from playwright.sync_api import sync_playwright
 from print_support import decode_qr_codes
-from serve_support import CHROMIUM, CHROMIUM_ARGS, PHONE, WECHAT, dealt_demo
+from serve_support import CHROMIUM, PHONE, WECHAT, dealt_demo, launched_chromium
 
 from dealer.formats.entry import parse_entry_path, team_code
 
@@ -49,10 +48,8 @@ def server(event_file: Path) -> Iterator[LiveServer]:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def _shots(tmp_path: Path) -> Path:

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import demo_event, release_of, site_of
+from serve_support import CHROMIUM, launched_chromium
 
 from dealer.app import EventSession
 from dealer.app.dealing import deal_event
@@ -302,9 +303,6 @@ def test_the_event_stream_says_changed_after_a_write(state: Live, served: str) -
 
 # --- live.js, in a real browser ------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def _in_thread(coroutine: Coroutine[Any, Any, None]) -> None:
@@ -325,7 +323,7 @@ def _in_thread(coroutine: Coroutine[Any, Any, None]) -> None:
 
 @pytest.mark.slow
 def test_live_js_swaps_the_page_after_a_write_in_chromium(state: Live, served: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     assert Path(CHROMIUM).exists(), f"Debian's chromium is not at {CHROMIUM}: run `make browser-deps`"
     event = state.session.event
@@ -339,34 +337,30 @@ def test_live_js_swaps_the_page_after_a_write_in_chromium(state: Live, served: s
             await _enter(scorer, url, "16", 45)
             await _confirm(other, url, ["16"], team_code(state.key, event.id, confirmer))
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("request", lambda r: None if r.url.startswith((served, "data:")) else problems.append(r.url))
-            page.goto(served + "/live/round/3")
-            assert page.locator("table.matches tbody tr").nth(1).locator("td").nth(5).inner_text().startswith("15/16")
-            page.fill("#filter", "长城")  # the site's own script filters the rows
-            assert page.locator("table.matches tbody tr:visible").count() == 1
-            page.press("#filter", "Enter")  # never sent: the page stays
-            page.wait_for_timeout(300)  # and the stream is open
-            assert page.url == served + "/live/round/3" and page.input_value("#filter") == "长城"
-            _in_thread(write())
-            # Two writes (the entry, a draft that changes nothing shown, then its confirmation): the
-            # page follows both, and shows the confirmed result.
-            # (expect polls without eval: the page's CSP refuses the string wait_for_function evaluates,
-            # which only passed when its first look already saw the result)
-            expect(page.locator("table.matches tbody tr", has_text="长城").locator("td").nth(5)).to_have_text(
-                "16/16", timeout=10000)
-            said = page.locator(".live-updated").inner_text()
-            assert re.fullmatch(r"已更新 \d\d:\d\d:\d\d", said), said
-            row = page.locator("table.matches tbody tr", has_text="长城")
-            assert row.locator("td").nth(5).inner_text() == "16/16"
-            assert page.input_value("#filter") == "长城"  # what was typed stays, and still filters
-            assert page.locator("table.matches tbody tr:visible").count() == 1
-            assert page.url == served + "/live/round/3"
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        page = browser.new_page()
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: None if r.url.startswith((served, "data:")) else problems.append(r.url))
+        page.goto(served + "/live/round/3")
+        assert page.locator("table.matches tbody tr").nth(1).locator("td").nth(5).inner_text().startswith("15/16")
+        page.fill("#filter", "长城")  # the site's own script filters the rows
+        assert page.locator("table.matches tbody tr:visible").count() == 1
+        page.press("#filter", "Enter")  # never sent: the page stays
+        page.wait_for_timeout(300)  # and the stream is open
+        assert page.url == served + "/live/round/3" and page.input_value("#filter") == "长城"
+        _in_thread(write())
+        # Two writes (the entry, a draft that changes nothing shown, then its confirmation): the
+        # page follows both, and shows the confirmed result.
+        # (expect polls without eval: the page's CSP refuses the string wait_for_function evaluates,
+        # which only passed when its first look already saw the result)
+        expect(page.locator("table.matches tbody tr", has_text="长城").locator("td").nth(5)).to_have_text(
+            "16/16", timeout=10000)
+        said = page.locator(".live-updated").inner_text()
+        assert re.fullmatch(r"已更新 \d\d:\d\d:\d\d", said), said
+        row = page.locator("table.matches tbody tr", has_text="长城")
+        assert row.locator("td").nth(5).inner_text() == "16/16"
+        assert page.input_value("#filter") == "长城"  # what was typed stays, and still filters
+        assert page.locator("table.matches tbody tr:visible").count() == 1
+        assert page.url == served + "/live/round/3"
     assert not problems, problems

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from conftest import run_dealer
-from playwright.sync_api import sync_playwright
+from serve_support import CHROMIUM, launched_chromium
 from site_support import demo_site, sixteen_team_site, swiss_site
 
 from dealer.event import Event
@@ -27,10 +27,7 @@ from dealer.store.folder import EventFolder
 
 pytestmark = pytest.mark.slow  # a real browser over every page of three sites
 
-CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags Chromium keeps calling Google's services.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTHS = (375, 1280)
 HTML_LANG = {"": "zh-Hans", "en/": "en"}
 
@@ -74,10 +71,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Site]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 class Watch:
