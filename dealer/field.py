@@ -446,17 +446,25 @@ class FieldStats:
         """Make what :meth:`pair_boards` reads now (before worker processes are forked: once)."""
         _ = self._pair_cells, self._pair_index, self.pairs
 
+    def _cells_of(self, key: PairKey) -> tuple[Any, Any, Any, Any] | None:
+        """A pair's counted boards as arrays (match, board, table, side: 0 N-S, 1 E-W), or
+        ``None`` for a pair the field does not know."""
+        p = self._pair_index.get(key)
+        if p is None:
+            return None
+        m, b, t, side, starts = self._pair_cells
+        part = slice(int(starts[p]), int(starts[p + 1]))
+        return m[part], b[part], t[part], side[part]
+
     def pair_rounds(self, key: PairKey) -> list[dict[str, Any]]:
         """A pair's figures match by match (round, match, table, boards, butler, as declarer
         side and as defenders), made from its boards at once."""
         import numpy as np
 
-        p = self._pair_index.get(key)
-        if p is None:
+        cells = self._cells_of(key)
+        if cells is None:
             return []
-        m, b, t, side, starts = self._pair_cells
-        part = slice(int(starts[p]), int(starts[p + 1]))
-        i, bb, tt, ss = m[part], b[part], t[part], side[part]
+        i, bb, tt, ss = cells
         if not i.size:
             return []
         butler = self.vs[i, bb, tt] * (1 - 2 * ss)
@@ -481,12 +489,10 @@ class FieldStats:
     def pair_boards(self, key: PairKey) -> list[dict[str, Any]]:
         """The boards a pair played (counted), each with its round, set, board, table, side,
         whether it was the declarer side, the trump, its result and butler there."""
-        p = self._pair_index.get(key)
-        if p is None:
+        cells = self._cells_of(key)
+        if cells is None:
             return []
-        m, b, t, side, starts = self._pair_cells
-        part = slice(int(starts[p]), int(starts[p + 1]))
-        i, bb, tt, ss = m[part], b[part], t[part], side[part]
+        i, bb, tt, ss = cells
         sign = 1 - 2 * ss
         butler = (self.vs[i, bb, tt] * sign).round(2) + 0.0
         declarer = self.ns_declarer[i, bb] == (ss == 0)
